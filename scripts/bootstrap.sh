@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything tessera needs on a fresh Debian machine, idempotently:
+# Debian packages (compiler, protobuf, CRoaring, OpenBLAS, CLI11, GoogleTest, Google Benchmark)
+# and a venv inside the repo (.venv) with a pinned pyarrow whose bundled C++ headers and shared
+# libraries are the Arrow/Parquet that CMake builds against.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYARROW_VERSION=26.0.1
+NUMPY_VERSION=2.3.5
+
+apt_packages=(
+  build-essential cmake ninja-build pkg-config git
+  libprotobuf-dev protobuf-compiler
+  libroaring-dev libopenblas-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format python3 python3-venv
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The venv is recreated only when missing or when a pinned version differs.
+stamp=".venv/.tessera-bootstrap"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION}"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: preparing .venv with ${want}"
+  python3 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q ${want}
+  # The wheel ships libarrow.so.NNNN only; the linker wants the unversioned names.
+  .venv/bin/python -c "import pyarrow; pyarrow.create_library_symlinks()"
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,19 @@
+// Cleanup: reclaiming space from old versions and from writes that never committed.
+//
+// Removes manifests older than the retention, never the latest, then every file under data/,
+// _deletions/, _transactions/ and _versions/ (temporary files of crashed commits) that no
+// remaining manifest references and that is itself older than the retention. The age test on
+// files protects writers in flight: their files are young and not referenced yet.
+#pragma once
+
+#include <arrow/result.h>
+
+#include "tessera/dataset/dataset.h"
+#include "tessera/dataset/options.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+arrow::Result<CleanupReport> CleanupDataset(io::Storage& storage, const CleanupOptions& options);
+
+}  // namespace tessera::dataset

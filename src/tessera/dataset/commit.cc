@@ -1,0 +1,87 @@
+#include "tessera/dataset/commit.h"
+
+#include <chrono>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "tessera/dataset/manifest_store.h"
+#include "tessera/format/paths.h"
+#include "tessera/io/fault_injection.h"
+#include "tessera/io/uuid.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+// Randomized exponential backoff keeps racing writers from colliding in lockstep.
+void BackOff(int attempt) {
+  thread_local std::mt19937 generator{std::random_device{}()};
+  const int ceiling_us = 200 << std::min(attempt, 8);
+  std::uniform_int_distribution<int> pause(0, ceiling_us);
+  std::this_thread::sleep_for(std::chrono::microseconds(pause(generator)));
+}
+
+// Every transaction committed after `base_version`, oldest first, and the newest manifest.
+arrow::Status ReadNewerTransactions(const io::Storage& storage, uint64_t base_version,
+                                    std::vector<format::Transaction>* transactions,
+                                    std::shared_ptr<const format::Manifest>* latest) {
+  ARROW_ASSIGN_OR_RAISE(auto newest, LatestVersionNumber(storage));
+  if (!newest || *newest <= base_version) {
+    return Error(ErrorKind::kInternal, "version ", base_version + 1, " of dataset ",
+                     storage.root(), " exists but is not listed");
+  }
+  for (uint64_t version = base_version + 1; version <= *newest; ++version) {
+    ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(storage, version));
+    ARROW_ASSIGN_OR_RAISE(auto transaction, ReadTransaction(storage, manifest->transaction_file()));
+    transactions->push_back(std::move(transaction));
+    *latest = std::move(manifest);
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
+    io::Storage& storage, std::shared_ptr<const format::Manifest> base, Operation& operation,
+    const WriteOptions& options) {
+  io::CrashPoint(io::kCrashAfterDataFiles);
+  for (int attempt = 0; attempt < options.max_commit_attempts; ++attempt) {
+    if (operation.IsNoop()) return base;
+
+    format::Transaction transaction;
+    transaction.set_read_version(base->version());
+    transaction.set_uuid(io::NewUuid());
+    transaction.set_created_at_micros(NowMicros());
+    operation.Describe(&transaction);
+    const std::string transaction_path =
+        format::TransactionPath(base->version(), transaction.uuid());
+    ARROW_RETURN_NOT_OK(WriteTransaction(storage, transaction, transaction_path));
+
+    ARROW_ASSIGN_OR_RAISE(format::Manifest manifest, operation.Apply(*base));
+    manifest.set_format_version(kManifestFormatVersion);
+    manifest.set_version(base->version() + 1);
+    manifest.set_created_at_micros(transaction.created_at_micros());
+    manifest.set_transaction_file(transaction_path);
+    manifest.set_operation(std::string(operation.name()));
+
+    io::CrashPoint(io::kCrashBeforeManifest);
+    ARROW_ASSIGN_OR_RAISE(bool published, TryPublishManifest(storage, manifest));
+    if (published) return std::make_shared<const format::Manifest>(std::move(manifest));
+
+    // Another writer took the version. Our transaction file stays behind as an orphan that
+    // cleanup reclaims; it is referenced by no manifest.
+    std::vector<format::Transaction> theirs;
+    std::shared_ptr<const format::Manifest> latest;
+    ARROW_RETURN_NOT_OK(ReadNewerTransactions(storage, base->version(), &theirs, &latest));
+    ARROW_RETURN_NOT_OK(operation.Rebase(theirs, *latest));
+    base = std::move(latest);
+    BackOff(attempt);
+  }
+  return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": the ",
+                        operation.name(), " lost the commit race ", options.max_commit_attempts,
+                        " times to concurrent writers; retry it");
+}
+
+}  // namespace tessera::dataset

@@ -1,0 +1,182 @@
+#include "tessera/dataset/dataset.h"
+
+#include <arrow/compute/initialize.h>
+
+#include "tessera/dataset/cleanup.h"
+#include "tessera/dataset/commit.h"
+#include "tessera/dataset/deletion_vector.h"
+#include "tessera/dataset/fragment_writer.h"
+#include "tessera/dataset/manifest_store.h"
+#include "tessera/dataset/operation.h"
+#include "tessera/dataset/row_matcher.h"
+#include "tessera/dataset/scanner.h"
+#include "tessera/dataset/schema_rules.h"
+#include "tessera/dataset/take.h"
+#include "tessera/expr/filter.h"
+#include "tessera/format/schema_codec.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+arrow::Status InitializeCompute() {
+  static const arrow::Status status = arrow::compute::Initialize();
+  return status;
+}
+
+arrow::Status CheckSource(const std::shared_ptr<arrow::RecordBatchReader>& source) {
+  if (source == nullptr) return InvalidArgument("no source of rows given");
+  return InitializeCompute();
+}
+
+}  // namespace
+
+Dataset::Dataset(std::shared_ptr<io::Storage> storage,
+                 std::shared_ptr<const format::Manifest> manifest,
+                 std::shared_ptr<arrow::Schema> schema, std::vector<int32_t> field_ids)
+    : storage_(std::move(storage)),
+      manifest_(std::move(manifest)),
+      schema_(std::move(schema)),
+      field_ids_(std::move(field_ids)) {}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::FromManifest(
+    std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest) {
+  ARROW_ASSIGN_OR_RAISE(auto schema, format::DecodeSchema(manifest->schema()));
+  return std::make_shared<Dataset>(std::move(storage), std::move(manifest),
+                                   std::move(schema.schema), std::move(schema.field_ids));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
+    std::string_view uri, std::shared_ptr<arrow::RecordBatchReader> source,
+    const WriteOptions& options) {
+  ARROW_RETURN_NOT_OK(CheckSource(source));
+  ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
+  ARROW_ASSIGN_OR_RAISE(auto existing, LatestVersionNumber(*storage));
+  if (existing) {
+    return AlreadyExists("a dataset already exists at ", storage->root(), " (version ", *existing,
+                         "); append to it, overwrite it, or choose another path");
+  }
+  auto schema = source->schema()->RemoveMetadata();
+  ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage->root()));
+  ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage, *source, schema, options));
+  auto empty = std::make_shared<format::Manifest>();
+  empty->set_format_version(kManifestFormatVersion);
+  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
+  return FromManifest(std::move(storage), std::move(manifest));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
+                                                      std::optional<uint64_t> version) {
+  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
+  if (!version) {
+    ARROW_ASSIGN_OR_RAISE(auto latest, LatestVersionNumber(*storage));
+    if (!latest) {
+      ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(""));
+      if (!exists) return NotFound("no dataset at ", storage->root(), ": the path does not exist");
+      return NotFound("no dataset at ", storage->root(),
+                      ": it has no _versions/*.manifest; create one with `tessera create`");
+    }
+    version = *latest;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage, *version));
+  return FromManifest(std::move(storage), std::move(manifest));
+}
+
+uint64_t Dataset::version() const { return manifest_->version(); }
+
+uint64_t Dataset::CountRows() const {
+  uint64_t rows = 0;
+  for (const auto& fragment : manifest_->fragments()) {
+    rows += fragment.physical_rows() - fragment.deletion().num_deleted();
+  }
+  return rows;
+}
+
+arrow::Result<uint64_t> Dataset::CountRows(std::string_view filter) const {
+  if (filter.empty()) return CountRows();
+  ARROW_ASSIGN_OR_RAISE(auto parsed, expr::Filter::Parse(filter, schema_));
+  uint64_t rows = 0;
+  for (const auto& fragment : manifest_->fragments()) {
+    ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
+    ARROW_ASSIGN_OR_RAISE(auto matches,
+                          FindMatchingRows(*storage_, fragment, schema_, *parsed, *deleted));
+    rows += matches.cardinality();
+  }
+  return rows;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Dataset::Scan(
+    const ScanOptions& options) const {
+  return MakeScanner(storage_, manifest_, schema_, options);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Dataset::ScanToTable(const ScanOptions& options) const {
+  ARROW_ASSIGN_OR_RAISE(auto reader, Scan(options));
+  return reader->ToTable();
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Dataset::Take(
+    const std::vector<uint64_t>& row_addresses, const std::vector<std::string>& columns) const {
+  return TakeRows(*storage_, *manifest_, schema_, row_addresses, columns);
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Append(
+    std::shared_ptr<arrow::RecordBatchReader> source, const WriteOptions& options) const {
+  ARROW_RETURN_NOT_OK(CheckSource(source));
+  ARROW_RETURN_NOT_OK(CheckWriteSchema(*schema_, *source->schema(), storage_->root()));
+  ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage_, *source, schema_, options));
+  AppendOperation operation(std::move(fragments));
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Overwrite(
+    std::shared_ptr<arrow::RecordBatchReader> source, const WriteOptions& options) const {
+  ARROW_RETURN_NOT_OK(CheckSource(source));
+  auto schema = source->schema()->RemoveMetadata();
+  ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage_->root()));
+  ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage_, *source, schema, options));
+  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/false);
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Delete(std::string_view filter,
+                                                        const WriteOptions& options) const {
+  if (filter.empty()) {
+    return InvalidArgument("delete needs a filter; use 'true' to delete every row");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto operation,
+                        DeleteOperation::Plan(storage_, *manifest_, schema_, std::string(filter)));
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, *operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
+arrow::Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
+  ARROW_ASSIGN_OR_RAISE(auto versions, ListVersionNumbers(*storage_));
+  std::vector<VersionInfo> infos;
+  for (uint64_t version : versions) {
+    ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage_, version));
+    ARROW_ASSIGN_OR_RAISE(auto snapshot, FromManifest(storage_, manifest));
+    VersionInfo info;
+    info.version = version;
+    info.created = std::chrono::system_clock::time_point(
+        std::chrono::microseconds(manifest->created_at_micros()));
+    info.operation = manifest->operation();
+    info.num_rows = snapshot->CountRows();
+    info.num_fragments = static_cast<uint64_t>(manifest->fragments_size());
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::Latest() const { return Open(storage_->root()); }
+
+arrow::Result<CleanupReport> Dataset::Cleanup(const CleanupOptions& options) const {
+  return CleanupDataset(*storage_, options);
+}
+
+}  // namespace tessera::dataset

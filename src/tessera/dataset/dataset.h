@@ -1,0 +1,131 @@
+// Dataset: one immutable, committed version of a versioned columnar dataset (DESIGN §4–5).
+//
+// A Dataset object is a snapshot: its version, schema and fragments never change. Reads
+// (Scan, Take, CountRows) see exactly that version, however many commits land meanwhile.
+// Writes (Append, Overwrite, Delete) commit a new version through the optimistic protocol of
+// dataset/commit.h and return the new snapshot; the object they were called on is unchanged and
+// remains readable. A write started from an old snapshot is rebased onto newer versions when
+// the conflict matrix allows it, and fails with CommitConflict otherwise.
+#pragma once
+
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <arrow/table.h>
+#include <arrow/type.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/dataset/options.h"
+#include "tessera/format/manifest.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+// Row address of (fragment, offset): the identity of a row within a version.
+inline uint64_t MakeRowAddress(uint32_t fragment_id, uint32_t offset) {
+  return (static_cast<uint64_t>(fragment_id) << 32) | offset;
+}
+inline uint32_t FragmentOf(uint64_t row_address) {
+  return static_cast<uint32_t>(row_address >> 32);
+}
+inline uint32_t OffsetOf(uint64_t row_address) { return static_cast<uint32_t>(row_address); }
+
+struct VersionInfo {
+  uint64_t version = 0;
+  std::chrono::system_clock::time_point created;
+  std::string operation;  // "create", "append", "delete", "overwrite"
+  uint64_t num_rows = 0;  // live rows (physical minus deleted)
+  uint64_t num_fragments = 0;
+};
+
+struct CleanupReport {
+  std::vector<uint64_t> removed_versions;
+  std::vector<std::string> removed_files;  // relative paths
+  uint64_t bytes_removed = 0;
+  bool dry_run = false;
+};
+
+class Dataset {
+ public:
+  // Creates a new dataset at `uri` from all batches of `source` (version 1).
+  // AlreadyExists if a dataset is there already; Unsupported for column types tessera cannot
+  // store (the message names the field).
+  static arrow::Result<std::shared_ptr<Dataset>> Create(
+      std::string_view uri, std::shared_ptr<arrow::RecordBatchReader> source,
+      const WriteOptions& options = {});
+
+  // Opens the latest version, or `version`. NotFound when `uri` holds no dataset or no such
+  // version; Corrupt when the manifest is damaged.
+  static arrow::Result<std::shared_ptr<Dataset>> Open(std::string_view uri,
+                                                      std::optional<uint64_t> version = {});
+
+  // --- the snapshot ---
+  uint64_t version() const;
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+  // Stable field ids, parallel to schema()->fields().
+  const std::vector<int32_t>& field_ids() const { return field_ids_; }
+  const format::Manifest& manifest() const { return *manifest_; }
+  const std::shared_ptr<io::Storage>& storage() const { return storage_; }
+  const std::string& uri() const { return storage_->root(); }
+  // Live rows: physical rows minus deleted rows, from metadata alone.
+  uint64_t CountRows() const;
+
+  // --- reads of this version ---
+  arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Scan(const ScanOptions& options) const;
+  arrow::Result<std::shared_ptr<arrow::Table>> ScanToTable(const ScanOptions& options) const;
+  // Rows matching `filter` (all rows when empty).
+  arrow::Result<uint64_t> CountRows(std::string_view filter) const;
+  // Rows at `row_addresses`, in that order (duplicates allowed), with `columns` (all when
+  // empty). Reads only the requested rows. NotFound for an address whose fragment or offset
+  // does not exist in this version or whose row is deleted.
+  arrow::Result<std::shared_ptr<arrow::Table>> Take(const std::vector<uint64_t>& row_addresses,
+                                                    const std::vector<std::string>& columns = {}) const;
+
+  // --- writes: each commits one new version and returns it ---
+  // InvalidArgument naming the fields when the schema differs from this version's.
+  arrow::Result<std::shared_ptr<Dataset>> Append(std::shared_ptr<arrow::RecordBatchReader> source,
+                                                 const WriteOptions& options = {}) const;
+  // Replaces all rows (and possibly the schema); fields kept by name and type keep their ids.
+  arrow::Result<std::shared_ptr<Dataset>> Overwrite(
+      std::shared_ptr<arrow::RecordBatchReader> source, const WriteOptions& options = {}) const;
+  // Deletes the rows matching `filter` (a non-empty predicate; "true" deletes everything).
+  // When no live row matches it commits nothing and returns this snapshot. Fragments whose
+  // rows are all deleted leave the manifest.
+  arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter,
+                                                 const WriteOptions& options = {}) const;
+
+  // --- history and maintenance (act on the whole dataset, not only this snapshot) ---
+  arrow::Result<std::vector<VersionInfo>> ListVersions() const;
+  // The latest committed version, which may be newer than this snapshot.
+  arrow::Result<std::shared_ptr<Dataset>> Latest() const;
+  // Removes manifests older than the retention (never the latest) and then files referenced by
+  // no remaining manifest that are older than the retention.
+  arrow::Result<CleanupReport> Cleanup(const CleanupOptions& options) const;
+
+  // Internal: use Create/Open.
+  Dataset(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
+          std::shared_ptr<arrow::Schema> schema, std::vector<int32_t> field_ids);
+
+  // Builds a snapshot from a decoded manifest.
+  static arrow::Result<std::shared_ptr<Dataset>> FromManifest(
+      std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest);
+
+ private:
+  std::shared_ptr<io::Storage> storage_;
+  std::shared_ptr<const format::Manifest> manifest_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int32_t> field_ids_;
+};
+
+// Opens Parquet (.parquet), Arrow IPC file (.arrow, .feather, .ipc) or Arrow IPC stream
+// (.arrows) files as one stream of batches. All files must share one schema.
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenFilesAsReader(
+    const std::vector<std::string>& paths);
+
+}  // namespace tessera::dataset

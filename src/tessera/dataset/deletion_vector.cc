@@ -1,0 +1,49 @@
+#include "tessera/dataset/deletion_vector.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "tessera/format/paths.h"
+#include "tessera/io/framed_file.h"
+#include "tessera/io/uuid.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+arrow::Result<std::shared_ptr<const Roaring>> LoadDeletionVector(const io::Storage& storage,
+                                                                 const format::Fragment& fragment) {
+  if (!fragment.has_deletion() || fragment.deletion().path().empty()) {
+    return std::make_shared<const Roaring>();
+  }
+  const std::string& path = fragment.deletion().path();
+  ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
+  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*file, storage.AbsolutePath(path)));
+  try {
+    auto bitmap = std::make_shared<Roaring>(Roaring::readSafe(payload.data(), payload.size()));
+    if (bitmap->cardinality() != fragment.deletion().num_deleted()) {
+      return Corrupt("deletion file ", storage.AbsolutePath(path), " holds ",
+                     bitmap->cardinality(), " offsets but the manifest says ",
+                     fragment.deletion().num_deleted());
+    }
+    return std::shared_ptr<const Roaring>(std::move(bitmap));
+  } catch (const std::exception& error) {
+    return Corrupt("deletion file ", storage.AbsolutePath(path), " cannot be decoded: ",
+                   error.what());
+  }
+}
+
+arrow::Result<format::DeletionFile> WriteDeletionVector(io::Storage& storage, uint32_t fragment_id,
+                                                        uint64_t version, const Roaring& deleted) {
+  Roaring compact = deleted;
+  compact.runOptimize();
+  std::string payload(compact.getSizeInBytes(/*portable=*/true), '\0');
+  compact.write(payload.data(), /*portable=*/true);
+  const std::string path = format::DeletionFilePath(fragment_id, version, io::NewUuid());
+  ARROW_RETURN_NOT_OK(storage.WriteFile(path, io::Frame(payload)));
+  format::DeletionFile file;
+  file.set_path(path);
+  file.set_num_deleted(deleted.cardinality());
+  return file;
+}
+
+}  // namespace tessera::dataset

@@ -1,0 +1,52 @@
+// FragmentReader: random access to the rows of one fragment of one version.
+//
+// The data file is memory-mapped and its record batches are decoded lazily and zero-copy, so
+// opening a batch costs its metadata only and reading a row touches the pages of that row.
+// The fragment's deletion vector is loaded once and exposed for callers to subtract.
+#pragma once
+
+#include <arrow/ipc/reader.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <roaring/roaring.hh>
+
+#include <memory>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+class FragmentReader {
+ public:
+  // `columns`: indices into `schema` of the columns to decode (all when empty).
+  static arrow::Result<std::unique_ptr<FragmentReader>> Open(
+      const io::Storage& storage, const format::Fragment& fragment,
+      const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns);
+
+  uint32_t fragment_id() const { return fragment_id_; }
+  uint64_t physical_rows() const { return physical_rows_; }
+  int num_batches() const { return num_batches_; }
+  uint64_t rows_per_batch() const { return rows_per_batch_; }
+  // The schema of the batches returned: the selected columns, in the order given.
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+  const Roaring& deletions() const { return *deletions_; }
+
+  // Batch `index` (its first row has offset index * rows_per_batch()).
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(int index) const;
+
+ private:
+  FragmentReader() = default;
+
+  uint32_t fragment_id_ = 0;
+  uint64_t physical_rows_ = 0;
+  uint64_t rows_per_batch_ = 0;
+  int num_batches_ = 0;
+  std::string path_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader_;
+  std::shared_ptr<const Roaring> deletions_;
+};
+
+}  // namespace tessera::dataset

@@ -1,0 +1,89 @@
+#include "tessera/dataset/manifest_store.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "tessera/format/paths.h"
+#include "tessera/io/framed_file.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+template <typename Message>
+arrow::Result<Message> ReadFramedMessage(const io::Storage& storage, const std::string& path,
+                                         std::string_view what) {
+  ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
+  const std::string absolute = storage.AbsolutePath(path);
+  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*file, absolute));
+  Message message;
+  if (!message.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return Corrupt(what, " ", absolute, " cannot be decoded");
+  }
+  return message;
+}
+
+}  // namespace
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+arrow::Result<std::vector<uint64_t>> ListVersionNumbers(const io::Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(format::kVersionsDir));
+  std::vector<uint64_t> versions;
+  for (const auto& entry : entries) {
+    if (auto version = format::ParseManifestName(entry.path)) versions.push_back(*version);
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+arrow::Result<std::optional<uint64_t>> LatestVersionNumber(const io::Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto versions, ListVersionNumbers(storage));
+  if (versions.empty()) return std::nullopt;
+  return versions.back();
+}
+
+arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::Storage& storage,
+                                                                    uint64_t version) {
+  const std::string path = format::ManifestPath(version);
+  auto manifest = ReadFramedMessage<format::Manifest>(storage, path, "manifest");
+  if (!manifest.ok()) {
+    if (KindOf(manifest.status()) == ErrorKind::kNotFound) {
+      return NotFound("dataset ", storage.root(), " has no version ", version,
+                      "; `tessera versions` lists the versions it has");
+    }
+    return manifest.status();
+  }
+  if (manifest->format_version() != kManifestFormatVersion) {
+    return Corrupt("manifest ", storage.AbsolutePath(path), " has format version ",
+                   manifest->format_version(), "; this build of tessera reads version ",
+                   kManifestFormatVersion);
+  }
+  if (manifest->version() != version) {
+    return Corrupt("manifest ", storage.AbsolutePath(path), " claims to be version ",
+                   manifest->version());
+  }
+  return std::make_shared<const format::Manifest>(std::move(*manifest));
+}
+
+arrow::Result<bool> TryPublishManifest(io::Storage& storage, const format::Manifest& manifest) {
+  return storage.PutIfAbsent(format::ManifestPath(manifest.version()),
+                             io::Frame(manifest.SerializeAsString()));
+}
+
+arrow::Result<format::Transaction> ReadTransaction(const io::Storage& storage,
+                                                   const std::string& path) {
+  return ReadFramedMessage<format::Transaction>(storage, path, "transaction");
+}
+
+arrow::Status WriteTransaction(io::Storage& storage, const format::Transaction& transaction,
+                               const std::string& path) {
+  return storage.WriteFile(path, io::Frame(transaction.SerializeAsString()));
+}
+
+}  // namespace tessera::dataset

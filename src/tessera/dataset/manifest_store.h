@@ -1,0 +1,42 @@
+// Reading and writing the versioned metadata of a dataset: manifests and transactions.
+//
+// A manifest is published by creating _versions/<version>.manifest with put-if-absent, so of
+// all writers racing for a version exactly one succeeds. The latest version is the largest
+// manifest name present; temporary files of writers in flight are ignored.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+#include "tessera/format/transaction.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+inline constexpr uint32_t kManifestFormatVersion = 1;
+
+// Committed version numbers, ascending.
+arrow::Result<std::vector<uint64_t>> ListVersionNumbers(const io::Storage& storage);
+// The newest committed version; nullopt when the root holds no dataset.
+arrow::Result<std::optional<uint64_t>> LatestVersionNumber(const io::Storage& storage);
+
+// NotFound when absent, Corrupt when damaged or of an unknown format version.
+arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::Storage& storage,
+                                                                    uint64_t version);
+// Publishes `manifest` as its version; false (nothing visible) when that version exists.
+arrow::Result<bool> TryPublishManifest(io::Storage& storage, const format::Manifest& manifest);
+
+arrow::Result<format::Transaction> ReadTransaction(const io::Storage& storage,
+                                                   const std::string& path);
+arrow::Status WriteTransaction(io::Storage& storage, const format::Transaction& transaction,
+                               const std::string& path);
+
+int64_t NowMicros();
+
+}  // namespace tessera::dataset

@@ -1,0 +1,182 @@
+#include "tessera/dataset/operation.h"
+
+#include <optional>
+#include <set>
+
+#include "tessera/dataset/deletion_vector.h"
+#include "tessera/dataset/row_matcher.h"
+#include "tessera/dataset/schema_rules.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+bool HasOverwrite(const std::vector<format::Transaction>& theirs) {
+  for (const auto& transaction : theirs) {
+    if (transaction.has_overwrite()) return true;
+  }
+  return false;
+}
+
+// Appends `fragments` to `manifest`, numbering them from next_fragment_id. Fragment ids are
+// never reused, so an index segment built for fragment 7 cannot silently cover other rows.
+void AddFragments(const std::vector<format::Fragment>& fragments, format::Manifest* manifest) {
+  for (const auto& fragment : fragments) {
+    format::Fragment* added = manifest->add_fragments();
+    *added = fragment;
+    added->set_id(manifest->next_fragment_id());
+    manifest->set_next_fragment_id(manifest->next_fragment_id() + 1);
+  }
+}
+
+}  // namespace
+
+// --- Append ---
+
+void AppendOperation::Describe(format::Transaction* transaction) const {
+  auto* append = transaction->mutable_append();
+  for (const auto& fragment : fragments_) *append->add_fragments() = fragment;
+}
+
+arrow::Result<format::Manifest> AppendOperation::Apply(const format::Manifest& base) const {
+  format::Manifest manifest = base;
+  AddFragments(fragments_, &manifest);
+  return manifest;
+}
+
+arrow::Status AppendOperation::Rebase(const std::vector<format::Transaction>& theirs,
+                                      const format::Manifest& latest) {
+  if (HasOverwrite(theirs)) {
+    return CommitConflict(/*retryable=*/false,
+                          "the dataset was overwritten by a concurrent commit (now version ",
+                          latest.version(),
+                          "); the appended rows were not committed. Read the new version and "
+                          "decide whether to append to it");
+  }
+  return arrow::Status::OK();
+}
+
+// --- Overwrite / create ---
+
+void OverwriteOperation::Describe(format::Transaction* transaction) const {
+  auto* overwrite = transaction->mutable_overwrite();
+  for (const auto& fragment : fragments_) *overwrite->add_fragments() = fragment;
+}
+
+arrow::Result<format::Manifest> OverwriteOperation::Apply(const format::Manifest& base) const {
+  format::Manifest manifest = base;
+  manifest.clear_fragments();
+  std::optional<format::SchemaWithIds> previous;
+  if (base.has_schema()) {
+    ARROW_ASSIGN_OR_RAISE(previous, format::DecodeSchema(base.schema()));
+  }
+  int32_t next_field_id = base.next_field_id();
+  const format::SchemaWithIds schema =
+      AssignFieldIds(schema_, previous ? &*previous : nullptr, &next_field_id);
+  ARROW_ASSIGN_OR_RAISE(*manifest.mutable_schema(), format::EncodeSchema(schema));
+  manifest.set_next_field_id(next_field_id);
+  AddFragments(fragments_, &manifest);
+  return manifest;
+}
+
+arrow::Status OverwriteOperation::Rebase(const std::vector<format::Transaction>&,
+                                         const format::Manifest& latest) {
+  if (is_create_) {
+    return AlreadyExists("a concurrent writer created the dataset first (version ",
+                         latest.version(), "); append to it instead");
+  }
+  // An overwrite does not depend on what it replaces.
+  return arrow::Status::OK();
+}
+
+// --- Delete ---
+
+arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
+    std::shared_ptr<io::Storage> storage, const format::Manifest& base,
+    const std::shared_ptr<arrow::Schema>& schema, std::string predicate) {
+  ARROW_ASSIGN_OR_RAISE(auto filter, expr::Filter::Parse(predicate, schema));
+  std::unique_ptr<DeleteOperation> operation(
+      new DeleteOperation(std::move(storage), schema, std::move(filter)));
+  for (const auto& fragment : base.fragments()) {
+    ARROW_RETURN_NOT_OK(operation->PlanFragment(base, fragment));
+  }
+  return operation;
+}
+
+arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
+                                            const format::Fragment& fragment) {
+  plans_.erase(fragment.id());
+  ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
+  ARROW_ASSIGN_OR_RAISE(Roaring matches,
+                        FindMatchingRows(*storage_, fragment, schema_, *filter_, *deleted));
+  if (matches.isEmpty()) return arrow::Status::OK();
+  Roaring all_deleted = *deleted;
+  all_deleted |= matches;
+  FragmentPlan plan;
+  plan.deleted_rows = all_deleted.cardinality();
+  if (plan.deleted_rows < fragment.physical_rows()) {
+    ARROW_ASSIGN_OR_RAISE(plan.deletion_file,
+                          WriteDeletionVector(*storage_, fragment.id(), manifest.version() + 1,
+                                              all_deleted));
+  }
+  plans_[fragment.id()] = std::move(plan);
+  return arrow::Status::OK();
+}
+
+void DeleteOperation::Describe(format::Transaction* transaction) const {
+  auto* description = transaction->mutable_delete_();
+  description->set_predicate(filter_->text());
+  for (const auto& [fragment_id, plan] : plans_) {
+    if (plan.deletion_file.path().empty()) {
+      description->add_removed_fragment_ids(fragment_id);
+    } else {
+      description->add_updated_fragment_ids(fragment_id);
+    }
+  }
+}
+
+arrow::Result<format::Manifest> DeleteOperation::Apply(const format::Manifest& base) const {
+  format::Manifest manifest = base;
+  manifest.clear_fragments();
+  for (const auto& fragment : base.fragments()) {
+    auto plan = plans_.find(fragment.id());
+    if (plan == plans_.end()) {
+      *manifest.add_fragments() = fragment;
+    } else if (!plan->second.deletion_file.path().empty()) {
+      format::Fragment* updated = manifest.add_fragments();
+      *updated = fragment;
+      *updated->mutable_deletion() = plan->second.deletion_file;
+    }
+    // else: every row of the fragment is deleted, so the fragment leaves the manifest.
+  }
+  return manifest;
+}
+
+arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& theirs,
+                                      const format::Manifest& latest) {
+  if (HasOverwrite(theirs)) {
+    return CommitConflict(/*retryable=*/true,
+                          "the dataset was overwritten by a concurrent commit (now version ",
+                          latest.version(), "); nothing was deleted. Run the delete again on the "
+                          "new version if it still applies");
+  }
+  // Fragments that a concurrent delete touched: our plan was made against their old deletion
+  // vector, so it is evaluated again against the current one.
+  std::set<uint32_t> touched;
+  for (const auto& transaction : theirs) {
+    if (!transaction.has_delete_()) continue;
+    for (uint32_t id : transaction.delete_().updated_fragment_ids()) touched.insert(id);
+    for (uint32_t id : transaction.delete_().removed_fragment_ids()) touched.insert(id);
+  }
+  for (uint32_t id : touched) {
+    if (plans_.count(id) == 0) continue;
+    plans_.erase(id);
+    for (const auto& fragment : latest.fragments()) {
+      if (fragment.id() == id) ARROW_RETURN_NOT_OK(PlanFragment(latest, fragment));
+    }
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace tessera::dataset

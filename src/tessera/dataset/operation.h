@@ -1,0 +1,118 @@
+// Operations: what a commit does to a manifest, and how it survives losing a commit race.
+//
+// An operation is planned against the version its writer read. Its files (data, deletion
+// vectors) are written before the commit; Apply() only edits metadata, so retrying on a newer
+// base is cheap. When another writer committed first, Rebase() is told every transaction that
+// landed since, and either accepts them (possibly re-planning, as a Delete of the same fragment
+// does) or fails with CommitConflict per the matrix of DESIGN §5:
+//
+//   ours \ theirs   Append   Delete                    Overwrite
+//   Append          ok       ok                        conflict
+//   Delete          ok       same fragment: re-plan    conflict
+//   Overwrite       ok       ok                        ok
+#pragma once
+
+#include <arrow/result.h>
+#include <roaring/roaring.hh>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+#include "tessera/format/schema_codec.h"
+#include "tessera/format/transaction.pb.h"
+#include "tessera/expr/filter.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+  // "create", "append", "delete", "overwrite": recorded in the manifest.
+  virtual std::string_view name() const = 0;
+  // Records the operation in its transaction.
+  virtual void Describe(format::Transaction* transaction) const = 0;
+  // The manifest after applying the operation to `base`; version and bookkeeping fields are
+  // set by the commit.
+  virtual arrow::Result<format::Manifest> Apply(const format::Manifest& base) const = 0;
+  // Accepts the transactions committed since our base (oldest first), re-planning if needed,
+  // or returns CommitConflict. `latest` is the manifest the next attempt will apply to.
+  virtual arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                               const format::Manifest& latest) = 0;
+  // True when applying would change nothing (a rebased delete whose rows a concurrent delete
+  // already removed): the commit then writes no version.
+  virtual bool IsNoop() const { return false; }
+};
+
+// Adds fragments already written.
+class AppendOperation : public Operation {
+ public:
+  explicit AppendOperation(std::vector<format::Fragment> fragments)
+      : fragments_(std::move(fragments)) {}
+  std::string_view name() const override { return "append"; }
+  void Describe(format::Transaction* transaction) const override;
+  arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
+  arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                       const format::Manifest& latest) override;
+
+ private:
+  std::vector<format::Fragment> fragments_;
+};
+
+// Replaces every fragment and the schema. Also creates datasets (applied to an empty base).
+class OverwriteOperation : public Operation {
+ public:
+  OverwriteOperation(std::vector<format::Fragment> fragments,
+                     std::shared_ptr<arrow::Schema> schema, bool is_create)
+      : fragments_(std::move(fragments)), schema_(std::move(schema)), is_create_(is_create) {}
+  std::string_view name() const override { return is_create_ ? "create" : "overwrite"; }
+  void Describe(format::Transaction* transaction) const override;
+  arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
+  arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                       const format::Manifest& latest) override;
+
+ private:
+  std::vector<format::Fragment> fragments_;
+  std::shared_ptr<arrow::Schema> schema_;
+  bool is_create_;
+};
+
+// Deletes the rows matching a predicate, fragment by fragment.
+class DeleteOperation : public Operation {
+ public:
+  // Evaluates `predicate` on every fragment of `base` and writes the new deletion vectors.
+  static arrow::Result<std::unique_ptr<DeleteOperation>> Plan(
+      std::shared_ptr<io::Storage> storage, const format::Manifest& base,
+      const std::shared_ptr<arrow::Schema>& schema, std::string predicate);
+
+  // True when the predicate matches no live row: there is nothing to commit.
+  bool IsNoop() const override { return plans_.empty(); }
+  std::string_view name() const override { return "delete"; }
+  void Describe(format::Transaction* transaction) const override;
+  arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
+  arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                       const format::Manifest& latest) override;
+
+ private:
+  struct FragmentPlan {
+    uint64_t deleted_rows = 0;          // all deleted rows of the fragment, old and new
+    format::DeletionFile deletion_file;  // empty path when every row is deleted
+  };
+
+  DeleteOperation(std::shared_ptr<io::Storage> storage, std::shared_ptr<arrow::Schema> schema,
+                  std::shared_ptr<const expr::Filter> filter)
+      : storage_(std::move(storage)), schema_(std::move(schema)), filter_(std::move(filter)) {}
+  // (Re-)evaluates the predicate on `fragment` as it stands in `manifest`.
+  arrow::Status PlanFragment(const format::Manifest& manifest, const format::Fragment& fragment);
+
+  std::shared_ptr<io::Storage> storage_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<const expr::Filter> filter_;
+  std::map<uint32_t, FragmentPlan> plans_;  // fragments with newly deleted rows
+};
+
+}  // namespace tessera::dataset

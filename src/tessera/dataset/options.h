@@ -1,0 +1,43 @@
+// Options of dataset writes and reads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::dataset {
+
+struct WriteOptions {
+  // A fragment (one data file) holds at most this many rows; larger inputs are split.
+  uint64_t max_rows_per_file = 1024 * 1024;
+  // Rows per record batch inside a data file: the unit a reader decodes at a time.
+  uint64_t rows_per_batch = 8192;
+  // How often a commit that lost a race to a compatible commit rebases and tries again.
+  int max_commit_attempts = 100;
+};
+
+// The name of the virtual column holding row addresses: (fragment_id << 32) | row_offset.
+inline constexpr const char* kRowAddressColumn = "_rowaddr";
+
+struct ScanOptions {
+  // Columns to return, in this order; empty means all columns of the schema.
+  std::vector<std::string> columns;
+  // SQL-like predicate (docs/filters.md); empty means every row.
+  std::string filter;
+  // Return at most this many rows (after filtering).
+  std::optional<uint64_t> limit;
+  // Append a uint64 column `_rowaddr` with each row's address.
+  bool with_row_address = false;
+};
+
+struct CleanupOptions {
+  // Manifests and unreferenced files younger than this are kept: a concurrent writer may still
+  // be about to reference them.
+  std::chrono::seconds older_than{std::chrono::hours(24 * 7)};
+  // Report what would be removed without removing anything.
+  bool dry_run = false;
+};
+
+}  // namespace tessera::dataset

@@ -1,0 +1,28 @@
+// Process-wide counters of rows the dataset layer read, for tests and benchmarks that must
+// prove an access path is proportional to what it returns (a Take of 1,000 rows reads 1,000
+// rows, an incremental index build reads only new rows), which timings cannot prove.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace tessera::dataset {
+
+struct ReadStatistics {
+  // Rows of record batches that a scan decoded (before deletions and filters).
+  std::atomic<uint64_t> rows_scanned{0};
+  // Rows copied out of data files by Take.
+  std::atomic<uint64_t> rows_taken{0};
+  // Record batches opened from data files (by scans and takes).
+  std::atomic<uint64_t> batches_opened{0};
+
+  void Reset() {
+    rows_scanned = 0;
+    rows_taken = 0;
+    batches_opened = 0;
+  }
+};
+
+ReadStatistics& GlobalReadStatistics();
+
+}  // namespace tessera::dataset

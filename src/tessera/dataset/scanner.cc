@@ -1,0 +1,204 @@
+#include "tessera/dataset/scanner.h"
+
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tessera/dataset/dataset.h"
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/read_statistics.h"
+#include "tessera/expr/filter.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+}  // namespace
+
+arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
+                                               const std::vector<std::string>& names) {
+  std::vector<int> columns;
+  if (names.empty()) {
+    for (int i = 0; i < schema.num_fields(); ++i) columns.push_back(i);
+    return columns;
+  }
+  std::set<std::string> seen;
+  for (const auto& name : names) {
+    const int index = schema.GetFieldIndex(name);
+    if (index < 0) {
+      std::string available;
+      for (const auto& field : schema.fields()) {
+        available += (available.empty() ? "" : ", ") + field->name();
+      }
+      return InvalidArgument("no column '", name, "' in the dataset; its columns are: ", available);
+    }
+    if (!seen.insert(name).second) {
+      return InvalidArgument("column '", name, "' is requested twice");
+    }
+    columns.push_back(index);
+  }
+  return columns;
+}
+
+namespace {
+
+arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, uint64_t first,
+                                                          int64_t rows) {
+  arrow::UInt64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Resize(rows));
+  for (int64_t row = 0; row < rows; ++row) {
+    builder.UnsafeAppend(MakeRowAddress(fragment_id, static_cast<uint32_t>(first + row)));
+  }
+  return builder.Finish();
+}
+
+// Mask of live rows of a batch starting at offset `first`; null when nothing is deleted there.
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted,
+                                                            uint64_t first, int64_t rows) {
+  if (deleted.isEmpty()) return nullptr;
+  const auto begin = static_cast<uint32_t>(first);
+  const auto last = static_cast<uint32_t>(first + static_cast<uint64_t>(rows) - 1);
+  const uint64_t deleted_here = deleted.rank(last) - (begin == 0 ? 0 : deleted.rank(begin - 1));
+  if (deleted_here == 0) return nullptr;
+  arrow::BooleanBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Resize(rows));
+  for (int64_t row = 0; row < rows; ++row) {
+    builder.UnsafeAppend(!deleted.contains(begin + static_cast<uint32_t>(row)));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto array, builder.Finish());
+  return std::static_pointer_cast<arrow::BooleanArray>(array);
+}
+
+class ScanReader : public arrow::RecordBatchReader {
+ public:
+  ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
+             std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
+             std::vector<int> decoded,
+             std::shared_ptr<const expr::Filter> filter, ScanOptions options)
+      : storage_(std::move(storage)),
+        manifest_(std::move(manifest)),
+        dataset_schema_(std::move(dataset_schema)),
+        output_schema_(std::move(output)),
+        decoded_(std::move(decoded)),
+        filter_(std::move(filter)),
+        options_(std::move(options)) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    while (!Exhausted()) {
+      if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
+        if (next_fragment_ >= manifest_->fragments_size()) break;
+        ARROW_ASSIGN_OR_RAISE(reader_, FragmentReader::Open(*storage_,
+                                                            manifest_->fragments(next_fragment_),
+                                                            dataset_schema_, decoded_));
+        ++next_fragment_;
+        next_batch_ = 0;
+        continue;
+      }
+      const int index = next_batch_++;
+      ARROW_ASSIGN_OR_RAISE(auto batch, reader_->ReadBatch(index));
+      const uint64_t first = static_cast<uint64_t>(index) * reader_->rows_per_batch();
+      ARROW_ASSIGN_OR_RAISE(auto result, Process(batch, first));
+      if (result != nullptr && result->num_rows() > 0) {
+        *out = std::move(result);
+        return arrow::Status::OK();
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+ private:
+  bool Exhausted() const { return options_.limit && returned_ >= *options_.limit; }
+
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Process(
+      const std::shared_ptr<arrow::RecordBatch>& batch, uint64_t first) {
+    GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+    ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader_->deletions(), first, batch->num_rows()));
+    if (filter_ != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto selected, filter_->Select(*batch));
+      if (mask == nullptr) {
+        mask = selected;
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto both, arrow::compute::And(mask, selected));
+        mask = std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
+      }
+    }
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (const auto& field : output_schema_->fields()) {
+      if (field->name() == kRowAddressColumn) {
+        ARROW_ASSIGN_OR_RAISE(auto addresses,
+                              RowAddresses(reader_->fragment_id(), first, batch->num_rows()));
+        columns.push_back(std::move(addresses));
+      } else {
+        columns.push_back(batch->GetColumnByName(field->name()));
+      }
+    }
+    auto projected = arrow::RecordBatch::Make(output_schema_, batch->num_rows(), columns);
+    if (mask != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(projected, mask));
+      projected = filtered.record_batch();
+    }
+    if (options_.limit) {
+      const uint64_t room = *options_.limit - returned_;
+      if (static_cast<uint64_t>(projected->num_rows()) > room) {
+        projected = projected->Slice(0, static_cast<int64_t>(room));
+      }
+    }
+    returned_ += static_cast<uint64_t>(projected->num_rows());
+    return projected;
+  }
+
+  std::shared_ptr<io::Storage> storage_;
+  std::shared_ptr<const format::Manifest> manifest_;
+  std::shared_ptr<arrow::Schema> dataset_schema_;
+  std::shared_ptr<arrow::Schema> output_schema_;
+  std::vector<int> decoded_;
+  std::shared_ptr<const expr::Filter> filter_;
+  ScanOptions options_;
+  std::unique_ptr<FragmentReader> reader_;
+  int next_fragment_ = 0;
+  int next_batch_ = 0;
+  uint64_t returned_ = 0;
+};
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Schema& schema,
+                                                               const ScanOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto projected, ResolveColumns(schema, options.columns));
+  arrow::FieldVector fields;
+  for (int index : projected) fields.push_back(schema.field(index));
+  if (options.with_row_address) {
+    fields.push_back(arrow::field(kRowAddressColumn, arrow::uint64(), /*nullable=*/false));
+  }
+  return arrow::schema(std::move(fields));
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
+    std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto projected, ResolveColumns(*schema, options.columns));
+  ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
+  std::shared_ptr<const expr::Filter> filter;
+  std::vector<int> decoded = projected;
+  if (!options.filter.empty()) {
+    ARROW_ASSIGN_OR_RAISE(filter, expr::Filter::Parse(options.filter, schema));
+    for (const auto& name : filter->referenced_columns()) {
+      decoded.push_back(schema->GetFieldIndex(name));
+    }
+  }
+  std::sort(decoded.begin(), decoded.end());
+  decoded.erase(std::unique(decoded.begin(), decoded.end()), decoded.end());
+  // Reading no column at all (a scan of only _rowaddr) still needs the row count of each batch.
+  if (decoded.empty()) decoded.push_back(0);
+  return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
+                                      std::move(output), std::move(decoded),
+                                      std::move(filter), options);
+}
+
+}  // namespace tessera::dataset

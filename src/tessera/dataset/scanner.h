@@ -1,0 +1,32 @@
+// Scanner: a streaming read of one version, fragment by fragment and batch by batch, applying
+// deletion vectors, the filter, the projection, the limit and the optional row-address column.
+// It decodes only the projected and filtered columns.
+#pragma once
+
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/dataset/options.h"
+#include "tessera/format/manifest.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
+    std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options);
+
+// Indices of the named columns of `schema`, in the order named (all columns when empty);
+// InvalidArgument listing the columns for an unknown or repeated name.
+arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
+                                               const std::vector<std::string>& names);
+
+// The output schema of a scan of `schema` with `options` (InvalidArgument for unknown columns).
+arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Schema& schema,
+                                                               const ScanOptions& options);
+
+}  // namespace tessera::dataset

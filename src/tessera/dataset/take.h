@@ -1,0 +1,26 @@
+// Take: the rows at given row addresses of one version, in the order asked.
+//
+// Work is proportional to the rows asked for, never to fragment size: addresses are grouped by
+// fragment and batch, each batch is opened zero-copy from the memory map (metadata only) and
+// only the requested rows are copied out.
+#pragma once
+
+#include <arrow/result.h>
+#include <arrow/table.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::dataset {
+
+arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage,
+                                                      const format::Manifest& manifest,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::vector<uint64_t>& row_addresses,
+                                                      const std::vector<std::string>& columns);
+
+}  // namespace tessera::dataset

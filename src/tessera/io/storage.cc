@@ -1,0 +1,199 @@
+#include "tessera/io/storage.h"
+
+#include <arrow/filesystem/localfs.h>
+#include <arrow/io/file.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "tessera/io/fault_injection.h"
+#include "tessera/io/uuid.h"
+#include "tessera/status.h"
+
+namespace tessera::io {
+
+namespace {
+
+arrow::Status ErrnoError(std::string_view action, const std::string& path) {
+  const int error = errno;
+  const ErrorKind kind = (error == ENOSPC || error == EDQUOT) ? ErrorKind::kResourceExhausted
+                                                             : ErrorKind::kIOError;
+  return Error(kind, action, " ", path, ": ", std::strerror(error));
+}
+
+arrow::Status SyncPath(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) return ErrnoError("opening for fsync", path);
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return ErrnoError("fsync of", path);
+  return arrow::Status::OK();
+}
+
+arrow::Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError("writing", path);
+    }
+    written += static_cast<size_t>(n);
+  }
+  return arrow::Status::OK();
+}
+
+std::string ParentOf(const std::string& path) {
+  return std::filesystem::path(path).parent_path().string();
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<Storage>> Storage::Open(std::string_view uri_or_path) {
+  if (uri_or_path.empty()) return InvalidArgument("dataset path is empty");
+  const std::string text(uri_or_path);
+  const bool looks_like_uri = text.find("://") != std::string::npos;
+  if (!looks_like_uri) {
+    std::error_code error;
+    std::string absolute = std::filesystem::absolute(text, error).lexically_normal().string();
+    if (error) return InvalidArgument("cannot resolve path ", text, ": ", error.message());
+    while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+    return std::shared_ptr<Storage>(new Storage(std::make_shared<arrow::fs::LocalFileSystem>(),
+                                                absolute, absolute, /*is_local=*/true));
+  }
+  std::string base;
+  auto filesystem = arrow::fs::FileSystemFromUri(text, &base);
+  if (!filesystem.ok()) return InvalidArgument("cannot open ", text, ": ", filesystem.status().message());
+  const bool is_local = (*filesystem)->type_name() == "local";
+  return std::shared_ptr<Storage>(new Storage(*filesystem, base, text, is_local));
+}
+
+Storage::Storage(std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string base,
+                 std::string root, bool is_local)
+    : filesystem_(std::move(filesystem)),
+      base_(std::move(base)),
+      root_(std::move(root)),
+      is_local_(is_local) {}
+
+std::string Storage::FullPath(std::string_view relative) const {
+  if (relative.empty()) return base_;
+  return base_ + "/" + std::string(relative);
+}
+
+std::string Storage::AbsolutePath(std::string_view relative) const {
+  return is_local_ ? FullPath(relative) : root_ + "/" + std::string(relative);
+}
+
+arrow::Result<bool> Storage::Exists(std::string_view relative) const {
+  ARROW_ASSIGN_OR_RAISE(auto info, filesystem_->GetFileInfo(FullPath(relative)));
+  return info.type() != arrow::fs::FileType::NotFound;
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> Storage::ReadFile(std::string_view relative) const {
+  ARROW_ASSIGN_OR_RAISE(auto file, OpenForRead(relative));
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  return file->ReadAt(0, size);
+}
+
+arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead(
+    std::string_view relative) const {
+  const std::string path = FullPath(relative);
+  if (is_local_) {
+    if (::access(path.c_str(), F_OK) != 0) {
+      return NotFound("file ", AbsolutePath(relative), " does not exist");
+    }
+    auto mapped = arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ);
+    if (!mapped.ok()) return WithContext(mapped.status(), "opening " + path);
+    return std::shared_ptr<arrow::io::RandomAccessFile>(*mapped);
+  }
+  return filesystem_->OpenInputFile(path);
+}
+
+arrow::Result<std::shared_ptr<arrow::io::OutputStream>> Storage::OpenForWrite(
+    std::string_view relative) {
+  const std::string path = FullPath(relative);
+  ARROW_RETURN_NOT_OK(filesystem_->CreateDir(ParentOf(path), /*recursive=*/true));
+  return filesystem_->OpenOutputStream(path);
+}
+
+arrow::Status Storage::Sync(std::string_view relative) {
+  if (!is_local_) return arrow::Status::OK();
+  return SyncPath(FullPath(relative), /*directory=*/false);
+}
+
+arrow::Status Storage::WriteFile(std::string_view relative, std::string_view contents) {
+  ARROW_ASSIGN_OR_RAISE(auto stream, OpenForWrite(relative));
+  ARROW_RETURN_NOT_OK(stream->Write(contents.data(), static_cast<int64_t>(contents.size())));
+  ARROW_RETURN_NOT_OK(stream->Close());
+  return Sync(relative);
+}
+
+arrow::Result<bool> Storage::PutIfAbsent(std::string_view relative, std::string_view contents) {
+  if (!is_local_) {
+    return Unsupported("atomic put-if-absent is not implemented for ", root_,
+                       "; use a local filesystem path");
+  }
+  const std::string final_path = FullPath(relative);
+  const std::string directory = ParentOf(final_path);
+  ARROW_RETURN_NOT_OK(filesystem_->CreateDir(directory, /*recursive=*/true));
+  // The temporary name starts with '.' so that readers listing the directory skip it.
+  const std::string temporary = directory + "/.tmp-" + NewUuid();
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoError("creating", temporary);
+  arrow::Status status = WriteAll(fd, contents, temporary);
+  if (status.ok() && ::fsync(fd) != 0) status = ErrnoError("fsync of", temporary);
+  ::close(fd);
+  if (!status.ok()) {
+    ::unlink(temporary.c_str());
+    return status;
+  }
+  CrashPoint(kCrashWhileWritingManifest);
+  // link(2) fails with EEXIST instead of replacing: exactly one writer gets the name.
+  const int rc = ::link(temporary.c_str(), final_path.c_str());
+  const int link_error = errno;
+  ::unlink(temporary.c_str());
+  if (rc != 0) {
+    if (link_error == EEXIST) return false;
+    errno = link_error;
+    return ErrnoError("linking", final_path);
+  }
+  ARROW_RETURN_NOT_OK(SyncPath(directory, /*directory=*/true));
+  return true;
+}
+
+arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_dir) const {
+  arrow::fs::FileSelector selector;
+  selector.base_dir = FullPath(relative_dir);
+  selector.allow_not_found = true;
+  selector.recursive = false;
+  ARROW_ASSIGN_OR_RAISE(auto infos, filesystem_->GetFileInfo(selector));
+  std::vector<FileEntry> entries;
+  entries.reserve(infos.size());
+  const std::string prefix = relative_dir.empty() ? "" : std::string(relative_dir) + "/";
+  for (const auto& info : infos) {
+    FileEntry entry;
+    entry.path = prefix + info.base_name();
+    entry.size_bytes = info.size();
+    entry.modified = std::chrono::time_point_cast<std::chrono::system_clock::duration>(info.mtime());
+    entry.is_directory = info.type() == arrow::fs::FileType::Directory;
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+arrow::Status Storage::DeleteFile(std::string_view relative) {
+  return filesystem_->DeleteFile(FullPath(relative));
+}
+
+arrow::Status Storage::DeleteDirectory(std::string_view relative) {
+  return filesystem_->DeleteDir(FullPath(relative));
+}
+
+arrow::Status Storage::CreateDirectory(std::string_view relative) {
+  return filesystem_->CreateDir(FullPath(relative), /*recursive=*/true);
+}
+
+}  // namespace tessera::io

@@ -1,0 +1,86 @@
+// Creating and appending from Parquet and Arrow IPC files.
+#include <arrow/api.h>
+#include <arrow/io/file.h>
+#include <arrow/ipc/api.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <parquet/arrow/writer.h>
+
+#include "support/table_builders.h"
+#include "support/temp_directory.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+namespace {
+
+using testing::Int64Column;
+using testing::SimpleBatch;
+using testing::TempDirectory;
+
+void WriteIpcFile(const std::string& path, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+  auto writer = arrow::ipc::MakeFileWriter(out, batch->schema()).ValueOrDie();
+  ASSERT_TRUE(writer->WriteRecordBatch(*batch).ok());
+  ASSERT_TRUE(writer->Close().ok());
+  ASSERT_TRUE(out->Close().ok());
+}
+
+void WriteParquetFile(const std::string& path, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto table = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
+  auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
+  ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 16).ok());
+  ASSERT_TRUE(out->Close().ok());
+}
+
+TEST(DatasetFiles, CreateFromParquetAndAppendFromIpc) {
+  TempDirectory directory;
+  WriteParquetFile(directory.Child("a.parquet"), SimpleBatch(0, 40));
+  WriteParquetFile(directory.Child("b.parquet"), SimpleBatch(40, 10));
+  WriteIpcFile(directory.Child("c.arrow"), SimpleBatch(50, 5));
+
+  auto source = OpenFilesAsReader({directory.Child("a.parquet"), directory.Child("b.parquet")});
+  ASSERT_TRUE(source.ok()) << source.status().ToString();
+  auto dataset = Dataset::Create(directory.Child("ds"), *source);
+  ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
+  auto more = OpenFilesAsReader({directory.Child("c.arrow")});
+  ASSERT_TRUE(more.ok());
+  auto appended = (*dataset)->Append(*more);
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  auto table = (*appended)->ScanToTable({});
+  ASSERT_TRUE(table.ok());
+  std::vector<int64_t> expected(55);
+  for (int i = 0; i < 55; ++i) expected[i] = i;
+  EXPECT_EQ(Int64Column(**table, "id"), expected);
+}
+
+TEST(DatasetFiles, BadInputFilesAreClearErrors) {
+  TempDirectory directory;
+  auto missing = OpenFilesAsReader({directory.Child("missing.parquet")});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(KindOf(missing.status()), ErrorKind::kNotFound);
+
+  { std::ofstream(directory.Child("junk.parquet")) << "not parquet"; }
+  auto junk = OpenFilesAsReader({directory.Child("junk.parquet")});
+  ASSERT_FALSE(junk.ok());
+  EXPECT_EQ(KindOf(junk.status()), ErrorKind::kInvalidArgument);
+
+  { std::ofstream(directory.Child("data.csv")) << "a,b\n1,2\n"; }
+  auto csv = OpenFilesAsReader({directory.Child("data.csv")});
+  ASSERT_FALSE(csv.ok());
+  EXPECT_EQ(KindOf(csv.status()), ErrorKind::kInvalidArgument);
+
+  // Files of differing schemas.
+  WriteIpcFile(directory.Child("a.arrow"), SimpleBatch(0, 3));
+  WriteIpcFile(directory.Child("b.arrow"), SimpleBatch(0, 3, /*dim=*/2));
+  auto mixed = OpenFilesAsReader({directory.Child("a.arrow"), directory.Child("b.arrow")});
+  ASSERT_TRUE(mixed.ok());
+  auto created = Dataset::Create(directory.Child("ds"), *mixed);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(KindOf(created.status()), ErrorKind::kInvalidArgument);
+  EXPECT_NE(created.status().message().find("b.arrow"), std::string::npos);
+  EXPECT_FALSE(Dataset::Open(directory.Child("ds")).ok());
+}
+
+}  // namespace
+}  // namespace tessera::dataset
