@@ -2,9 +2,9 @@
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/ipc/api.h>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <parquet/arrow/writer.h>
+#include <fstream>
 
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
@@ -29,7 +29,11 @@ void WriteIpcFile(const std::string& path, const std::shared_ptr<arrow::RecordBa
 void WriteParquetFile(const std::string& path, const std::shared_ptr<arrow::RecordBatch>& batch) {
   auto table = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
   auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
-  ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 16).ok());
+  // Storing the Arrow schema keeps fixed_size_list a fixed_size_list, as pyarrow does.
+  auto arrow_properties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
+  ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 16,
+                                         parquet::default_writer_properties(), arrow_properties)
+                  .ok());
   ASSERT_TRUE(out->Close().ok());
 }
 

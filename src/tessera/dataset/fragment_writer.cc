@@ -83,6 +83,7 @@ class FragmentSink {
     fragments_.push_back(std::move(fragment));
     writer_.reset();
     stream_.reset();
+    rows_in_file_ = 0;
     return arrow::Status::OK();
   }
 
