@@ -1,0 +1,284 @@
+#include "tessera/expr/ast.h"
+
+#include <arrow/util/float16.h>
+
+#include <cctype>
+#include <charconv>
+
+#include "tessera/expr/temporal.h"
+
+namespace tessera::expr {
+
+std::string_view CompareOpSymbol(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEqual:
+      return "=";
+    case CompareOp::kNotEqual:
+      return "!=";
+    case CompareOp::kLess:
+      return "<";
+    case CompareOp::kLessEqual:
+      return "<=";
+    case CompareOp::kGreater:
+      return ">";
+    case CompareOp::kGreaterEqual:
+      return ">=";
+  }
+  return "?";
+}
+
+CompareOp FlipCompareOp(CompareOp op) {
+  switch (op) {
+    case CompareOp::kLess:
+      return CompareOp::kGreater;
+    case CompareOp::kLessEqual:
+      return CompareOp::kGreaterEqual;
+    case CompareOp::kGreater:
+      return CompareOp::kLess;
+    case CompareOp::kGreaterEqual:
+      return CompareOp::kLessEqual;
+    default:
+      return op;  // = and != are symmetric
+  }
+}
+
+namespace {
+
+std::string QuoteString(std::string_view value) {
+  std::string quoted = "'";
+  for (char c : value) {
+    switch (c) {
+      case '\'':
+        quoted += "''";
+        break;
+      case '\\':
+        quoted += "\\\\";
+        break;
+      case '\n':
+        quoted += "\\n";
+        break;
+      case '\t':
+        quoted += "\\t";
+        break;
+      case '\r':
+        quoted += "\\r";
+        break;
+      case '\0':
+        quoted += "\\0";
+        break;
+      default:
+        quoted += c;
+    }
+  }
+  quoted += '\'';
+  return quoted;
+}
+
+// The shortest text that reads back as exactly `value`.
+template <typename T>
+std::string ShortestFloat(T value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  std::string text(buffer, result.ptr);
+  // Large integral values print as plain digits (18446744073709551616), which would read back
+  // as an integer literal, possibly out of the integer range: mark them as floats.
+  if (text.find_first_not_of("-0123456789") == std::string::npos && text.size() > 15) {
+    text += ".0";
+  }
+  return text;
+}
+
+std::string RenderList(const std::vector<std::shared_ptr<arrow::Scalar>>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += RenderLiteral(*values[i]);
+  }
+  return text;
+}
+
+std::string JoinChildren(const std::vector<NodePtr>& children, std::string_view separator) {
+  std::string text = "(";
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (i > 0) text += separator;
+    text += children[i]->ToString();
+  }
+  return text + ")";
+}
+
+bool IsReservedWord(std::string_view name) {
+  for (std::string_view keyword :
+       {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE"}) {
+    if (name.size() != keyword.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < name.size() && same; ++i) {
+      same = std::toupper(static_cast<unsigned char>(name[i])) == keyword[i];
+    }
+    if (same) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string RenderLiteral(const arrow::Scalar& value) {
+  if (!value.is_valid) return "NULL";
+  switch (value.type->id()) {
+    case arrow::Type::BOOL:
+      return static_cast<const arrow::BooleanScalar&>(value).value ? "TRUE" : "FALSE";
+    case arrow::Type::HALF_FLOAT:
+      return ShortestFloat(
+          arrow::util::Float16::FromBits(static_cast<const arrow::HalfFloatScalar&>(value).value)
+              .ToFloat());
+    case arrow::Type::FLOAT:
+      return ShortestFloat(static_cast<const arrow::FloatScalar&>(value).value);
+    case arrow::Type::DOUBLE:
+      return ShortestFloat(static_cast<const arrow::DoubleScalar&>(value).value);
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::BINARY:
+    case arrow::Type::LARGE_BINARY:
+      return QuoteString(static_cast<const arrow::BaseBinaryScalar&>(value).view());
+    case arrow::Type::DATE32:
+      return "DATE '" + FormatDate(static_cast<const arrow::Date32Scalar&>(value).value) + "'";
+    case arrow::Type::DATE64: {
+      const int64_t milliseconds = static_cast<const arrow::Date64Scalar&>(value).value;
+      return "TIMESTAMP '" + FormatTimestamp(static_cast<Nanoseconds>(milliseconds) * 1'000'000) +
+             "'";
+    }
+    case arrow::Type::TIMESTAMP: {
+      const auto& timestamp = static_cast<const arrow::TimestampScalar&>(value);
+      const auto unit = static_cast<const arrow::TimestampType&>(*value.type).unit();
+      return "TIMESTAMP '" +
+             FormatTimestamp(static_cast<Nanoseconds>(timestamp.value) * NanosecondsPerUnit(unit)) +
+             "'";
+    }
+    default:
+      return value.ToString();  // integers
+  }
+}
+
+std::string RenderColumnName(std::string_view name) {
+  bool plain = !name.empty() && !IsReservedWord(name) &&
+               (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (plain) return std::string(name);
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+Literal::Literal(std::shared_ptr<arrow::Scalar> value, int position)
+    : Node(NodeKind::kLiteral, value->type, position), value_(std::move(value)) {}
+
+std::string Literal::ToString() const { return RenderLiteral(*value_); }
+
+Column::Column(std::string name, int field_index, std::shared_ptr<arrow::DataType> type,
+               int position)
+    : Node(NodeKind::kColumn, std::move(type), position),
+      name_(std::move(name)),
+      field_index_(field_index) {}
+
+std::string Column::ToString() const { return RenderColumnName(name_); }
+
+Compare::Compare(CompareOp op, NodePtr left, NodePtr right, int position)
+    : Node(NodeKind::kCompare, arrow::boolean(), position),
+      op_(op),
+      left_(std::move(left)),
+      right_(std::move(right)) {}
+
+std::string Compare::ToString() const {
+  return "(" + left_->ToString() + " " + std::string(CompareOpSymbol(op_)) + " " +
+         right_->ToString() + ")";
+}
+
+InList::InList(std::shared_ptr<const Column> column,
+               std::vector<std::shared_ptr<arrow::Scalar>> values, bool has_null, int position)
+    : Node(NodeKind::kInList, arrow::boolean(), position),
+      column_(std::move(column)),
+      values_(std::move(values)),
+      has_null_(has_null) {}
+
+std::string InList::ToString() const {
+  std::string items = RenderList(values_);
+  if (has_null_) items += values_.empty() ? "NULL" : ", NULL";
+  return "(" + column_->ToString() + " IN (" + items + "))";
+}
+
+Between::Between(std::shared_ptr<const Column> column, std::shared_ptr<arrow::Scalar> lower,
+                 std::shared_ptr<arrow::Scalar> upper, int position)
+    : Node(NodeKind::kBetween, arrow::boolean(), position),
+      column_(std::move(column)),
+      lower_(std::move(lower)),
+      upper_(std::move(upper)) {}
+
+std::string Between::ToString() const {
+  return "(" + column_->ToString() + " BETWEEN " + RenderLiteral(*lower_) + " AND " +
+         RenderLiteral(*upper_) + ")";
+}
+
+IsNull::IsNull(std::shared_ptr<const Column> column, int position)
+    : Node(NodeKind::kIsNull, arrow::boolean(), position), column_(std::move(column)) {}
+
+std::string IsNull::ToString() const { return "(" + column_->ToString() + " IS NULL)"; }
+
+Like::Like(std::shared_ptr<const Column> column, std::string pattern, int position)
+    : Node(NodeKind::kLike, arrow::boolean(), position),
+      column_(std::move(column)),
+      pattern_(std::move(pattern)) {}
+
+std::string Like::ToString() const {
+  return "(" + column_->ToString() + " LIKE " + QuoteString(pattern_) + ")";
+}
+
+ArrayHas::ArrayHas(std::shared_ptr<const Column> column, ArrayMatch match,
+                   std::vector<std::shared_ptr<arrow::Scalar>> values, int position)
+    : Node(NodeKind::kArrayHas, arrow::boolean(), position),
+      column_(std::move(column)),
+      match_(match),
+      values_(std::move(values)) {}
+
+std::string ArrayHas::ToString() const {
+  return std::string(match_ == ArrayMatch::kAny ? "array_has_any(" : "array_has_all(") +
+         column_->ToString() + ", [" + RenderList(values_) + "])";
+}
+
+And::And(std::vector<NodePtr> children, int position)
+    : Node(NodeKind::kAnd, arrow::boolean(), position), children_(std::move(children)) {}
+
+std::string And::ToString() const { return JoinChildren(children_, " AND "); }
+
+Or::Or(std::vector<NodePtr> children, int position)
+    : Node(NodeKind::kOr, arrow::boolean(), position), children_(std::move(children)) {}
+
+std::string Or::ToString() const { return JoinChildren(children_, " OR "); }
+
+Not::Not(NodePtr child, int position)
+    : Node(NodeKind::kNot, arrow::boolean(), position), child_(std::move(child)) {}
+
+std::string Not::ToString() const {
+  // NOT IN / NOT LIKE / NOT BETWEEN / IS NOT NULL read better than NOT (...), and parse back to
+  // the same tree.
+  const std::string inner = child_->ToString();
+  switch (child_->kind()) {
+    case NodeKind::kInList:
+    case NodeKind::kLike:
+    case NodeKind::kBetween: {
+      const auto& column = child_->kind() == NodeKind::kInList ? child_->As<InList>().column()
+                           : child_->kind() == NodeKind::kLike ? child_->As<Like>().column()
+                                                               : child_->As<Between>().column();
+      const std::string name = column.ToString();
+      // inner is "(<name> <rest>)"; insert NOT after the name.
+      return "(" + name + " NOT" + inner.substr(1 + name.size());
+    }
+    case NodeKind::kIsNull:
+      return "(" + child_->As<IsNull>().column().ToString() + " IS NOT NULL)";
+    default:
+      return "(NOT " + inner + ")";
+  }
+}
+
+}  // namespace tessera::expr

@@ -1,0 +1,233 @@
+#include "tessera/expr/evaluator.h"
+
+#include <arrow/array/util.h>
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+#include <arrow/compute/initialize.h>
+#include <arrow/util/float16.h>
+
+#include "tessera/expr/list_match.h"
+#include "tessera/expr/types.h"
+#include "tessera/status.h"
+
+namespace tessera::expr {
+
+namespace {
+
+namespace compute = arrow::compute;
+
+// Since Arrow 21 kernels register lazily; once per process is enough.
+arrow::Status EnsureComputeInitialized() {
+  static const arrow::Status status = compute::Initialize();
+  return status;
+}
+
+const char* KernelName(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEqual:
+      return "equal";
+    case CompareOp::kNotEqual:
+      return "not_equal";
+    case CompareOp::kLess:
+      return "less";
+    case CompareOp::kLessEqual:
+      return "less_equal";
+    case CompareOp::kGreater:
+      return "greater";
+    case CompareOp::kGreaterEqual:
+      return "greater_equal";
+  }
+  return "equal";
+}
+
+// Lists read from Parquet name their element "element", Arrow's own "item": same data.
+bool SameType(const arrow::DataType& a, const arrow::DataType& b) {
+  if (a.id() != b.id()) return false;
+  if (a.id() == arrow::Type::LIST || a.id() == arrow::Type::LARGE_LIST ||
+      a.id() == arrow::Type::FIXED_SIZE_LIST) {
+    const auto& left = static_cast<const arrow::BaseListType&>(a);
+    const auto& right = static_cast<const arrow::BaseListType&>(b);
+    if (a.id() == arrow::Type::FIXED_SIZE_LIST &&
+        static_cast<const arrow::FixedSizeListType&>(a).list_size() !=
+            static_cast<const arrow::FixedSizeListType&>(b).list_size()) {
+      return false;
+    }
+    return SameType(*left.value_type(), *right.value_type());
+  }
+  return a.Equals(b);
+}
+
+// Arrow has no comparison kernels for float16: widen scalar literals exactly to float32.
+std::shared_ptr<arrow::Scalar> KernelScalar(const std::shared_ptr<arrow::Scalar>& scalar) {
+  if (scalar->type->id() != arrow::Type::HALF_FLOAT) return scalar;
+  const auto bits = static_cast<const arrow::HalfFloatScalar&>(*scalar).value;
+  return std::make_shared<arrow::FloatScalar>(arrow::util::Float16::FromBits(bits).ToFloat());
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> CastTo(const std::shared_ptr<arrow::Array>& array,
+                                                    const std::shared_ptr<arrow::DataType>& type) {
+  if (array->type()->Equals(*type)) return array;
+  return compute::Cast(*array, type);
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ValueSet(
+    const std::shared_ptr<arrow::DataType>& type,
+    const std::vector<std::shared_ptr<arrow::Scalar>>& values, bool with_null) {
+  ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(type));
+  RETURN_NOT_OK(builder->AppendScalars(values));
+  if (with_null) RETURN_NOT_OK(builder->AppendNull());
+  return builder->Finish();
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(const arrow::RecordBatch& batch) : batch_(batch) {}
+
+  arrow::Result<arrow::Datum> Eval(const Node& node) {
+    switch (node.kind()) {
+      case NodeKind::kLiteral: {
+        ARROW_ASSIGN_OR_RAISE(
+            auto array, arrow::MakeArrayFromScalar(*node.As<Literal>().value(), batch_.num_rows()));
+        return arrow::Datum(std::move(array));
+      }
+      case NodeKind::kColumn: {
+        ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(node.As<Column>()));
+        return arrow::Datum(std::move(array));
+      }
+      case NodeKind::kCompare:
+        return EvalCompare(node.As<Compare>());
+      case NodeKind::kInList:
+        return EvalInList(node.As<InList>());
+      case NodeKind::kBetween: {
+        const auto& between = node.As<Between>();
+        ARROW_ASSIGN_OR_RAISE(auto array, KernelColumn(between.column()));
+        ARROW_ASSIGN_OR_RAISE(
+            auto low,
+            compute::CallFunction("greater_equal", {array, KernelScalar(between.lower())}));
+        ARROW_ASSIGN_OR_RAISE(
+            auto high, compute::CallFunction("less_equal", {array, KernelScalar(between.upper())}));
+        return compute::CallFunction("and_kleene", {low, high});
+      }
+      case NodeKind::kIsNull: {
+        ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(node.As<IsNull>().column()));
+        return compute::CallFunction("is_null", {array});
+      }
+      case NodeKind::kLike: {
+        const auto& like = node.As<Like>();
+        ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(like.column()));
+        compute::MatchSubstringOptions options(like.pattern());
+        return compute::CallFunction("match_like", {array}, &options);
+      }
+      case NodeKind::kArrayHas: {
+        const auto& has = node.As<ArrayHas>();
+        ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(has.column()));
+        ARROW_ASSIGN_OR_RAISE(auto values, ValueSet(ListElementType(*has.column().type()),
+                                                    has.values(), /*with_null=*/false));
+        ARROW_ASSIGN_OR_RAISE(auto result, MatchListElements(*array, has.match(), values));
+        return arrow::Datum(std::move(result));
+      }
+      case NodeKind::kAnd:
+        return Fold(node.As<And>().children(), "and_kleene");
+      case NodeKind::kOr:
+        return Fold(node.As<Or>().children(), "or_kleene");
+      case NodeKind::kNot: {
+        ARROW_ASSIGN_OR_RAISE(auto child, Eval(node.As<Not>().child()));
+        return compute::CallFunction("invert", {child});
+      }
+    }
+    return MakeError(ErrorKind::kInternal, "unknown filter node kind");
+  }
+
+ private:
+  arrow::Result<std::shared_ptr<arrow::Array>> ColumnOf(const Column& column) {
+    const std::vector<int> indices = batch_.schema()->GetAllFieldIndices(column.name());
+    if (indices.empty()) {
+      return InvalidArgument("the batch has no column '", column.name(),
+                             "', which the filter reads; include it in the scanned columns");
+    }
+    if (indices.size() > 1) {
+      return Error(ErrorKind::kAmbiguous, "the batch has ", indices.size(), " columns named '",
+                   column.name(), "'; the filter cannot tell which one to read");
+    }
+    auto array = batch_.column(indices[0]);
+    if (!SameType(*array->type(), *column.type())) {
+      return InvalidArgument("column '", column.name(), "' is ", array->type()->ToString(),
+                             " in the batch, but the filter was bound to a schema where it is ",
+                             column.type()->ToString(), "; parse the filter against this schema");
+    }
+    return array;
+  }
+
+  arrow::Result<std::shared_ptr<arrow::Array>> KernelColumn(const Column& column) {
+    ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(column));
+    return CastTo(array, KernelType(array->type()));
+  }
+
+  arrow::Result<arrow::Datum> EvalCompare(const Compare& compare) {
+    const auto& left = compare.left().As<Column>();
+    if (compare.right().kind() == NodeKind::kLiteral) {
+      ARROW_ASSIGN_OR_RAISE(auto array, KernelColumn(left));
+      return compute::CallFunction(KernelName(compare.op()),
+                                   {array, KernelScalar(compare.right().As<Literal>().value())});
+    }
+    const auto& right = compare.right().As<Column>();
+    ARROW_ASSIGN_OR_RAISE(auto left_array, ColumnOf(left));
+    ARROW_ASSIGN_OR_RAISE(auto right_array, ColumnOf(right));
+    ARROW_ASSIGN_OR_RAISE(auto common, ComparisonType(left.type(), right.type()));
+    ARROW_ASSIGN_OR_RAISE(left_array, CastTo(left_array, common));
+    ARROW_ASSIGN_OR_RAISE(right_array, CastTo(right_array, common));
+    return compute::CallFunction(KernelName(compare.op()), {left_array, right_array});
+  }
+
+  arrow::Result<arrow::Datum> EvalInList(const InList& in) {
+    ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(in.column()));
+    ARROW_ASSIGN_OR_RAISE(auto values, ValueSet(array->type(), in.values(), in.has_null()));
+    const auto kernel_type = KernelType(array->type());
+    ARROW_ASSIGN_OR_RAISE(array, CastTo(array, kernel_type));
+    ARROW_ASSIGN_OR_RAISE(values, CastTo(values, kernel_type));
+    // INCONCLUSIVE is SQL's IN: a null row is unknown, and so is an unmatched row when the
+    // list holds NULL.
+    compute::SetLookupOptions options(values, compute::SetLookupOptions::INCONCLUSIVE);
+    return compute::CallFunction("is_in", {array}, &options);
+  }
+
+  arrow::Result<arrow::Datum> Fold(const std::vector<NodePtr>& children, const char* kernel) {
+    ARROW_ASSIGN_OR_RAISE(auto result, Eval(*children[0]));
+    for (size_t i = 1; i < children.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(auto next, Eval(*children[i]));
+      ARROW_ASSIGN_OR_RAISE(result, compute::CallFunction(kernel, {result, next}));
+    }
+    return result;
+  }
+
+  const arrow::RecordBatch& batch_;
+};
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(
+    const Node& root, const arrow::RecordBatch& batch) {
+  RETURN_NOT_OK(EnsureComputeInitialized());
+  if (root.type()->id() != arrow::Type::BOOL) {
+    return InvalidArgument("the filter's root is not a predicate but a ", root.type()->ToString());
+  }
+  ARROW_ASSIGN_OR_RAISE(auto result, Evaluator(batch).Eval(root));
+  auto array = result.make_array();
+  if (array->type_id() != arrow::Type::BOOL || array->length() != batch.num_rows()) {
+    return Error(ErrorKind::kInternal, "filter evaluation produced ", array->type()->ToString(),
+                 " of length ", array->length(), " for ", batch.num_rows(), " rows");
+  }
+  return std::static_pointer_cast<arrow::BooleanArray>(std::move(array));
+}
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectRows(
+    const std::shared_ptr<arrow::BooleanArray>& truth) {
+  if (truth->null_count() == 0) return truth;
+  RETURN_NOT_OK(EnsureComputeInitialized());
+  // Kleene: unknown AND false is false, so rows that are unknown become false, not null.
+  ARROW_ASSIGN_OR_RAISE(auto valid, compute::CallFunction("is_valid", {truth}));
+  ARROW_ASSIGN_OR_RAISE(auto selected, compute::CallFunction("and_kleene", {truth, valid}));
+  return std::static_pointer_cast<arrow::BooleanArray>(selected.make_array());
+}
+
+}  // namespace tessera::expr

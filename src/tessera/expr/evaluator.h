@@ -1,0 +1,28 @@
+// Evaluates a typed AST (ast.h) over a RecordBatch with Arrow compute kernels.
+//
+// The answer is SQL's three-valued logic: one boolean per row, null where the predicate is
+// unknown (a comparison with a null value); AND / OR are Kleene, NOT keeps unknown unknown,
+// IS NULL is never unknown. Columns are found in the batch by name, so a batch may hold more
+// columns than the filter reads, in any order.
+#pragma once
+
+#include <arrow/array.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
+#include <memory>
+
+#include "tessera/expr/ast.h"
+
+namespace tessera::expr {
+
+// Errors: InvalidArgument when the batch lacks a column the predicate reads or holds it with
+// another type than the one the filter was bound against.
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(
+    const Node& root, const arrow::RecordBatch& batch);
+
+// Unknown → false: the rows a WHERE clause keeps. The result has no nulls.
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectRows(
+    const std::shared_ptr<arrow::BooleanArray>& truth);
+
+}  // namespace tessera::expr

@@ -1,0 +1,68 @@
+// Filter: a parsed, type-checked predicate over the columns of a schema, in a SQL-like
+// language (docs/filters.md):
+//
+//   price > 10 AND category IN ('a', 'b') AND NOT (name LIKE 'tmp%' OR deleted)
+//   ts >= TIMESTAMP '2024-01-01 00:00:00' AND array_has_any(tags, ['red', 'blue'])
+//
+// Parse() does all the checking (syntax, names, types) up front, so a Filter that exists can
+// be evaluated on any batch with the schema's columns. A Filter is immutable and safe to share
+// between threads.
+#pragma once
+
+#include <arrow/array.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <arrow/type.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/expr/ast.h"
+
+namespace tessera::expr {
+
+class Filter {
+ public:
+  // Parses and type-checks `text` against `schema`. Errors (every message names the 1-based
+  // character position in `text`):
+  // - InvalidArgument: syntax errors (saying what was expected), unknown columns (suggesting
+  //   the closest name), type mismatches (naming both types), misused operators;
+  // - Ambiguous: the schema has several top-level fields of a name the filter uses;
+  // - Unsupported: a comparison on a column type filters do not handle (decimal, struct...).
+  static arrow::Result<std::shared_ptr<const Filter>> Parse(
+      std::string_view text, const std::shared_ptr<arrow::Schema>& schema);
+
+  // The text as given to Parse().
+  const std::string& text() const { return text_; }
+  // The schema the filter was bound against.
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+  // Normalized rendering of the bound expression (for explain / debugging); it parses back to
+  // the same tree against the same schema.
+  std::string ToString() const { return root_->ToString(); }
+  // Top-level column names the predicate reads, deduplicated, in first-use order. Columns that
+  // binding folded away (`x = NULL` reads nothing) are not listed.
+  const std::vector<std::string>& referenced_columns() const { return referenced_columns_; }
+  // The typed AST (ast.h), for planners that map predicates onto indexes.
+  const Node& root() const { return *root_; }
+  const NodePtr& root_ptr() const { return root_; }
+
+  // One boolean per row of `batch`, null where the predicate is unknown (SQL three-valued
+  // logic). The batch must hold every referenced column, looked up BY NAME with the type it
+  // has in schema(); it may hold other columns, in any order.
+  arrow::Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(
+      const arrow::RecordBatch& batch) const;
+  // Evaluate() with unknown turned into false: the rows a WHERE clause keeps. No nulls.
+  arrow::Result<std::shared_ptr<arrow::BooleanArray>> Select(const arrow::RecordBatch& batch) const;
+
+  Filter(std::string text, std::shared_ptr<arrow::Schema> schema, NodePtr root);
+
+ private:
+  std::string text_;
+  std::shared_ptr<arrow::Schema> schema_;
+  NodePtr root_;
+  std::vector<std::string> referenced_columns_;
+};
+
+}  // namespace tessera::expr

@@ -1,0 +1,52 @@
+// The lexer of the filter language: splits filter text into tokens.
+//
+// Every token records its 1-based character position (UTF-8 code points, not bytes) so that
+// every later error can point at the exact place in the text the user typed. Keywords are not
+// distinguished here: they lex as identifiers and the parser matches them case-insensitively,
+// which lets DATE / TIMESTAMP stay usable as column names.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessera::expr {
+
+enum class TokenKind {
+  kIdentifier,        // name or keyword: [A-Za-z_][A-Za-z0-9_]*
+  kQuotedIdentifier,  // "any name"; text holds the unquoted name
+  kInteger,           // digits only; text holds the digits
+  kFloat,             // 1.5, .5, 1e3, 2.5E-3; text holds the spelling
+  kString,            // 'text'; text holds the value with escapes resolved
+  kEqual,             // = or ==
+  kNotEqual,          // != or <>
+  kLess,
+  kLessEqual,
+  kGreater,
+  kGreaterEqual,
+  kMinus,
+  kPlus,
+  kLeftParen,
+  kRightParen,
+  kLeftBracket,
+  kRightBracket,
+  kComma,
+  kEnd,
+};
+
+struct Token {
+  TokenKind kind;
+  std::string text;
+  int position;  // 1-based character offset of the token's first character
+};
+
+// How a token reads in an error message ("'AND'", "end of filter", "string 'abc'").
+std::string DescribeToken(const Token& token);
+
+// Splits `text` into tokens, ending with a kEnd token. Fails with InvalidArgument on an
+// unterminated string or quoted name, an unknown escape, or a character outside the language.
+arrow::Result<std::vector<Token>> Lex(std::string_view text);
+
+}  // namespace tessera::expr
