@@ -1,0 +1,64 @@
+#include <iostream>
+
+#include "dataset_commands.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/status.h"
+#include "units.h"
+
+namespace tessera::cli {
+namespace {
+
+struct CleanupArguments {
+  std::string dataset;
+  std::string older_than = "7d";
+  bool dry_run = false;
+};
+
+arrow::Status RunCleanup(const CleanupArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(std::chrono::seconds retention, ParseDuration(args.older_than));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, dataset::Dataset::Open(args.dataset));
+  dataset::CleanupOptions options;
+  options.older_than = retention;
+  options.dry_run = args.dry_run;
+  ARROW_ASSIGN_OR_RAISE(dataset::CleanupReport report, snapshot->Cleanup(options));
+
+  if (report.removed_versions.empty() && report.removed_files.empty()) {
+    std::cout << "nothing to remove (retention " << args.older_than << ")" << std::endl;
+    return arrow::Status::OK();
+  }
+  std::cout << (args.dry_run ? "would remove " : "removed ") << report.removed_versions.size()
+            << (report.removed_versions.size() == 1 ? " version" : " versions");
+  if (!report.removed_versions.empty()) {
+    std::cout << " (";
+    for (size_t i = 0; i < report.removed_versions.size(); ++i) {
+      std::cout << (i > 0 ? ", " : "") << report.removed_versions[i];
+    }
+    std::cout << ")";
+  }
+  std::cout << " and " << report.removed_files.size()
+            << (report.removed_files.size() == 1 ? " file, " : " files, ")
+            << FormatBytes(report.bytes_removed) << "\n";
+  for (const auto& file : report.removed_files) std::cout << "  " << file << "\n";
+  std::cout.flush();
+  if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+void AddCleanupCommand(CommandSet& commands) {
+  auto args = std::make_shared<CleanupArguments>();
+  CLI::App* command =
+      commands.Add("cleanup", "Remove old versions and the files only they reference",
+                   [args] { return RunCleanup(*args); });
+  AddDatasetArgument(command, &args->dataset);
+  command
+      ->add_option("--older-than", args->older_than,
+                   "Keep versions and files younger than this (e.g. 0s, 30m, 7d, 1h30m); the "
+                   "latest version is always kept")
+      ->type_name("DURATION")
+      ->capture_default_str();
+  command->add_flag("--dry-run", args->dry_run, "Report what would be removed; remove nothing");
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,121 @@
+#include "command.h"
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+#include "tessera/status.h"
+
+namespace tessera::cli {
+
+CLI::App* CommandSet::Add(const std::string& name, const std::string& description,
+                          CommandAction action) {
+  CLI::App* command = app_.add_subcommand(name, description);
+  commands_.emplace_back(command, std::move(action));
+  return command;
+}
+
+arrow::Status CommandSet::RunSelected() const {
+  for (const auto& [command, action] : commands_) {
+    if (command->parsed()) return action();
+  }
+  return InvalidArgument("no command given: run 'tessera --help'");
+}
+
+std::optional<uint64_t> VersionArgument::get() const {
+  if (option == nullptr || option->count() == 0) return std::nullopt;
+  return value;
+}
+
+CLI::Validator IntegerAtLeast(int64_t minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        const char* end = text.data() + text.size();
+        std::from_chars_result result;
+        bool below = false;
+        if (minimum >= 0) {
+          // Unsigned parsing: accepts the whole uint64 range and rejects a minus sign, which
+          // CLI11 would otherwise wrap around for unsigned options.
+          uint64_t value = 0;
+          result = std::from_chars(text.data(), end, value);
+          below = value < static_cast<uint64_t>(minimum);
+        } else {
+          int64_t value = 0;
+          result = std::from_chars(text.data(), end, value);
+          below = value < minimum;
+        }
+        if (result.ec == std::errc::result_out_of_range) return "integer out of range: " + text;
+        if (result.ec != std::errc() || result.ptr != end || below) {
+          return "must be an integer >= " + std::to_string(minimum) + ", got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+CLI::Validator NonNegativeReal() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        const char* end = text.data() + text.size();
+        auto [rest, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || rest != end || !std::isfinite(value) || value < 0) {
+          return "must be a number >= 0, got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+void AddDatasetArgument(CLI::App* command, std::string* dataset) {
+  command->add_option("DATASET", *dataset, "Dataset directory (or URI)")
+      ->required()
+      ->type_name("DIR");
+}
+
+void AddVersionOption(CLI::App* command, VersionArgument* version) {
+  version->option =
+      command->add_option("--version", version->value, "Read this version (default: the latest)")
+          ->type_name("V")
+          ->check(IntegerAtLeast(1));
+}
+
+void AddFormatOption(CLI::App* command, std::string* format, std::vector<std::string> allowed) {
+  *format = allowed.front();
+  std::string names;
+  for (const auto& name : allowed) names += (names.empty() ? "" : "|") + name;
+  command->add_option("--format", *format, "Output format")
+      ->type_name(names)
+      ->check(CLI::IsMember(allowed).description(""))
+      ->capture_default_str();
+}
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> OpenDataset(const std::string& uri,
+                                                             const VersionArgument& version) {
+  return dataset::Dataset::Open(uri, version.get());
+}
+
+int ReportError(const arrow::Status& status) {
+  std::string message = status.message();
+  // Arrow's own statuses carry the OS error ("[errno 2] No such file or directory") as a detail
+  // that message() leaves out.
+  const auto& detail = status.detail();
+  if (detail != nullptr && std::string_view(detail->type_id()) != ErrorDetail::kTypeId) {
+    message += " (" + detail->ToString() + ")";
+  }
+  // One line per error, so scripts can read it with `head -1` or grep; some messages embed
+  // multi-line text such as a schema.
+  std::string line;
+  for (char c : message) {
+    if (c == '\n') {
+      line += "; ";
+    } else {
+      line.push_back(c);
+    }
+  }
+  std::cout.flush();
+  std::cerr << "error: " << ErrorKindName(KindOf(status)) << ": " << line << std::endl;
+  return 1;
+}
+
+}  // namespace tessera::cli

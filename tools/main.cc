@@ -1,0 +1,58 @@
+// tessera: the command-line interface (docs/cli.md). Thin: it parses arguments, calls the
+// library and prints. Exit codes: 0 success, 1 error (printed as "error: <Kind>: <message>"),
+// 2 usage error.
+#include <arrow/compute/initialize.h>
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "command.h"
+#include "dataset_commands.h"
+#include "gen_command.h"
+#include "tessera/status.h"
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+// The subcommand the user was typing, for the hint after a usage error.
+std::string SelectedCommand(CLI::App& app) {
+  for (CLI::App* command : app.get_subcommands()) return " " + command->get_name();
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera: versioned columnar datasets with secondary indexes", "tessera"};
+  app.require_subcommand(1, 1);
+  app.footer(
+      "Run 'tessera COMMAND --help' for the options of a command; docs/cli.md is the reference.\n"
+      "Exit status: 0 success, 1 error (\"error: <Kind>: <message>\" on stderr), 2 usage error.");
+  tessera::cli::CommandSet commands(app);
+  tessera::cli::AddGenCommand(commands);
+  tessera::cli::AddDatasetCommands(commands);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& success) {  // --help
+    return app.exit(success);
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "error: InvalidArgument: " << error.what() << "\n"
+              << "Run 'tessera" << SelectedCommand(app) << " --help' for usage." << std::endl;
+    return kUsageError;
+  }
+
+  arrow::Status status = arrow::compute::Initialize();
+  try {
+    if (status.ok()) status = commands.RunSelected();
+  } catch (const std::bad_alloc&) {
+    status = tessera::Error(tessera::ErrorKind::kResourceExhausted, "out of memory");
+  } catch (const std::exception& exception) {
+    status = tessera::Error(tessera::ErrorKind::kInternal, exception.what());
+  }
+  if (!status.ok()) return tessera::cli::ReportError(status);
+  return 0;
+}

@@ -1,0 +1,265 @@
+#include <arrow/builder.h>
+
+#include <iostream>
+
+#include "dataset_commands.h"
+#include "output_format.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/status.h"
+#include "units.h"
+#include "value_text.h"
+
+namespace tessera::cli {
+namespace {
+
+struct ScanArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::vector<std::string> columns;
+  std::string filter;
+  uint64_t limit = 0;
+  CLI::Option* limit_option = nullptr;
+  bool with_row_address = false;
+  std::string format;
+};
+
+arrow::Status RunScan(const ScanArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  dataset::ScanOptions options;
+  options.columns = args.columns;
+  options.filter = args.filter;
+  if (args.limit_option->count() > 0) options.limit = args.limit;
+  options.with_row_address = args.with_row_address;
+  ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->Scan(options));
+  return PrintReader(*reader, format, std::cout);
+}
+
+struct CountArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::string filter;
+};
+
+arrow::Status RunCount(const CountArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  uint64_t rows = 0;
+  if (args.filter.empty()) {
+    rows = snapshot->CountRows();  // from metadata
+  } else {
+    ARROW_ASSIGN_OR_RAISE(rows, snapshot->CountRows(args.filter));
+  }
+  std::cout << rows << std::endl;
+  return arrow::Status::OK();
+}
+
+struct InfoArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::string format;
+};
+
+struct Summary {
+  uint64_t latest_version = 0;
+  uint64_t physical_rows = 0;
+  uint64_t deleted_rows = 0;
+  uint64_t data_files = 0;
+  uint64_t data_bytes = 0;
+};
+
+arrow::Result<Summary> Summarize(const dataset::Dataset& snapshot) {
+  Summary summary;
+  ARROW_ASSIGN_OR_RAISE(auto latest, snapshot.Latest());
+  summary.latest_version = latest->version();
+  for (const auto& fragment : snapshot.manifest().fragments()) {
+    summary.physical_rows += fragment.physical_rows();
+    if (fragment.has_deletion()) summary.deleted_rows += fragment.deletion().num_deleted();
+    for (const auto& file : fragment.files()) {
+      ++summary.data_files;
+      summary.data_bytes += file.size_bytes();
+    }
+  }
+  return summary;
+}
+
+std::chrono::system_clock::time_point CreatedAt(const dataset::Dataset& snapshot) {
+  return std::chrono::system_clock::time_point(
+      std::chrono::microseconds(snapshot.manifest().created_at_micros()));
+}
+
+void PrintInfoText(const dataset::Dataset& snapshot, const Summary& summary) {
+  std::cout << "dataset:    " << snapshot.uri() << "\n";
+  std::cout << "version:    " << snapshot.version();
+  if (summary.latest_version == snapshot.version()) {
+    std::cout << " (latest)\n";
+  } else {
+    std::cout << " (latest is " << summary.latest_version << ")\n";
+  }
+  std::cout << "created:    " << FormatTime(CreatedAt(snapshot)) << "\n";
+  std::cout << "operation:  " << snapshot.manifest().operation() << "\n";
+  std::cout << "rows:       " << snapshot.CountRows() << " (" << summary.physical_rows
+            << " physical, " << summary.deleted_rows << " deleted)\n";
+  std::cout << "fragments:  " << snapshot.manifest().fragments_size() << "\n";
+  std::cout << "data size:  " << FormatBytes(summary.data_bytes) << " (" << summary.data_bytes
+            << " bytes in " << Quantity(summary.data_files, "file") << ")\n";
+  std::cout << "schema:\n";
+
+  const auto& fields = snapshot.schema()->fields();
+  size_t id_width = std::string("field id").size();
+  size_t name_width = std::string("name").size();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    id_width = std::max(id_width, std::to_string(snapshot.field_ids()[i]).size());
+    name_width = std::max(name_width, DisplayWidth(fields[i]->name()));
+  }
+  auto pad = [](const std::string& text, size_t width) {
+    return text + std::string(width - std::min(width, DisplayWidth(text)), ' ');
+  };
+  std::cout << "  " << pad("field id", id_width) << "  " << pad("name", name_width) << "  type\n";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    std::cout << "  " << pad(std::to_string(snapshot.field_ids()[i]), id_width) << "  "
+              << pad(fields[i]->name(), name_width) << "  " << fields[i]->type()->ToString()
+              << (fields[i]->nullable() ? "" : " not null") << "\n";
+  }
+}
+
+void PrintInfoJson(const dataset::Dataset& snapshot, const Summary& summary) {
+  std::string text = "{\"dataset\":";
+  AppendJsonString(snapshot.uri(), &text);
+  text += ",\"version\":" + std::to_string(snapshot.version());
+  text += ",\"latest_version\":" + std::to_string(summary.latest_version);
+  text += ",\"created\":";
+  AppendJsonString(FormatTime(CreatedAt(snapshot)), &text);
+  text += ",\"operation\":";
+  AppendJsonString(snapshot.manifest().operation(), &text);
+  text += ",\"rows\":" + std::to_string(snapshot.CountRows());
+  text += ",\"physical_rows\":" + std::to_string(summary.physical_rows);
+  text += ",\"deleted_rows\":" + std::to_string(summary.deleted_rows);
+  text += ",\"fragments\":" + std::to_string(snapshot.manifest().fragments_size());
+  text += ",\"data_files\":" + std::to_string(summary.data_files);
+  text += ",\"data_bytes\":" + std::to_string(summary.data_bytes);
+  text += ",\"schema\":[";
+  const auto& fields = snapshot.schema()->fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) text += ",";
+    text += "{\"field_id\":" + std::to_string(snapshot.field_ids()[i]) + ",\"name\":";
+    AppendJsonString(fields[i]->name(), &text);
+    text += ",\"type\":";
+    AppendJsonString(fields[i]->type()->ToString(), &text);
+    text += std::string(",\"nullable\":") + (fields[i]->nullable() ? "true" : "false") + "}";
+  }
+  text += "]}\n";
+  std::cout << text;
+}
+
+arrow::Status RunInfo(const InfoArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  ARROW_ASSIGN_OR_RAISE(Summary summary, Summarize(*snapshot));
+  if (args.format == "json") {
+    PrintInfoJson(*snapshot, summary);
+  } else {
+    PrintInfoText(*snapshot, summary);
+  }
+  std::cout.flush();
+  if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");
+  return arrow::Status::OK();
+}
+
+struct VersionsArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::string format;
+};
+
+// The history as a record batch, so it prints in every output format.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> VersionsBatch(
+    const std::vector<dataset::VersionInfo>& versions, uint64_t up_to) {
+  arrow::UInt64Builder version_builder;
+  arrow::TimestampBuilder created_builder(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+                                          arrow::default_memory_pool());
+  arrow::StringBuilder operation_builder;
+  arrow::UInt64Builder rows_builder;
+  arrow::UInt64Builder fragments_builder;
+  for (const auto& info : versions) {
+    if (info.version > up_to) continue;
+    ARROW_RETURN_NOT_OK(version_builder.Append(info.version));
+    ARROW_RETURN_NOT_OK(created_builder.Append(
+        std::chrono::duration_cast<std::chrono::microseconds>(info.created.time_since_epoch())
+            .count()));
+    ARROW_RETURN_NOT_OK(operation_builder.Append(info.operation));
+    ARROW_RETURN_NOT_OK(rows_builder.Append(info.num_rows));
+    ARROW_RETURN_NOT_OK(fragments_builder.Append(info.num_fragments));
+  }
+  const int64_t length = version_builder.length();
+  std::vector<std::shared_ptr<arrow::Array>> columns(5);
+  ARROW_RETURN_NOT_OK(version_builder.Finish(&columns[0]));
+  ARROW_RETURN_NOT_OK(created_builder.Finish(&columns[1]));
+  ARROW_RETURN_NOT_OK(operation_builder.Finish(&columns[2]));
+  ARROW_RETURN_NOT_OK(rows_builder.Finish(&columns[3]));
+  ARROW_RETURN_NOT_OK(fragments_builder.Finish(&columns[4]));
+  auto schema = arrow::schema(
+      {arrow::field("version", arrow::uint64()), arrow::field("created", columns[1]->type()),
+       arrow::field("operation", arrow::utf8()), arrow::field("rows", arrow::uint64()),
+       arrow::field("fragments", arrow::uint64())});
+  return arrow::RecordBatch::Make(schema, length, std::move(columns));
+}
+
+arrow::Status RunVersions(const VersionsArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  ARROW_ASSIGN_OR_RAISE(auto versions, snapshot->ListVersions());
+  // With --version V: the history as it was when V was the latest.
+  const uint64_t up_to = args.version.get().value_or(UINT64_MAX);
+  ARROW_ASSIGN_OR_RAISE(auto batch, VersionsBatch(versions, up_to));
+  return PrintBatch(*batch, format, std::cout);
+}
+
+}  // namespace
+
+void AddReadCommands(CommandSet& commands) {
+  {
+    auto args = std::make_shared<ScanArguments>();
+    CLI::App* command =
+        commands.Add("scan", "Print rows of a version", [args] { return RunScan(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    command->add_option("--columns", args->columns, "Columns to print, comma-separated")
+        ->delimiter(',')
+        ->type_name("COLUMN");
+    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
+        ->type_name("EXPR");
+    args->limit_option =
+        command->add_option("--limit", args->limit, "Print at most N rows (after filtering)")
+            ->check(IntegerAtLeast(0));
+    command->add_flag("--with-row-address", args->with_row_address,
+                      "Add the column _rowaddr: (fragment id << 32) | row offset");
+    AddFormatOption(command, &args->format, {"table", "csv", "json"});
+    AddVersionOption(command, &args->version);
+  }
+  {
+    auto args = std::make_shared<CountArguments>();
+    CLI::App* command = commands.Add("count", "Count the rows of a version (matching a filter)",
+                                     [args] { return RunCount(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
+        ->type_name("EXPR");
+    AddVersionOption(command, &args->version);
+  }
+  {
+    auto args = std::make_shared<InfoArguments>();
+    CLI::App* command =
+        commands.Add("info", "Describe a version: rows, fragments, size, schema with field ids",
+                     [args] { return RunInfo(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    AddFormatOption(command, &args->format, {"table", "json"});
+    AddVersionOption(command, &args->version);
+  }
+  {
+    auto args = std::make_shared<VersionsArguments>();
+    CLI::App* command = commands.Add("versions", "List the versions of a dataset",
+                                     [args] { return RunVersions(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    AddFormatOption(command, &args->format, {"table", "csv", "json"});
+    AddVersionOption(command, &args->version);
+  }
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,171 @@
+#include <iostream>
+
+#include "dataset_commands.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/status.h"
+#include "units.h"
+
+namespace tessera::cli {
+namespace {
+
+struct SourceArguments {
+  std::string dataset;
+  std::vector<std::string> files;
+  uint64_t max_rows_per_file = 0;
+  CLI::Option* max_rows_per_file_option = nullptr;
+  uint64_t rows_per_batch = 0;
+  CLI::Option* rows_per_batch_option = nullptr;
+};
+
+// Passes batches through, counting rows: how many rows a write consumed, exactly, whatever
+// else commits concurrently.
+class CountingReader : public arrow::RecordBatchReader {
+ public:
+  explicit CountingReader(std::shared_ptr<arrow::RecordBatchReader> source)
+      : source_(std::move(source)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return source_->schema(); }
+  using arrow::RecordBatchReader::ReadNext;
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    ARROW_RETURN_NOT_OK(source_->ReadNext(batch));
+    if (*batch != nullptr) rows_ += (*batch)->num_rows();
+    return arrow::Status::OK();
+  }
+  arrow::Status Close() override { return source_->Close(); }
+  int64_t rows() const { return rows_; }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> source_;
+  int64_t rows_ = 0;
+};
+
+void AddSourceOptions(CLI::App* command, SourceArguments* args) {
+  AddDatasetArgument(command, &args->dataset);
+  command
+      ->add_option("--from", args->files,
+                   "Input files: .parquet, .arrow/.feather/.ipc (IPC file), .arrows (IPC stream); "
+                   "all with one schema")
+      ->required()
+      ->expected(1, -1)
+      ->type_name("FILE");
+  args->max_rows_per_file_option =
+      command
+          ->add_option("--max-rows-per-file", args->max_rows_per_file,
+                       "Rows per fragment (data file); larger inputs are split")
+          ->check(IntegerAtLeast(1));
+  args->rows_per_batch_option = command
+                                    ->add_option("--rows-per-batch", args->rows_per_batch,
+                                                 "Rows per record batch inside a data file")
+                                    ->check(IntegerAtLeast(1));
+}
+
+dataset::WriteOptions WriteOptionsOf(const SourceArguments& args) {
+  dataset::WriteOptions options;
+  if (args.max_rows_per_file_option->count() > 0) {
+    options.max_rows_per_file = args.max_rows_per_file;
+  }
+  if (args.rows_per_batch_option->count() > 0) options.rows_per_batch = args.rows_per_batch;
+  return options;
+}
+
+arrow::Result<std::shared_ptr<CountingReader>> OpenSource(const SourceArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, dataset::OpenFilesAsReader(args.files));
+  return std::make_shared<CountingReader>(std::move(reader));
+}
+
+void PrintSnapshot(const dataset::Dataset& snapshot) {
+  std::cout << "version " << snapshot.version() << ", " << Quantity(snapshot.CountRows(), "row")
+            << " in " << Quantity(snapshot.manifest().fragments_size(), "fragment") << std::endl;
+}
+
+arrow::Status RunCreate(const SourceArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
+  ARROW_ASSIGN_OR_RAISE(auto created,
+                        dataset::Dataset::Create(args.dataset, source, WriteOptionsOf(args)));
+  std::cout << "created " << created->uri() << ": ";
+  PrintSnapshot(*created);
+  return arrow::Status::OK();
+}
+
+arrow::Status RunAppend(const SourceArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
+  ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
+  ARROW_ASSIGN_OR_RAISE(auto appended, current->Append(source, WriteOptionsOf(args)));
+  std::cout << "appended " << Quantity(source->rows(), "row") << " to " << appended->uri() << ": ";
+  PrintSnapshot(*appended);
+  return arrow::Status::OK();
+}
+
+arrow::Status RunOverwrite(const SourceArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
+  ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
+  ARROW_ASSIGN_OR_RAISE(auto replaced, current->Overwrite(source, WriteOptionsOf(args)));
+  std::cout << "overwrote " << replaced->uri() << " with " << Quantity(source->rows(), "row")
+            << ": ";
+  PrintSnapshot(*replaced);
+  return arrow::Status::OK();
+}
+
+struct DeleteArguments {
+  std::string dataset;
+  std::string filter;
+};
+
+arrow::Status RunDelete(const DeleteArguments& args) {
+  if (args.filter.empty()) {
+    return InvalidArgument(
+        "delete: --where needs a predicate; use --where true to delete "
+        "every row");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
+  ARROW_ASSIGN_OR_RAISE(auto after, current->Delete(args.filter));
+  if (after->version() == current->version()) {
+    std::cout << "no row matches; " << after->uri() << " stays at version " << after->version()
+              << std::endl;
+    return arrow::Status::OK();
+  }
+  if (after->version() == current->version() + 1) {
+    // Nothing else committed in between: the difference of live rows is what we deleted.
+    std::cout << "deleted " << Quantity(current->CountRows() - after->CountRows(), "row")
+              << " from " << after->uri() << ": ";
+  } else {
+    std::cout << "deleted the matching rows from " << after->uri()
+              << " (after concurrent commits): ";
+  }
+  PrintSnapshot(*after);
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+void AddWriteCommands(CommandSet& commands) {
+  {
+    auto args = std::make_shared<SourceArguments>();
+    CLI::App* command = commands.Add("create", "Create a dataset (version 1) from files",
+                                     [args] { return RunCreate(*args); });
+    AddSourceOptions(command, args.get());
+  }
+  {
+    auto args = std::make_shared<SourceArguments>();
+    CLI::App* command = commands.Add("append", "Append the rows of files as a new version",
+                                     [args] { return RunAppend(*args); });
+    AddSourceOptions(command, args.get());
+  }
+  {
+    auto args = std::make_shared<SourceArguments>();
+    CLI::App* command =
+        commands.Add("overwrite", "Replace all rows (and possibly the schema) as a new version",
+                     [args] { return RunOverwrite(*args); });
+    AddSourceOptions(command, args.get());
+  }
+  {
+    auto args = std::make_shared<DeleteArguments>();
+    CLI::App* command = commands.Add("delete", "Delete the rows matching a filter",
+                                     [args] { return RunDelete(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
+        ->required()
+        ->type_name("EXPR");
+  }
+}
+
+}  // namespace tessera::cli
