@@ -33,10 +33,18 @@ arrow::Status ReadNewerTransactions(const io::Storage& storage, uint64_t base_ve
                      storage.root(), " exists but is not listed");
   }
   for (uint64_t version = base_version + 1; version <= *newest; ++version) {
-    ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(storage, version));
-    ARROW_ASSIGN_OR_RAISE(auto transaction, ReadTransaction(storage, manifest->transaction_file()));
+    auto manifest = ReadManifest(storage, version);
+    if (!manifest.ok() && KindOf(manifest.status()) == ErrorKind::kNotFound) {
+      return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": version ", version,
+                            ", committed after the snapshot (version ", base_version,
+                            ") this write started from, was removed by cleanup, so the write "
+                            "cannot be checked against it; reopen the dataset and retry");
+    }
+    ARROW_RETURN_NOT_OK(manifest.status());
+    ARROW_ASSIGN_OR_RAISE(auto transaction,
+                          ReadTransaction(storage, (*manifest)->transaction_file()));
     transactions->push_back(std::move(transaction));
-    *latest = std::move(manifest);
+    *latest = std::move(*manifest);
   }
   return arrow::Status::OK();
 }
@@ -47,7 +55,26 @@ arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
     io::Storage& storage, std::shared_ptr<const format::Manifest> base, Operation& operation,
     const WriteOptions& options) {
   io::CrashPoint(io::kCrashAfterDataFiles);
+  // Moves `base` to the newest version if the operation survives what was committed since.
+  auto rebase = [&]() -> arrow::Status {
+    std::vector<format::Transaction> theirs;
+    std::shared_ptr<const format::Manifest> latest;
+    ARROW_RETURN_NOT_OK(ReadNewerTransactions(storage, base->version(), &theirs, &latest));
+    ARROW_RETURN_NOT_OK(operation.Rebase(theirs, *latest));
+    base = std::move(latest);
+    return arrow::Status::OK();
+  };
   for (int attempt = 0; attempt < options.max_commit_attempts; ++attempt) {
+    if (attempt > 0) BackOff(attempt);
+    // Publish only on top of the latest version. Cleanup may have removed versions after our
+    // base (never the latest), and put-if-absent alone would then succeed into that hole and
+    // publish a version below the latest, invisible to readers of the latest. (A window remains
+    // if cleanup runs with a retention shorter than this commit takes; see docs/datasets.md.)
+    ARROW_ASSIGN_OR_RAISE(auto newest, LatestVersionNumber(storage));
+    if (newest && *newest > base->version()) {
+      ARROW_RETURN_NOT_OK(rebase());
+      continue;
+    }
     if (operation.IsNoop()) return base;
 
     format::Transaction transaction;
@@ -69,15 +96,9 @@ arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
     io::CrashPoint(io::kCrashBeforeManifest);
     ARROW_ASSIGN_OR_RAISE(bool published, TryPublishManifest(storage, manifest));
     if (published) return std::make_shared<const format::Manifest>(std::move(manifest));
-
-    // Another writer took the version. Our transaction file stays behind as an orphan that
-    // cleanup reclaims; it is referenced by no manifest.
-    std::vector<format::Transaction> theirs;
-    std::shared_ptr<const format::Manifest> latest;
-    ARROW_RETURN_NOT_OK(ReadNewerTransactions(storage, base->version(), &theirs, &latest));
-    ARROW_RETURN_NOT_OK(operation.Rebase(theirs, *latest));
-    base = std::move(latest);
-    BackOff(attempt);
+    // Another writer took the version. Our transaction file stays behind, referenced by no
+    // manifest, for cleanup to reclaim.
+    ARROW_RETURN_NOT_OK(rebase());
   }
   return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": the ",
                         operation.name(), " lost the commit race ", options.max_commit_attempts,
