@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A tour of the tessera CLI on synthetic data: create, append, filter, delete, time travel,
+# history and cleanup. Usage: scripts/demo.sh [path/to/tessera]
+set -euo pipefail
+tessera=${1:-build/tessera}
+work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+
+step "$tessera" gen "$work/items.arrow" --rows 20000 --dim 32 --seed 7
+step "$tessera" gen "$work/more.parquet" --rows 5000 --dim 32 --seed 8
+step "$tessera" create "$work/items" --from "$work/items.arrow" --max-rows-per-file 5000
+step "$tessera" append "$work/items" --from "$work/more.parquet"
+step "$tessera" count "$work/items"
+step "$tessera" count "$work/items" --where "category = 'books' AND price < 20"
+step "$tessera" scan "$work/items" --columns id,category,price,tags,vector \
+  --where "array_has_any(tags, ['sale']) AND price IS NOT NULL" --limit 5
+step "$tessera" delete "$work/items" --where "category = 'toys'"
+step "$tessera" versions "$work/items"
+echo
+echo "# time travel: version 2 still has the toys"
+step "$tessera" count "$work/items" --version 2 --where "category = 'toys'"
+step "$tessera" count "$work/items" --where "category = 'toys'"
+step "$tessera" scan "$work/items" --version 1 --columns id,category,ts --limit 3 --format json
+step "$tessera" info "$work/items"
+step "$tessera" cleanup "$work/items" --older-than 0s --dry-run
+echo
+echo "# errors are typed and name the fix"
+step "$tessera" scan "$work/items" --where "pric < 3" || true
+step "$tessera" count "$work/nowhere" || true
