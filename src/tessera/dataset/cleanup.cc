@@ -1,5 +1,6 @@
 #include "tessera/dataset/cleanup.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -13,6 +14,11 @@ namespace {
 
 void AddReferencedFiles(const format::Manifest& manifest, std::set<std::string>* referenced) {
   referenced->insert(manifest.transaction_file());
+  for (const auto& index : manifest.indexes()) {
+    for (const auto& segment : index.segments()) {
+      referenced->insert(std::string(format::kIndicesDir) + "/" + segment.uuid());
+    }
+  }
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) referenced->insert(file.path());
     if (fragment.has_deletion()) referenced->insert(fragment.deletion().path());
@@ -55,22 +61,39 @@ arrow::Result<CleanupReport> CleanupDataset(io::Storage& storage, const CleanupO
     if (!options.dry_run) ARROW_RETURN_NOT_OK(storage.DeleteFile(path));
   }
 
-  for (std::string_view directory : {format::kDataDir, format::kDeletionsDir,
-                                     format::kTransactionsDir, format::kVersionsDir}) {
+  for (std::string_view directory :
+       {format::kDataDir, format::kDeletionsDir, format::kTransactionsDir, format::kVersionsDir}) {
     ARROW_ASSIGN_OR_RAISE(auto entries, storage.List(directory));
     for (const auto& entry : entries) {
       if (entry.is_directory || entry.modified >= cutoff || referenced.count(entry.path) > 0) {
         continue;
       }
       // In _versions/ only the leftovers of interrupted put-if-absent are garbage.
-      if (directory == format::kVersionsDir &&
-          (format::ParseManifestName(entry.path) || entry.path.find("/.tmp-") == std::string::npos)) {
+      if (directory == format::kVersionsDir && (format::ParseManifestName(entry.path) ||
+                                                entry.path.find("/.tmp-") == std::string::npos)) {
         continue;
       }
       report.removed_files.push_back(entry.path);
       report.bytes_removed += static_cast<uint64_t>(entry.size_bytes);
       if (!options.dry_run) ARROW_RETURN_NOT_OK(storage.DeleteFile(entry.path));
     }
+  }
+  // Segment directories: a build in flight writes into a young directory nobody references
+  // yet; its age is that of its newest file.
+  ARROW_ASSIGN_OR_RAISE(auto segments, storage.List(format::kIndicesDir));
+  for (const auto& segment : segments) {
+    if (!segment.is_directory || referenced.count(segment.path) > 0) continue;
+    ARROW_ASSIGN_OR_RAISE(auto files, storage.List(segment.path));
+    auto newest = segment.modified;
+    uint64_t bytes = 0;
+    for (const auto& file : files) {
+      newest = std::max(newest, file.modified);
+      bytes += static_cast<uint64_t>(file.size_bytes);
+    }
+    if (newest >= cutoff) continue;
+    report.removed_files.push_back(segment.path + "/");
+    report.bytes_removed += bytes;
+    if (!options.dry_run) ARROW_RETURN_NOT_OK(storage.DeleteDirectory(segment.path));
   }
   return report;
 }

@@ -1,8 +1,9 @@
 // Cleanup: reclaiming space from old versions and from writes that never committed.
 //
 // Removes manifests older than the retention, never the latest, then every file under data/,
-// _deletions/, _transactions/ and _versions/ (temporary files of crashed commits) that no
-// remaining manifest references and that is itself older than the retention. The age test on
+// _deletions/, _transactions/ and _versions/ (temporary files of crashed commits), and every
+// segment directory under _indices/, that no remaining manifest references and that is itself
+// older than the retention (a directory's age is that of its newest file). The age test on
 // files protects writers in flight: their files are young and not referenced yet.
 #pragma once
 

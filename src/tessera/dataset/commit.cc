@@ -29,8 +29,8 @@ arrow::Status ReadNewerTransactions(const io::Storage& storage, uint64_t base_ve
                                     std::shared_ptr<const format::Manifest>* latest) {
   ARROW_ASSIGN_OR_RAISE(auto newest, LatestVersionNumber(storage));
   if (!newest || *newest <= base_version) {
-    return Error(ErrorKind::kInternal, "version ", base_version + 1, " of dataset ",
-                     storage.root(), " exists but is not listed");
+    return Error(ErrorKind::kInternal, "version ", base_version + 1, " of dataset ", storage.root(),
+                 " exists but is not listed");
   }
   for (uint64_t version = base_version + 1; version <= *newest; ++version) {
     auto manifest = ReadManifest(storage, version);
@@ -100,8 +100,8 @@ arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
     // manifest, for cleanup to reclaim.
     ARROW_RETURN_NOT_OK(rebase());
   }
-  return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": the ",
-                        operation.name(), " lost the commit race ", options.max_commit_attempts,
+  return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": the ", operation.name(),
+                        " lost the commit race ", options.max_commit_attempts,
                         " times to concurrent writers; retry it");
 }
 

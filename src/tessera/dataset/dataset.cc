@@ -113,7 +113,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Dataset::Scan(
   return MakeScanner(storage_, manifest_, schema_, options);
 }
 
-arrow::Result<std::shared_ptr<arrow::Table>> Dataset::ScanToTable(const ScanOptions& options) const {
+arrow::Result<std::shared_ptr<arrow::Table>> Dataset::ScanToTable(
+    const ScanOptions& options) const {
   ARROW_ASSIGN_OR_RAISE(auto reader, Scan(options));
   return reader->ToTable();
 }
@@ -152,6 +153,13 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Delete(std::string_view filter,
   ARROW_ASSIGN_OR_RAISE(auto operation,
                         DeleteOperation::Plan(storage_, *manifest_, schema_, std::string(filter)));
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, *operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::CommitIndexChange(
+    IndexChange change, const WriteOptions& options) const {
+  IndexOperation operation(std::move(change));
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
   return FromManifest(storage_, std::move(manifest));
 }
 

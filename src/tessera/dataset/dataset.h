@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/dataset/operation.h"
 #include "tessera/dataset/options.h"
 #include "tessera/format/manifest.pb.h"
 #include "tessera/io/storage.h"
@@ -84,8 +85,9 @@ class Dataset {
   // Rows at `row_addresses`, in that order (duplicates allowed), with `columns` (all when
   // empty). Reads only the requested rows. NotFound for an address whose fragment or offset
   // does not exist in this version or whose row is deleted.
-  arrow::Result<std::shared_ptr<arrow::Table>> Take(const std::vector<uint64_t>& row_addresses,
-                                                    const std::vector<std::string>& columns = {}) const;
+  arrow::Result<std::shared_ptr<arrow::Table>> Take(
+      const std::vector<uint64_t>& row_addresses,
+      const std::vector<std::string>& columns = {}) const;
 
   // --- writes: each commits one new version and returns it ---
   // InvalidArgument naming the fields when the schema differs from this version's.
@@ -99,6 +101,12 @@ class Dataset {
   // rows are all deleted leave the manifest.
   arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter,
                                                  const WriteOptions& options = {}) const;
+
+  // Commits a change of one logical index (index/lifecycle.h builds these; segment files must
+  // already be written). Conflicts per DESIGN §5: a concurrent change of the same index or an
+  // overwrite is a retryable CommitConflict.
+  arrow::Result<std::shared_ptr<Dataset>> CommitIndexChange(IndexChange change,
+                                                            const WriteOptions& options = {}) const;
 
   // --- history and maintenance (act on the whole dataset, not only this snapshot) ---
   arrow::Result<std::vector<VersionInfo>> ListVersions() const;

@@ -21,14 +21,13 @@ arrow::Result<std::shared_ptr<const Roaring>> LoadDeletionVector(const io::Stora
   try {
     auto bitmap = std::make_shared<Roaring>(Roaring::readSafe(payload.data(), payload.size()));
     if (bitmap->cardinality() != fragment.deletion().num_deleted()) {
-      return Corrupt("deletion file ", storage.AbsolutePath(path), " holds ",
-                     bitmap->cardinality(), " offsets but the manifest says ",
-                     fragment.deletion().num_deleted());
+      return Corrupt("deletion file ", storage.AbsolutePath(path), " holds ", bitmap->cardinality(),
+                     " offsets but the manifest says ", fragment.deletion().num_deleted());
     }
     return std::shared_ptr<const Roaring>(std::move(bitmap));
   } catch (const std::exception& error) {
-    return Corrupt("deletion file ", storage.AbsolutePath(path), " cannot be decoded: ",
-                   error.what());
+    return Corrupt("deletion file ", storage.AbsolutePath(path),
+                   " cannot be decoded: ", error.what());
   }
 }
 

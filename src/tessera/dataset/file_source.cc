@@ -56,8 +56,8 @@ arrow::Result<OpenedFile> OpenFile(const std::string& path) {
   if (extension == ".parquet" || extension == ".pq") {
     auto reader = parquet::arrow::OpenFile(*input, arrow::default_memory_pool());
     if (!reader.ok()) {
-      return InvalidArgument("input file ", path, " is not a readable Parquet file: ",
-                             reader.status().message());
+      return InvalidArgument("input file ", path,
+                             " is not a readable Parquet file: ", reader.status().message());
     }
     std::shared_ptr<parquet::arrow::FileReader> file_reader = std::move(*reader);
     ARROW_ASSIGN_OR_RAISE(auto batches, file_reader->GetRecordBatchReader());
@@ -66,15 +66,15 @@ arrow::Result<OpenedFile> OpenFile(const std::string& path) {
   } else if (extension == ".arrow" || extension == ".feather" || extension == ".ipc") {
     auto reader = arrow::ipc::RecordBatchFileReader::Open(*input);
     if (!reader.ok()) {
-      return InvalidArgument("input file ", path, " is not a readable Arrow IPC file: ",
-                             reader.status().message());
+      return InvalidArgument("input file ", path,
+                             " is not a readable Arrow IPC file: ", reader.status().message());
     }
     opened.batches = std::make_shared<IpcFileBatches>(*reader);
   } else if (extension == ".arrows") {
     auto reader = arrow::ipc::RecordBatchStreamReader::Open(*input);
     if (!reader.ok()) {
-      return InvalidArgument("input file ", path, " is not a readable Arrow IPC stream: ",
-                             reader.status().message());
+      return InvalidArgument("input file ", path,
+                             " is not a readable Arrow IPC stream: ", reader.status().message());
     }
     opened.batches = *reader;
   } else {
@@ -90,7 +90,8 @@ arrow::Result<OpenedFile> OpenFile(const std::string& path) {
 bool SameColumns(const arrow::Schema& a, const arrow::Schema& b) {
   if (a.num_fields() != b.num_fields()) return false;
   for (int i = 0; i < a.num_fields(); ++i) {
-    if (a.field(i)->name() != b.field(i)->name() || !a.field(i)->type()->Equals(*b.field(i)->type())) {
+    if (a.field(i)->name() != b.field(i)->name() ||
+        !a.field(i)->type()->Equals(*b.field(i)->type())) {
       return false;
     }
   }
@@ -100,7 +101,8 @@ bool SameColumns(const arrow::Schema& a, const arrow::Schema& b) {
 class MultiFileReader : public arrow::RecordBatchReader {
  public:
   MultiFileReader(std::vector<std::string> paths, OpenedFile first)
-      : paths_(std::move(paths)), current_(std::move(first)),
+      : paths_(std::move(paths)),
+        current_(std::move(first)),
         schema_(current_.batches->schema()->RemoveMetadata()) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
@@ -113,8 +115,8 @@ class MultiFileReader : public arrow::RecordBatchReader {
       ARROW_ASSIGN_OR_RAISE(current_, OpenFile(paths_[index_]));
       if (!SameColumns(*schema_, *current_.batches->schema())) {
         return InvalidArgument("input file ", paths_[index_], " has schema ",
-                               current_.batches->schema()->ToString(), " but ", paths_[0],
-                               " has ", schema_->ToString(), "; all input files need one schema");
+                               current_.batches->schema()->ToString(), " but ", paths_[0], " has ",
+                               schema_->ToString(), "; all input files need one schema");
       }
     }
   }

@@ -57,8 +57,8 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int index) const {
   auto batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
-    return Corrupt("data file ", path_, " batch ", index, " cannot be read: ",
-                   batch.status().message());
+    return Corrupt("data file ", path_, " batch ", index,
+                   " cannot be read: ", batch.status().message());
   }
   GlobalReadStatistics().batches_opened++;
   // The IPC reader orders included fields by their position in the file; restore the order

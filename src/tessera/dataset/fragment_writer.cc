@@ -30,7 +30,8 @@ class FragmentSink {
   }
 
   arrow::Result<std::vector<format::Fragment>> Finish() {
-    while (pending_rows_ > 0) ARROW_RETURN_NOT_OK(WriteBatch(std::min(pending_rows_, BatchTarget())));
+    while (pending_rows_ > 0)
+      ARROW_RETURN_NOT_OK(WriteBatch(std::min(pending_rows_, BatchTarget())));
     ARROW_RETURN_NOT_OK(CloseFile());
     return std::move(fragments_);
   }

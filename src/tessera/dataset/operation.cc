@@ -71,6 +71,8 @@ arrow::Result<format::Manifest> OverwriteOperation::Apply(const format::Manifest
   if (base.has_schema()) {
     ARROW_ASSIGN_OR_RAISE(previous, format::DecodeSchema(base.schema()));
   }
+  // The rows the indexes covered are gone; so are the indexes.
+  manifest.clear_indexes();
   int32_t next_field_id = base.next_field_id();
   const format::SchemaWithIds schema =
       AssignFieldIds(schema_, previous ? &*previous : nullptr, &next_field_id);
@@ -116,9 +118,9 @@ arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
   FragmentPlan plan;
   plan.deleted_rows = all_deleted.cardinality();
   if (plan.deleted_rows < fragment.physical_rows()) {
-    ARROW_ASSIGN_OR_RAISE(plan.deletion_file,
-                          WriteDeletionVector(*storage_, fragment.id(), manifest.version() + 1,
-                                              all_deleted));
+    ARROW_ASSIGN_OR_RAISE(
+        plan.deletion_file,
+        WriteDeletionVector(*storage_, fragment.id(), manifest.version() + 1, all_deleted));
   }
   plans_[fragment.id()] = std::move(plan);
   return arrow::Status::OK();
@@ -158,7 +160,8 @@ arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& th
   if (HasOverwrite(theirs)) {
     return CommitConflict(/*retryable=*/true,
                           "the dataset was overwritten by a concurrent commit (now version ",
-                          latest.version(), "); nothing was deleted. Run the delete again on the "
+                          latest.version(),
+                          "); nothing was deleted. Run the delete again on the "
                           "new version if it still applies");
   }
   // Fragments that a concurrent delete touched: our plan was made against their old deletion
@@ -174,6 +177,100 @@ arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& th
     plans_.erase(id);
     for (const auto& fragment : latest.fragments()) {
       if (fragment.id() == id) ARROW_RETURN_NOT_OK(PlanFragment(latest, fragment));
+    }
+  }
+  return arrow::Status::OK();
+}
+
+// --- Index changes ---
+
+std::string NormalizeIndexName(std::string_view name) {
+  std::string normalized(name);
+  for (char& c : normalized) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return normalized;
+}
+
+std::vector<int> FindIndexes(const format::Manifest& manifest, std::string_view name) {
+  const std::string wanted = NormalizeIndexName(name);
+  std::vector<int> found;
+  for (int i = 0; i < manifest.indexes_size(); ++i) {
+    if (NormalizeIndexName(manifest.indexes(i).name()) == wanted) found.push_back(i);
+  }
+  return found;
+}
+
+std::string_view IndexOperation::name() const {
+  return change_.definition ? "index" : "drop_index";
+}
+
+void IndexOperation::Describe(format::Transaction* transaction) const {
+  auto* description = transaction->mutable_index();
+  description->set_index_name(NormalizeIndexName(change_.name));
+  if (change_.definition) *description->mutable_definition() = *change_.definition;
+  for (const auto& uuid : change_.removed_segment_uuids) {
+    description->add_removed_segment_uuids(uuid);
+  }
+  description->set_drop(!change_.definition.has_value());
+}
+
+arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& base) const {
+  const std::vector<int> existing = FindIndexes(base, change_.name);
+  if (existing.size() > 1) {
+    return Error(ErrorKind::kAmbiguous, "version ", base.version(), " has ", existing.size(),
+                 " indexes named '", change_.name,
+                 "' differing only by case; drop them by their exact names with another tool "
+                 "first");
+  }
+  format::Manifest manifest = base;
+  manifest.clear_indexes();
+  for (int i = 0; i < base.indexes_size(); ++i) {
+    if (existing.empty() || i != existing[0]) *manifest.add_indexes() = base.indexes(i);
+  }
+  if (!change_.definition) {
+    if (existing.empty()) {
+      return NotFound("no index named '", change_.name, "' in version ", base.version());
+    }
+    return manifest;
+  }
+  // The invariants of a logical index, checked on the manifest actually published.
+  std::set<std::string> uuids;
+  Roaring covered;
+  for (const auto& segment : change_.definition->segments()) {
+    if (!uuids.insert(segment.uuid()).second) {
+      return InvalidArgument("index '", change_.name, "' lists segment ", segment.uuid(), " twice");
+    }
+    Roaring fragments;
+    try {
+      fragments =
+          Roaring::readSafe(segment.fragment_bitmap().data(), segment.fragment_bitmap().size());
+    } catch (const std::exception& error) {
+      return Corrupt("segment ", segment.uuid(), " has an undecodable fragment bitmap");
+    }
+    if (covered.and_cardinality(fragments) > 0) {
+      return InvalidArgument("segments of index '", change_.name, "' overlap: segment ",
+                             segment.uuid(), " covers fragments another segment covers");
+    }
+    covered |= fragments;
+  }
+  *manifest.add_indexes() = *change_.definition;
+  return manifest;
+}
+
+arrow::Status IndexOperation::Rebase(const std::vector<format::Transaction>& theirs,
+                                     const format::Manifest& latest) {
+  const std::string ours = NormalizeIndexName(change_.name);
+  for (const auto& transaction : theirs) {
+    if (transaction.has_overwrite()) {
+      return CommitConflict(/*retryable=*/true,
+                            "the dataset was overwritten by a concurrent "
+                            "commit (now version ",
+                            latest.version(), "); index '", change_.name,
+                            "' was not changed. Build it again on the new data");
+    }
+    if (transaction.has_index() && transaction.index().index_name() == ours) {
+      return CommitConflict(/*retryable=*/true, "index '", change_.name,
+                            "' was changed by a concurrent commit (now version ", latest.version(),
+                            "); retry on the new version");
     }
   }
   return arrow::Status::OK();

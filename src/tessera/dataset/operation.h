@@ -6,10 +6,12 @@
 // landed since, and either accepts them (possibly re-planning, as a Delete of the same fragment
 // does) or fails with CommitConflict per the matrix of DESIGN §5:
 //
-//   ours \ theirs   Append   Delete                    Overwrite
-//   Append          ok       ok                        conflict
-//   Delete          ok       same fragment: re-plan    conflict
-//   Overwrite       ok       ok                        ok
+//   ours \ theirs   Append   Delete                    Overwrite   Index
+//   Append          ok       ok                        conflict    ok
+//   Delete          ok       same fragment: re-plan    conflict    ok
+//   Overwrite       ok       ok                        ok          ok
+//   Index           ok       ok                        conflict    other name: ok;
+//                                                                  same name: conflict (retryable)
 #pragma once
 
 #include <arrow/result.h>
@@ -17,14 +19,15 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tessera/expr/filter.h"
 #include "tessera/format/manifest.pb.h"
 #include "tessera/format/schema_codec.h"
 #include "tessera/format/transaction.pb.h"
-#include "tessera/expr/filter.h"
 #include "tessera/io/storage.h"
 
 namespace tessera::dataset {
@@ -66,8 +69,8 @@ class AppendOperation : public Operation {
 // Replaces every fragment and the schema. Also creates datasets (applied to an empty base).
 class OverwriteOperation : public Operation {
  public:
-  OverwriteOperation(std::vector<format::Fragment> fragments,
-                     std::shared_ptr<arrow::Schema> schema, bool is_create)
+  OverwriteOperation(std::vector<format::Fragment> fragments, std::shared_ptr<arrow::Schema> schema,
+                     bool is_create)
       : fragments_(std::move(fragments)), schema_(std::move(schema)), is_create_(is_create) {}
   std::string_view name() const override { return is_create_ ? "create" : "overwrite"; }
   void Describe(format::Transaction* transaction) const override;
@@ -99,7 +102,7 @@ class DeleteOperation : public Operation {
 
  private:
   struct FragmentPlan {
-    uint64_t deleted_rows = 0;          // all deleted rows of the fragment, old and new
+    uint64_t deleted_rows = 0;           // all deleted rows of the fragment, old and new
     format::DeletionFile deletion_file;  // empty path when every row is deleted
   };
 
@@ -114,5 +117,32 @@ class DeleteOperation : public Operation {
   std::shared_ptr<const expr::Filter> filter_;
   std::map<uint32_t, FragmentPlan> plans_;  // fragments with newly deleted rows
 };
+
+// A change of one logical index: create, replace, optimize, merge, commit of segments, drop.
+// The new definition carries the complete segment set of the index after the change.
+struct IndexChange {
+  std::string name;                            // as the user spelled it
+  std::optional<format::IndexDef> definition;  // absent: drop the index
+  std::vector<std::string> removed_segment_uuids;
+};
+
+class IndexOperation : public Operation {
+ public:
+  explicit IndexOperation(IndexChange change) : change_(std::move(change)) {}
+  std::string_view name() const override;
+  void Describe(format::Transaction* transaction) const override;
+  arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
+  arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                       const format::Manifest& latest) override;
+
+ private:
+  IndexChange change_;
+};
+
+// Index names: display case is kept, lookups ignore case (DESIGN §7).
+std::string NormalizeIndexName(std::string_view name);
+// Positions in manifest.indexes() of the definitions named `name` (ignoring case); more than
+// one only in manifests written by other tools, which mutations reject as Ambiguous.
+std::vector<int> FindIndexes(const format::Manifest& manifest, std::string_view name);
 
 }  // namespace tessera::dataset

@@ -34,10 +34,12 @@ arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
     ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
     GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
     ARROW_ASSIGN_OR_RAISE(auto selected, filter.Select(*batch));
-    const auto first = static_cast<uint32_t>(static_cast<uint64_t>(index) * reader->rows_per_batch());
+    const auto first =
+        static_cast<uint32_t>(static_cast<uint64_t>(index) * reader->rows_per_batch());
     for (int64_t row = 0; row < selected->length(); ++row) {
       const uint32_t offset = first + static_cast<uint32_t>(row);
-      if (selected->IsValid(row) && selected->Value(row) && !deleted.contains(offset)) matches.add(offset);
+      if (selected->IsValid(row) && selected->Value(row) && !deleted.contains(offset))
+        matches.add(offset);
     }
   }
   return matches;

@@ -14,9 +14,7 @@
 
 namespace tessera::dataset {
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
                                                const std::vector<std::string>& names) {
@@ -56,8 +54,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
 }
 
 // Mask of live rows of a batch starting at offset `first`; null when nothing is deleted there.
-arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted,
-                                                            uint64_t first, int64_t rows) {
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted, uint64_t first,
+                                                             int64_t rows) {
   if (deleted.isEmpty()) return nullptr;
   const auto begin = static_cast<uint32_t>(first);
   const auto last = static_cast<uint32_t>(first + static_cast<uint64_t>(rows) - 1);
@@ -76,8 +74,8 @@ class ScanReader : public arrow::RecordBatchReader {
  public:
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
-             std::vector<int> decoded,
-             std::shared_ptr<const expr::Filter> filter, ScanOptions options)
+             std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
+             ScanOptions options)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
@@ -93,9 +91,9 @@ class ScanReader : public arrow::RecordBatchReader {
     while (!Exhausted()) {
       if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
         if (next_fragment_ >= manifest_->fragments_size()) break;
-        ARROW_ASSIGN_OR_RAISE(reader_, FragmentReader::Open(*storage_,
-                                                            manifest_->fragments(next_fragment_),
-                                                            dataset_schema_, decoded_));
+        ARROW_ASSIGN_OR_RAISE(reader_,
+                              FragmentReader::Open(*storage_, manifest_->fragments(next_fragment_),
+                                                   dataset_schema_, decoded_));
         ++next_fragment_;
         next_batch_ = 0;
         continue;
@@ -197,8 +195,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   // Reading no column at all (a scan of only _rowaddr) still needs the row count of each batch.
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
-                                      std::move(output), std::move(decoded),
-                                      std::move(filter), options);
+                                      std::move(output), std::move(decoded), std::move(filter),
+                                      options);
 }
 
 }  // namespace tessera::dataset

@@ -58,7 +58,8 @@ arrow::Status ValidateSchema(const arrow::Schema& schema, std::string_view datas
   std::set<std::string> names;
   for (const auto& field : schema.fields()) {
     if (field->name().empty()) {
-      return InvalidArgument("dataset ", dataset, ": a column has an empty name; name every column");
+      return InvalidArgument("dataset ", dataset,
+                             ": a column has an empty name; name every column");
     }
     if (field->name()[0] == '_') {
       return InvalidArgument("dataset ", dataset, ": column '", field->name(),
@@ -88,9 +89,8 @@ arrow::Status CheckWriteSchema(const arrow::Schema& dataset_schema, const arrow:
       problems.push_back("missing field '" + field->name() + "' (" + field->type()->ToString() +
                          ")");
     } else if (!incoming->type()->Equals(*field->type())) {
-      problems.push_back("field '" + field->name() + "' has type " +
-                         incoming->type()->ToString() + " but the dataset has " +
-                         field->type()->ToString());
+      problems.push_back("field '" + field->name() + "' has type " + incoming->type()->ToString() +
+                         " but the dataset has " + field->type()->ToString());
     }
   }
   for (const auto& field : write.fields()) {

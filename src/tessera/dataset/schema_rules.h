@@ -28,7 +28,6 @@ arrow::Status CheckWriteSchema(const arrow::Schema& dataset_schema, const arrow:
 // Field ids for the schema of an overwrite: a field that keeps its name and type keeps its id,
 // any other field gets a fresh id starting at *next_field_id.
 format::SchemaWithIds AssignFieldIds(const std::shared_ptr<arrow::Schema>& schema,
-                                     const format::SchemaWithIds* previous,
-                                     int32_t* next_field_id);
+                                     const format::SchemaWithIds* previous, int32_t* next_field_id);
 
 }  // namespace tessera::dataset

@@ -37,7 +37,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                                       const std::vector<std::string>& columns) {
   ARROW_ASSIGN_OR_RAISE(auto column_indices, ResolveColumns(*schema, columns));
   std::unordered_map<uint32_t, int> fragment_index;
-  for (int i = 0; i < manifest.fragments_size(); ++i) fragment_index[manifest.fragments(i).id()] = i;
+  for (int i = 0; i < manifest.fragments_size(); ++i)
+    fragment_index[manifest.fragments(i).id()] = i;
 
   std::unordered_map<uint32_t, std::vector<Request>> by_fragment;
   for (size_t position = 0; position < row_addresses.size(); ++position) {
@@ -73,14 +74,15 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
       const int batch_index = static_cast<int>(offset / reader->rows_per_batch());
       const uint64_t batch_first = static_cast<uint64_t>(batch_index) * reader->rows_per_batch();
       std::vector<uint32_t> local;
-      for (; next < requests.size() &&
-             requests[next].offset < batch_first + reader->rows_per_batch();
+      for (;
+           next < requests.size() && requests[next].offset < batch_first + reader->rows_per_batch();
            ++next) {
         const uint32_t row = requests[next].offset;
         if (row >= reader->physical_rows()) break;
         if (reader->deletions().contains(row)) {
-          return NotFound("row address ", MakeRowAddress(fragment_id, row), " was deleted in version ",
-                          manifest.version(), " of dataset ", storage.root());
+          return NotFound("row address ", MakeRowAddress(fragment_id, row),
+                          " was deleted in version ", manifest.version(), " of dataset ",
+                          storage.root());
         }
         local.push_back(static_cast<uint32_t>(row - batch_first));
         piece_positions.push_back(requests[next].position);

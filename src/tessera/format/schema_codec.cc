@@ -26,7 +26,8 @@ arrow::Result<SchemaWithIds> DecodeSchema(const Schema& encoded) {
   arrow::io::BufferReader reader(buffer);
   arrow::ipc::DictionaryMemo memo;
   auto schema = arrow::ipc::ReadSchema(&reader, &memo);
-  if (!schema.ok()) return Corrupt("manifest schema cannot be decoded: ", schema.status().message());
+  if (!schema.ok())
+    return Corrupt("manifest schema cannot be decoded: ", schema.status().message());
   if ((*schema)->num_fields() != encoded.field_ids_size()) {
     return Corrupt("manifest schema has ", (*schema)->num_fields(), " fields but ",
                    encoded.field_ids_size(), " field ids");

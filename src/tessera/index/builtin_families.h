@@ -1,0 +1,20 @@
+// The index families tessera ships. Each family's factory lives beside its implementation.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "tessera/index/index_family.h"
+
+namespace tessera::index {
+
+std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies();
+
+namespace scalar {
+std::unique_ptr<IndexFamily> MakeBtreeFamily();  // scalar/btree_family.cc
+}
+namespace vector {
+std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_flat_family.cc
+}
+
+}  // namespace tessera::index

@@ -1,0 +1,271 @@
+#include "tessera/index/lifecycle.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tessera/dataset/operation.h"
+#include "tessera/index/build_context.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/io/framed_file.h"
+#include "tessera/status.h"
+
+namespace tessera::index {
+
+namespace {
+
+bool SameParams(const google::protobuf::Map<std::string, std::string>& stored,
+                const Params& params) {
+  if (static_cast<size_t>(stored.size()) != params.size()) return false;
+  for (const auto& [key, value] : params) {
+    auto found = stored.find(key);
+    if (found == stored.end() || found->second != value) return false;
+  }
+  return true;
+}
+
+std::string DescribeDefinition(const format::IndexDef& definition, const std::string& column) {
+  std::string params;
+  for (const auto& [key, value] : definition.params()) {
+    params += (params.empty() ? "" : ", ") + key + "=" + value;
+  }
+  return definition.family() + " on '" + column + "' (" + params + ")";
+}
+
+// The existing definition named `name` (ignoring case), null if none; Ambiguous if several.
+arrow::Result<const format::IndexDef*> FindDefinition(const dataset::Dataset& dataset,
+                                                      std::string_view name) {
+  const auto found = dataset::FindIndexes(dataset.manifest(), name);
+  if (found.size() > 1) {
+    return Error(ErrorKind::kAmbiguous, "dataset ", dataset.uri(), " has ", found.size(),
+                 " indexes named '", name, "' differing only by case; use the exact name");
+  }
+  if (found.empty()) return nullptr;
+  return &dataset.manifest().indexes(found[0]);
+}
+
+std::vector<format::Fragment> AllFragments(const dataset::Dataset& dataset) {
+  return {dataset.manifest().fragments().begin(), dataset.manifest().fragments().end()};
+}
+
+std::vector<std::string> SegmentUuids(const format::IndexDef& definition) {
+  std::vector<std::string> uuids;
+  for (const auto& segment : definition.segments()) uuids.push_back(segment.uuid());
+  return uuids;
+}
+
+}  // namespace
+
+bool IsSystemIndexName(std::string_view name) { return name.substr(0, 2) == "__"; }
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Dataset& dataset,
+                                                             const IndexSpec& spec,
+                                                             const CreateIndexOptions& options) {
+  if (options.if_not_exists && options.replace) {
+    return InvalidArgument("if_not_exists and replace exclude each other");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, spec.name));
+  std::vector<std::string> replaced;
+  if (existing != nullptr) {
+    const bool same = existing->field_id() == resolved.field_id &&
+                      existing->family() == resolved.family->name() &&
+                      SameParams(existing->params(), resolved.params);
+    if (options.if_not_exists) {
+      if (same) return std::make_shared<dataset::Dataset>(dataset);
+      return Error(ErrorKind::kDefinitionMismatch, "index '", existing->name(), "' exists as ",
+                   DescribeDefinition(*existing, ColumnOfField(dataset, existing->field_id())),
+                   ", not as requested; drop it or use replace");
+    }
+    if (!options.replace) {
+      if (existing->name() != spec.name) {
+        return AlreadyExists("index name '", spec.name,
+                             "' differs only by case from existing "
+                             "index '",
+                             existing->name(), "'; index names ignore case");
+      }
+      return AlreadyExists("index '", spec.name, "' already exists on dataset ", dataset.uri(),
+                           "; use replace to rebuild it or if_not_exists to keep it");
+    }
+    replaced = SegmentUuids(*existing);
+  }
+  std::vector<format::SegmentMeta> segments;
+  if (dataset.manifest().fragments_size() > 0) {
+    ARROW_ASSIGN_OR_RAISE(auto segment,
+                          BuildOneSegment(dataset, spec, resolved, AllFragments(dataset), nullptr));
+    segments.push_back(std::move(segment));
+  }
+  dataset::IndexChange change;
+  change.name = spec.name;
+  change.definition = MakeDefinition(spec, resolved, std::move(segments));
+  change.removed_segment_uuids = std::move(replaced);
+  return dataset.CommitIndexChange(std::move(change));
+}
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Dataset& dataset,
+                                                           std::string_view name, bool if_exists) {
+  ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, name));
+  if (existing == nullptr) {
+    if (if_exists) return std::make_shared<dataset::Dataset>(dataset);
+    return NotFound("dataset ", dataset.uri(), " has no index named '", name,
+                    "'; `tessera index list` shows its indexes");
+  }
+  dataset::IndexChange change;
+  change.name = existing->name();
+  change.removed_segment_uuids = SegmentUuids(*existing);
+  return dataset.CommitIndexChange(std::move(change));
+}
+
+arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  if (!resolved.family->has_model()) {
+    return InvalidArgument("index type ", resolved.family->name(), " has no model to train");
+  }
+  return resolved.family->Train(MakeBuildInput(dataset, spec, resolved, AllFragments(dataset)));
+}
+
+arrow::Status WriteModelFile(const std::string& path, const Model& model,
+                             const dataset::Dataset& dataset, const IndexSpec& spec) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  format::IndexModel file;
+  file.set_family(model.family);
+  file.set_fingerprint(model.fingerprint);
+  file.set_bytes(model.bytes);
+  file.set_field_id(resolved.field_id);
+  for (const auto& [key, value] : resolved.params) (*file.mutable_params())[key] = value;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << io::Frame(file.SerializeAsString());
+  out.close();
+  if (!out) return Error(ErrorKind::kIOError, "cannot write model file ", path);
+  return arrow::Status::OK();
+}
+
+arrow::Result<Model> ReadModelFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("model file ", path, " cannot be opened");
+  std::stringstream contents;
+  contents << in.rdbuf();
+  auto buffer = arrow::Buffer::FromString(contents.str());
+  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, path));
+  format::IndexModel file;
+  if (!file.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return Corrupt("model file ", path, " cannot be decoded");
+  }
+  return Model{file.family(), file.fingerprint(), file.bytes()};
+}
+
+arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
+                                                const IndexSpec& spec,
+                                                const std::vector<uint32_t>& fragment_ids,
+                                                const Model* model) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  std::vector<format::Fragment> fragments;
+  if (fragment_ids.empty()) {
+    fragments = AllFragments(dataset);
+  } else {
+    std::set<uint32_t> wanted(fragment_ids.begin(), fragment_ids.end());
+    for (const auto& fragment : dataset.manifest().fragments()) {
+      if (wanted.erase(fragment.id()) > 0) fragments.push_back(fragment);
+    }
+    if (!wanted.empty()) {
+      return InvalidArgument("version ", dataset.version(), " of dataset ", dataset.uri(),
+                             " has no fragment ", *wanted.begin());
+    }
+  }
+  if (model != nullptr && model->family != resolved.family->name()) {
+    return InvalidArgument("the model was trained for ", model->family, ", not ",
+                           resolved.family->name());
+  }
+  return BuildOneSegment(dataset, spec, resolved, std::move(fragments), model);
+}
+
+arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset,
+                                                 const std::vector<format::SegmentMeta>& segments) {
+  if (segments.empty()) return InvalidArgument("no segments to merge");
+  ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(segments[0].family()));
+  std::vector<SegmentDirectory> directories;
+  for (const auto& segment : segments) {
+    if (segment.family() != segments[0].family() || segment.field_id() != segments[0].field_id()) {
+      return InvalidArgument("segments of different index types or columns cannot be merged (",
+                             segments[0].uuid(), ", ", segment.uuid(), ")");
+    }
+    directories.push_back(DirectoryOf(dataset.storage(), segment));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
+  ARROW_ASSIGN_OR_RAISE(auto merged, family->Merge(segments, directories, out));
+  *merged.mutable_params() = segments[0].params();
+  return merged;
+}
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
+    const dataset::Dataset& dataset, const IndexSpec& spec,
+    const std::vector<format::SegmentMeta>& segments, const std::vector<std::string>& replaced) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, spec.name));
+  if (existing != nullptr &&
+      (existing->field_id() != resolved.field_id || existing->family() != resolved.family->name() ||
+       !SameParams(existing->params(), resolved.params))) {
+    return Error(ErrorKind::kDefinitionMismatch, "index '", existing->name(), "' exists as ",
+                 DescribeDefinition(*existing, ColumnOfField(dataset, existing->field_id())),
+                 "; the segments were built for a different definition");
+  }
+  std::set<uint32_t> fragment_ids;
+  for (const auto& fragment : dataset.manifest().fragments()) fragment_ids.insert(fragment.id());
+  std::set<std::string> uuids;
+  for (const auto& segment : segments) {
+    const std::string where = "segment " + segment.uuid();
+    if (!uuids.insert(segment.uuid()).second) {
+      return InvalidArgument(where, " is listed twice");
+    }
+    if (segment.family() != resolved.family->name()) {
+      return InvalidArgument(where, " is a ", segment.family(), " segment; index '", spec.name,
+                             "' is ", resolved.family->name());
+    }
+    if (segment.field_id() != resolved.field_id) {
+      return InvalidArgument(where, " indexes field id ", segment.field_id(), ", not column '",
+                             spec.column, "' (field id ", resolved.field_id, ")");
+    }
+    if (!SameParams(segment.params(), resolved.params)) {
+      return Error(ErrorKind::kDefinitionMismatch, where,
+                   " was built with other parameters than index '", spec.name, "'");
+    }
+    ARROW_ASSIGN_OR_RAISE(bool present, dataset.storage()->Exists(SegmentPath(segment.uuid())));
+    if (!present) {
+      return NotFound(where, " has no directory ", SegmentPath(segment.uuid()), " in dataset ",
+                      dataset.uri());
+    }
+    ARROW_ASSIGN_OR_RAISE(auto covered, DecodeFragmentBitmap(segment));
+    for (uint32_t id : covered) {
+      if (fragment_ids.count(id) == 0) {
+        return InvalidArgument(where, " covers fragment ", id, ", which version ",
+                               dataset.version(), " of dataset ", dataset.uri(), " does not have");
+      }
+    }
+  }
+  std::vector<format::SegmentMeta> all;
+  std::set<std::string> removing(replaced.begin(), replaced.end());
+  if (existing != nullptr) {
+    for (const auto& segment : existing->segments()) {
+      if (uuids.count(segment.uuid()) > 0) {
+        return InvalidArgument("segment ", segment.uuid(), " is already part of index '",
+                               existing->name(), "'");
+      }
+      if (removing.erase(segment.uuid()) == 0) all.push_back(segment);
+    }
+  }
+  if (!removing.empty()) {
+    return NotFound("segment ", *removing.begin(), " to replace is not part of index '", spec.name,
+                    "'");
+  }
+  all.insert(all.end(), segments.begin(), segments.end());
+  IndexSpec named = spec;
+  if (existing != nullptr) named.name = existing->name();
+  dataset::IndexChange change;
+  change.name = named.name;
+  change.definition = MakeDefinition(named, resolved, std::move(all));
+  if (existing != nullptr) change.definition->set_created_at_micros(existing->created_at_micros());
+  change.removed_segment_uuids = replaced;
+  return dataset.CommitIndexChange(std::move(change));
+}
+
+}  // namespace tessera::index

@@ -1,0 +1,114 @@
+// The index lifecycle (DESIGN §6–7): create, replace, drop, optimize, and the distributed
+// workflow train → build_uncommitted → merge → commit_segments. Every operation reduces to
+// "write new segment directories, then commit one IndexChange": the same atomic operation on
+// segment sets, whoever built the segments and wherever.
+//
+// Names: display case is kept, lookups ignore case; a new name differing only by case from an
+// existing one is rejected; names starting with "__" are system indexes, hidden from
+// ListIndexes unless asked for.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/dataset/dataset.h"
+#include "tessera/index/index_family.h"
+#include "tessera/index/params.h"
+
+namespace tessera::index {
+
+struct IndexSpec {
+  std::string name;
+  std::string column;
+  std::string family;  // "BTREE", "IVF_FLAT", ... (case-insensitive)
+  Params params;
+};
+
+struct CreateIndexOptions {
+  bool if_not_exists = false;  // no-op when an index of that name has this definition
+  bool replace = false;        // rebuild; old segments leave in the same commit
+};
+
+// Builds the index over every fragment of `dataset` and commits it. Returns `dataset` itself
+// (no new version) for an if_not_exists no-op.
+arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(
+    const dataset::Dataset& dataset, const IndexSpec& spec, const CreateIndexOptions& options = {});
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Dataset& dataset,
+                                                           std::string_view name,
+                                                           bool if_exists = false);
+
+struct MergePolicy {
+  enum class Kind { kAuto, kNone, kMaxSegments };
+  Kind kind = Kind::kAuto;
+  int max_segments = 0;                                            // kMaxSegments
+  static arrow::Result<MergePolicy> Parse(std::string_view text);  // "auto" | "none" | N
+};
+
+struct OptimizeOptions {
+  std::optional<std::string> name;  // all indexes when absent
+  MergePolicy merge;
+  bool retrain = false;  // vector families: train a new model and rebuild every segment
+};
+
+struct OptimizeReport {
+  std::shared_ptr<dataset::Dataset> dataset;  // the latest snapshot after optimizing
+  int segments_built = 0;
+  int segments_merged = 0;   // input segments rewritten by merges
+  int segments_removed = 0;  // segments left without any live fragment
+};
+
+// Indexes unindexed fragments with the existing model as a delta segment, then merges per
+// policy. Cost is proportional to the new data. With nothing to do it writes nothing.
+arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
+                                              const OptimizeOptions& options = {});
+
+// --- distributed workflow ---
+arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec);
+// Model files (`tessera index train --out FILE`).
+arrow::Status WriteModelFile(const std::string& path, const Model& model,
+                             const dataset::Dataset& dataset, const IndexSpec& spec);
+arrow::Result<Model> ReadModelFile(const std::string& path);
+// Builds one uncommitted segment over `fragment_ids` (all fragments when empty).
+arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
+                                                const IndexSpec& spec,
+                                                const std::vector<uint32_t>& fragment_ids,
+                                                const Model* model);
+// Rewrites segments (of one index, disjoint fragments) into one new uncommitted segment.
+arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset,
+                                                 const std::vector<format::SegmentMeta>& segments);
+// Publishes `segments` as (part of) the logical index `spec.name` in one commit, removing the
+// existing segments listed in `replaced` (uuids). Creates the index if it does not exist.
+arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
+    const dataset::Dataset& dataset, const IndexSpec& spec,
+    const std::vector<format::SegmentMeta>& segments,
+    const std::vector<std::string>& replaced = {});
+
+// --- inspection ---
+struct IndexSummary {
+  std::string name;
+  std::string column;
+  std::string family;
+  Params params;
+  int num_segments = 0;
+  uint64_t indexed_rows = 0;  // live rows of covered fragments
+  uint64_t unindexed_rows = 0;
+  uint64_t indexed_fragments = 0;
+  uint64_t unindexed_fragments = 0;
+  std::vector<format::SegmentMeta> segments;
+};
+
+std::vector<IndexSummary> ListIndexes(const dataset::Dataset& dataset, bool include_system = false);
+arrow::Result<IndexSummary> DescribeIndex(const dataset::Dataset& dataset, std::string_view name);
+// Physical entries: every segment of every (non-system) index.
+std::vector<std::pair<std::string, format::SegmentMeta>> ListSegments(
+    const dataset::Dataset& dataset, bool include_system = false);
+
+bool IsSystemIndexName(std::string_view name);
+
+}  // namespace tessera::index

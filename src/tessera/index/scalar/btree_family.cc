@@ -1,0 +1,336 @@
+#include "tessera/index/scalar/btree_family.h"
+
+#include <algorithm>
+#include <cmath>
+#include <queue>
+#include <string>
+
+#include "tessera/dataset/dataset.h"
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/read_statistics.h"
+#include "tessera/index/builtin_families.h"
+#include "tessera/index/params.h"
+#include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/btree_layout.h"
+#include "tessera/index/scalar/btree_segment_reader.h"
+#include "tessera/index/scalar/btree_segment_writer.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/status.h"
+
+namespace tessera::index::scalar {
+
+namespace {
+
+template <typename Key>
+bool IsNanKey(const Key& key) {
+  if constexpr (kIsFloatKey<Key>) {
+    return std::isnan(key);
+  } else {
+    return false;
+  }
+}
+
+template <typename Key>
+struct Entry {
+  Key key;
+  uint64_t row;
+};
+
+template <typename Key>
+bool EntryLess(const Key& key_a, uint64_t row_a, const Key& key_b, uint64_t row_b) {
+  if (key_a < key_b) return true;
+  if (key_b < key_a) return false;
+  return row_a < row_b;
+}
+
+std::string Lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+void SetDetails(const BtreeSegmentStats& stats, const arrow::DataType& storage,
+                format::SegmentMeta* meta) {
+  auto& details = *meta->mutable_details();
+  details[std::string(kDetailPageRows)] = std::to_string(stats.page_rows);
+  details[std::string(kDetailNumPages)] = std::to_string(stats.num_pages);
+  details[std::string(kDetailNumValues)] = std::to_string(stats.num_values);
+  details[std::string(kDetailNumNulls)] = std::to_string(stats.num_nulls);
+  details[std::string(kDetailNumNans)] = std::to_string(stats.num_nans);
+  details[std::string(kDetailValueType)] = storage.ToString();
+  meta->set_num_rows(stats.num_values + stats.num_nulls + stats.num_nans);
+}
+
+// Reads the column of every fragment once, sorts the (key, row address) pairs in memory and
+// writes them out.
+template <typename Key>
+arrow::Result<BtreeSegmentStats> BuildTyped(const BuildInput& input,
+                                            const std::shared_ptr<arrow::DataType>& storage,
+                                            int64_t page_rows, const SegmentDirectory& out) {
+  const auto& field = input.schema->field(input.column_index);
+  std::vector<Entry<Key>> entries;
+  std::vector<uint64_t> nulls;
+  std::vector<uint64_t> nans;
+  // Binary keys view into the column data (memory-mapped data files): keep the arrays alive.
+  std::vector<std::shared_ptr<arrow::Array>> key_arrays;
+  for (const auto& fragment : input.fragments) {
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          dataset::FragmentReader::Open(*input.storage, fragment, input.schema,
+                                                        {input.column_index}));
+    const uint32_t fragment_id = fragment.id();
+    uint64_t offset = 0;
+    for (int index = 0; index < reader->num_batches(); ++index) {
+      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
+      dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+      const auto& column = batch->column(0);
+      const uint64_t first = static_cast<uint64_t>(index) * reader->rows_per_batch();
+      if (first != offset || !column->type()->Equals(*field->type()) ||
+          first + static_cast<uint64_t>(batch->num_rows()) > fragment.physical_rows()) {
+        return Corrupt("batch ", index, " of fragment ", fragment_id, " of dataset ",
+                       input.storage->root(), " does not match the manifest (column '",
+                       field->name(), "' of type ", column->type()->ToString(), ", ",
+                       batch->num_rows(), " rows at offset ", first, ")");
+      }
+      ARROW_RETURN_NOT_OK(ForEachKey<Key>(
+          *column,
+          [&](int64_t i, const Key& key) {
+            const uint64_t row =
+                dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + i));
+            if (IsNanKey(key)) {
+              nans.push_back(row);
+            } else {
+              entries.push_back({key, row});
+            }
+          },
+          [&](int64_t i) {
+            nulls.push_back(dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + i)));
+          }));
+      if constexpr (kIsBinaryKey<Key>) key_arrays.push_back(column);
+      offset += static_cast<uint64_t>(batch->num_rows());
+    }
+    if (offset != fragment.physical_rows()) {
+      return Corrupt("fragment ", fragment_id, " of dataset ", input.storage->root(), " holds ",
+                     offset, " rows; the manifest says ", fragment.physical_rows());
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry<Key>& a, const Entry<Key>& b) {
+    return EntryLess(a.key, a.row, b.key, b.row);
+  });
+  std::sort(nulls.begin(), nulls.end());
+  std::sort(nans.begin(), nans.end());
+
+  ARROW_ASSIGN_OR_RAISE(auto writer, BtreeSegmentWriter<Key>::Open(out, storage, page_rows));
+  for (const auto& entry : entries) ARROW_RETURN_NOT_OK(writer->Append(entry.key, entry.row));
+  return writer->Finish(nulls, nans);
+}
+
+// Streams the inputs' sorted runs through a k-way merge into one writer.
+template <typename Key>
+arrow::Result<BtreeSegmentStats> MergeTyped(
+    const std::vector<std::unique_ptr<BtreeSegmentReader>>& readers,
+    const std::shared_ptr<arrow::DataType>& storage, int64_t page_rows,
+    const SegmentDirectory& out) {
+  struct Cursor {
+    const BtreeSegmentReader* reader = nullptr;
+    int next_page = 0;
+    Page<Key> page;
+    int64_t position = 0;
+
+    // Moves to the next entry, decoding pages as needed; false at the end of the run.
+    arrow::Result<bool> Settle() {
+      while (position >= page.size()) {
+        if (next_page >= reader->num_pages()) return false;
+        ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadPage(next_page++));
+        ARROW_ASSIGN_OR_RAISE(page, DecodePage<Key>(std::move(batch)));
+        position = 0;
+      }
+      return true;
+    }
+    const Key& key() const { return page.keys[static_cast<size_t>(position)]; }
+    uint64_t row() const { return page.rows[position]; }
+  };
+
+  std::vector<Cursor> cursors;
+  cursors.reserve(readers.size());
+  for (const auto& reader : readers) {
+    Cursor cursor;
+    cursor.reader = reader.get();
+    cursors.push_back(std::move(cursor));
+  }
+  const auto later = [&](size_t a, size_t b) {
+    return EntryLess(cursors[b].key(), cursors[b].row(), cursors[a].key(), cursors[a].row());
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> heap(later);
+  for (size_t i = 0; i < cursors.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(bool valid, cursors[i].Settle());
+    if (valid) heap.push(i);
+  }
+
+  ARROW_ASSIGN_OR_RAISE(auto writer, BtreeSegmentWriter<Key>::Open(out, storage, page_rows));
+  while (!heap.empty()) {
+    const size_t i = heap.top();
+    heap.pop();
+    Cursor& cursor = cursors[i];
+    ARROW_RETURN_NOT_OK(writer->Append(cursor.key(), cursor.row()));
+    ++cursor.position;
+    ARROW_ASSIGN_OR_RAISE(bool valid, cursor.Settle());
+    if (valid) heap.push(i);
+  }
+
+  std::vector<uint64_t> nulls;
+  std::vector<uint64_t> nans;
+  for (const auto& reader : readers) {
+    ARROW_ASSIGN_OR_RAISE(auto reader_nulls, reader->NullRows());
+    nulls.insert(nulls.end(), reader_nulls.begin(), reader_nulls.end());
+    ARROW_ASSIGN_OR_RAISE(auto reader_nans, reader->NanRows());
+    nans.insert(nans.end(), reader_nans.begin(), reader_nans.end());
+  }
+  std::sort(nulls.begin(), nulls.end());
+  std::sort(nans.begin(), nans.end());
+  return writer->Finish(nulls, nans);
+}
+
+template <typename Function>
+auto DispatchDomain(KeyDomain domain, Function&& function) {
+  switch (domain) {
+    case KeyDomain::kSigned:
+      return function(int64_t{});
+    case KeyDomain::kUnsigned:
+      return function(uint64_t{});
+    case KeyDomain::kFloat:
+      return function(double{});
+    case KeyDomain::kBinary:
+      break;
+  }
+  return function(std::string_view{});
+}
+
+}  // namespace
+
+std::string_view BtreeFamily::name() const { return kBtreeFamilyName; }
+
+arrow::Result<Params> BtreeFamily::Validate(const arrow::Field& column,
+                                            const Params& params) const {
+  ARROW_RETURN_NOT_OK(BtreeStorageType(column.name(), column.type()).status());
+  ARROW_RETURN_NOT_OK(RejectUnknownParams(params, kBtreeFamilyName, {kDetailPageRows}));
+  ARROW_ASSIGN_OR_RAISE(int64_t page_rows,
+                        IntegerParam(params, kBtreeFamilyName, kDetailPageRows, kDefaultPageRows,
+                                     kMinPageRows, kMaxPageRows));
+  return Params{{std::string(kDetailPageRows), std::to_string(page_rows)}};
+}
+
+arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, const Model*,
+                                                      const SegmentDirectory& out) const {
+  if (input.storage == nullptr || input.schema == nullptr || input.column_index < 0 ||
+      input.column_index >= input.schema->num_fields()) {
+    return InvalidArgument("a BTREE build of index '", input.index_name,
+                           "' needs a storage, a schema and a column of that schema (column ",
+                           input.column_index, ")");
+  }
+  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
+  ARROW_ASSIGN_OR_RAISE(int64_t page_rows,
+                        IntegerParam(params, kBtreeFamilyName, kDetailPageRows, kDefaultPageRows,
+                                     kMinPageRows, kMaxPageRows));
+  ARROW_ASSIGN_OR_RAISE(auto storage, BtreeStorageType(field->name(), field->type()));
+  ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*storage));
+  if (FragmentIdsOf(input.fragments).cardinality() != input.fragments.size()) {
+    return InvalidArgument("a BTREE build of index '", input.index_name,
+                           "' was given the same fragment more than once");
+  }
+
+  auto stats = DispatchDomain(
+      domain, [&](auto key) { return BuildTyped<decltype(key)>(input, storage, page_rows, out); });
+  if (!stats.ok()) {
+    return WithContext(stats.status(), "building BTREE index '" + input.index_name +
+                                           "' on column '" + field->name() + "'");
+  }
+  format::SegmentMeta meta;
+  SetDetails(*stats, *storage, &meta);
+  ARROW_RETURN_NOT_OK(FillCommonMeta(input, kBtreeFamilyName, out, &meta));
+  return meta;
+}
+
+arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
+    const std::vector<format::SegmentMeta>& inputs, const std::vector<SegmentDirectory>& dirs,
+    const SegmentDirectory& out) const {
+  if (inputs.empty() || inputs.size() != dirs.size()) {
+    return InvalidArgument(
+        "a BTREE merge needs at least one segment and one directory per "
+        "segment; got ",
+        inputs.size(), " segments and ", dirs.size(), " directories");
+  }
+  const format::SegmentMeta& head = inputs.front();
+  Roaring fragments;
+  uint64_t fragment_count = 0;
+  uint64_t dataset_version = 0;
+  for (const auto& segment : inputs) {
+    if (segment.family() != kBtreeFamilyName) {
+      return InvalidArgument("cannot merge segment ", segment.uuid(), " of family ",
+                             segment.family(), " into a BTREE segment");
+    }
+    if (segment.field_id() != head.field_id() ||
+        Lower(segment.index_name()) != Lower(head.index_name())) {
+      return InvalidArgument("cannot merge BTREE segments of different indexes: segment ",
+                             segment.uuid(), " indexes field ", segment.field_id(), " for '",
+                             segment.index_name(), "', segment ", head.uuid(), " field ",
+                             head.field_id(), " for '", head.index_name(), "'");
+    }
+    ARROW_ASSIGN_OR_RAISE(Roaring bitmap, DecodeFragmentBitmap(segment));
+    fragment_count += bitmap.cardinality();
+    fragments |= bitmap;
+    dataset_version = std::max(dataset_version, segment.dataset_version());
+  }
+  if (fragments.cardinality() != fragment_count) {
+    return InvalidArgument("cannot merge BTREE segments of index '", head.index_name(),
+                           "' that cover the same fragments");
+  }
+
+  std::vector<std::unique_ptr<BtreeSegmentReader>> readers;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(inputs[i], dirs[i]));
+    if (!readers.empty() && !reader->storage_type()->Equals(*readers.front()->storage_type())) {
+      return InvalidArgument("cannot merge BTREE segments of different value types: segment ",
+                             inputs[i].uuid(), " holds ", reader->storage_type()->ToString(),
+                             ", segment ", head.uuid(), " holds ",
+                             readers.front()->storage_type()->ToString());
+    }
+    readers.push_back(std::move(reader));
+  }
+  Params page_params;
+  auto found = head.details().find(std::string(kDetailPageRows));
+  if (found != head.details().end()) page_params[std::string(kDetailPageRows)] = found->second;
+  ARROW_ASSIGN_OR_RAISE(int64_t page_rows,
+                        IntegerParam(page_params, kBtreeFamilyName, kDetailPageRows,
+                                     kDefaultPageRows, kMinPageRows, kMaxPageRows));
+
+  const auto storage = readers.front()->storage_type();
+  auto stats = DispatchDomain(readers.front()->domain(), [&](auto key) {
+    return MergeTyped<decltype(key)>(readers, storage, page_rows, out);
+  });
+  if (!stats.ok()) {
+    return WithContext(stats.status(),
+                       "merging segments of BTREE index '" + head.index_name() + "'");
+  }
+
+  BuildInput merged;
+  merged.storage = out.storage;
+  merged.field_id = head.field_id();
+  merged.dataset_version = dataset_version;
+  merged.index_name = head.index_name();
+  for (uint32_t id : fragments) merged.fragments.emplace_back().set_id(id);
+  format::SegmentMeta meta;
+  SetDetails(*stats, *storage, &meta);
+  ARROW_RETURN_NOT_OK(FillCommonMeta(merged, kBtreeFamilyName, out, &meta));
+  return meta;
+}
+
+arrow::Result<std::unique_ptr<SegmentReader>> BtreeFamily::Open(const format::SegmentMeta& segment,
+                                                                const SegmentDirectory& dir) const {
+  ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(segment, dir));
+  return std::unique_ptr<SegmentReader>(std::move(reader));
+}
+
+std::unique_ptr<IndexFamily> MakeBtreeFamily() { return std::make_unique<BtreeFamily>(); }
+
+}  // namespace tessera::index::scalar

@@ -1,0 +1,383 @@
+#include "tessera/index/scalar/btree_segment_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace tessera::index::scalar {
+
+class BtreeSegmentReader::Searcher {
+ public:
+  virtual ~Searcher() = default;
+  // Row addresses answering `query` (any kind but kIsNull), in no particular order.
+  virtual arrow::Result<std::vector<uint64_t>> Search(const ScalarQuery& query) const = 0;
+};
+
+namespace {
+
+template <typename Key>
+bool IsNan(const Key& key) {
+  if constexpr (kIsFloatKey<Key>) {
+    return std::isnan(key);
+  } else {
+    return false;
+  }
+}
+
+template <typename Key>
+struct Bound {
+  Key key;
+  bool inclusive = true;
+};
+
+template <typename Key>
+class TypedSearcher final : public BtreeSegmentReader::Searcher {
+ public:
+  TypedSearcher(const BtreeSegmentReader& reader, std::vector<Key> firsts, std::vector<Key> lasts)
+      : reader_(reader), firsts_(std::move(firsts)), lasts_(std::move(lasts)) {}
+
+  arrow::Result<std::vector<uint64_t>> Search(const ScalarQuery& query) const override {
+    PageCache cache(reader_);
+    std::vector<uint64_t> rows;
+    const auto accept_all = [](const Key&) { return true; };
+    switch (query.kind) {
+      case ScalarQuery::Kind::kIsNull:
+        return reader_.NullRows();
+      case ScalarQuery::Kind::kIsNotNull: {
+        ARROW_RETURN_NOT_OK(Collect(std::nullopt, std::nullopt, accept_all, &cache, &rows));
+        if constexpr (kIsFloatKey<Key>) {
+          ARROW_ASSIGN_OR_RAISE(auto nans, reader_.NanRows());
+          rows.insert(rows.end(), nans.begin(), nans.end());
+        }
+        return rows;
+      }
+      case ScalarQuery::Kind::kEquals: {
+        if (query.values.size() != 1) {
+          return InvalidArgument("an equality query on BTREE segment ", reader_.meta().uuid(),
+                                 " takes one value, got ", query.values.size());
+        }
+        ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(query.values[0].get()));
+        if (!key.has_value() || IsNan(*key)) return rows;  // equal to nothing
+        const Bound<Key> bound{*key, true};
+        ARROW_RETURN_NOT_OK(Collect(bound, bound, accept_all, &cache, &rows));
+        return rows;
+      }
+      case ScalarQuery::Kind::kIn:
+        return SearchIn(query, &cache);
+      case ScalarQuery::Kind::kRange:
+        return SearchRange(query, &cache);
+    }
+    return InvalidArgument("unknown scalar query kind ", static_cast<int>(query.kind));
+  }
+
+ private:
+  // The last page decoded, so that neighbouring values of one query decode a page once.
+  struct PageCache {
+    explicit PageCache(const BtreeSegmentReader& owner) : reader(owner) {}
+
+    const BtreeSegmentReader& reader;
+    int index = -1;
+    Page<Key> page;
+
+    arrow::Result<const Page<Key>*> Get(int wanted) {
+      if (index != wanted) {
+        index = -1;
+        ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadPage(wanted));
+        ARROW_ASSIGN_OR_RAISE(page, DecodePage<Key>(std::move(batch)));
+        index = wanted;
+      }
+      return &page;
+    }
+  };
+
+  // The key of a query value; nullopt for a null value (which matches nothing).
+  arrow::Result<std::optional<Key>> QueryKey(const arrow::Scalar* value) const {
+    if (value == nullptr) {
+      return InvalidArgument("a query on BTREE segment ", reader_.meta().uuid(), " lacks a value");
+    }
+    if (!value->is_valid) return std::nullopt;
+    if (!QueryTypeMatches(*value->type, *reader_.storage_type())) {
+      return InvalidArgument("BTREE index '", reader_.meta().index_name(), "' (segment ",
+                             reader_.meta().uuid(), ") holds values of type ",
+                             reader_.storage_type()->ToString(),
+                             " and cannot compare them with a query value of type ",
+                             value->type->ToString(), "; cast the value to the column's type");
+    }
+    ARROW_ASSIGN_OR_RAISE(Key key, KeyOfScalar<Key>(*value));
+    return key;
+  }
+
+  arrow::Result<std::vector<uint64_t>> SearchIn(const ScalarQuery& query, PageCache* cache) const {
+    std::vector<Key> keys;
+    bool want_nans = false;
+    for (const auto& value : query.values) {
+      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
+      if (!key.has_value()) continue;  // `is_in` never matches a null entry
+      if (IsNan(*key)) {
+        want_nans = true;  // `is_in` treats all NaNs as one value
+      } else {
+        keys.push_back(*key);
+      }
+    }
+    // Sorted so that consecutive values share decoded pages; for floats, -0.0 and 0.0 stay
+    // distinct values because `is_in` tells them apart (it hashes the bits).
+    const auto less = [](const Key& a, const Key& b) {
+      if constexpr (kIsFloatKey<Key>) {
+        if (a == b) return std::signbit(a) && !std::signbit(b);
+      }
+      return a < b;
+    };
+    const auto same = [&](const Key& a, const Key& b) { return !less(a, b) && !less(b, a); };
+    std::sort(keys.begin(), keys.end(), less);
+    keys.erase(std::unique(keys.begin(), keys.end(), same), keys.end());
+
+    std::vector<uint64_t> rows;
+    for (const Key& key : keys) {
+      const Bound<Key> bound{key, true};
+      if constexpr (kIsFloatKey<Key>) {
+        if (key == 0) {
+          const bool negative = std::signbit(key);
+          ARROW_RETURN_NOT_OK(Collect(
+              bound, bound, [&](const Key& x) { return std::signbit(x) == negative; }, cache,
+              &rows));
+          continue;
+        }
+      }
+      ARROW_RETURN_NOT_OK(Collect(
+          bound, bound, [](const Key&) { return true; }, cache, &rows));
+    }
+    if constexpr (kIsFloatKey<Key>) {
+      if (want_nans) {
+        ARROW_ASSIGN_OR_RAISE(auto nans, reader_.NanRows());
+        rows.insert(rows.end(), nans.begin(), nans.end());
+      }
+    }
+    return rows;
+  }
+
+  arrow::Result<std::vector<uint64_t>> SearchRange(const ScalarQuery& query,
+                                                   PageCache* cache) const {
+    std::vector<uint64_t> rows;
+    std::optional<Bound<Key>> bounds[2];
+    const std::optional<ScalarBound>* given[2] = {&query.lower, &query.upper};
+    for (int side = 0; side < 2; ++side) {
+      if (!given[side]->has_value()) continue;
+      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey((*given[side])->value.get()));
+      // A comparison with null is unknown and with NaN false: no row qualifies.
+      if (!key.has_value() || IsNan(*key)) return rows;
+      bounds[side] = Bound<Key>{*key, (*given[side])->inclusive};
+    }
+    const auto& lower = bounds[0];
+    const auto& upper = bounds[1];
+    if (lower && upper) {
+      if (upper->key < lower->key) return rows;
+      const bool equal = !(lower->key < upper->key);
+      if (equal && !(lower->inclusive && upper->inclusive)) return rows;
+    }
+    ARROW_RETURN_NOT_OK(Collect(
+        lower, upper, [](const Key&) { return true; }, cache, &rows));
+    return rows;
+  }
+
+  // Appends the rows whose key lies between the bounds (absent: unbounded) and passes `accept`.
+  template <typename Accept>
+  arrow::Status Collect(const std::optional<Bound<Key>>& lower,
+                        const std::optional<Bound<Key>>& upper, const Accept& accept,
+                        PageCache* cache, std::vector<uint64_t>* rows) const {
+    // Keys ascend across pages, so the pages meeting the interval are contiguous: those after
+    // the last page ending below it and before the first page starting above it.
+    size_t begin = 0;
+    size_t end = firsts_.size();
+    if (lower) {
+      begin = static_cast<size_t>(std::partition_point(lasts_.begin(), lasts_.end(),
+                                                       [&](const Key& last) {
+                                                         return lower->inclusive
+                                                                    ? last < lower->key
+                                                                    : !(lower->key < last);
+                                                       }) -
+                                  lasts_.begin());
+    }
+    if (upper) {
+      end = static_cast<size_t>(std::partition_point(firsts_.begin(), firsts_.end(),
+                                                     [&](const Key& first) {
+                                                       return upper->inclusive
+                                                                  ? !(upper->key < first)
+                                                                  : first < upper->key;
+                                                     }) -
+                                firsts_.begin());
+    }
+    for (size_t index = begin; index < end; ++index) {
+      ARROW_ASSIGN_OR_RAISE(const Page<Key>* page, cache->Get(static_cast<int>(index)));
+      const auto keys_begin = page->keys.begin();
+      const auto keys_end = page->keys.end();
+      auto from = keys_begin;
+      if (lower) {
+        from = lower->inclusive ? std::lower_bound(keys_begin, keys_end, lower->key)
+                                : std::upper_bound(keys_begin, keys_end, lower->key);
+      }
+      auto to = keys_end;
+      if (upper) {
+        to = upper->inclusive ? std::upper_bound(from, keys_end, upper->key)
+                              : std::lower_bound(from, keys_end, upper->key);
+      }
+      for (auto it = from; it < to; ++it) {
+        if (accept(*it)) rows->push_back(page->rows[it - keys_begin]);
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  const BtreeSegmentReader& reader_;
+  std::vector<Key> firsts_;
+  std::vector<Key> lasts_;
+};
+
+template <typename Key>
+arrow::Result<std::vector<Key>> LookupKeys(const arrow::Array& column) {
+  std::vector<Key> keys;
+  keys.reserve(static_cast<size_t>(column.length()));
+  bool has_null = false;
+  ARROW_RETURN_NOT_OK(ForEachKey<Key>(
+      column, [&](int64_t, const Key& key) { keys.push_back(key); },
+      [&](int64_t) { has_null = true; }));
+  if (has_null) return Corrupt("null value in a BTREE lookup layer");
+  return keys;
+}
+
+template <typename Key>
+arrow::Result<std::unique_ptr<BtreeSegmentReader::Searcher>> MakeSearcher(
+    const BtreeSegmentReader& reader) {
+  ARROW_ASSIGN_OR_RAISE(auto firsts, LookupKeys<Key>(*reader.lookup()->column(0)));
+  ARROW_ASSIGN_OR_RAISE(auto lasts, LookupKeys<Key>(*reader.lookup()->column(1)));
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    const bool ordered = !(lasts[i] < firsts[i]) && !IsNan(firsts[i]) && !IsNan(lasts[i]) &&
+                         (i == 0 || !(firsts[i] < lasts[i - 1]));
+    if (!ordered) {
+      return Corrupt("the lookup layer of BTREE segment ", reader.meta().uuid(),
+                     " is not sorted at page ", i);
+    }
+  }
+  return std::make_unique<TypedSearcher<Key>>(reader, std::move(firsts), std::move(lasts));
+}
+
+}  // namespace
+
+BtreeSegmentReader::~BtreeSegmentReader() = default;
+
+arrow::Result<std::unique_ptr<BtreeSegmentReader>> BtreeSegmentReader::Open(
+    const format::SegmentMeta& segment, const SegmentDirectory& directory) {
+  if (segment.family() != kBtreeFamilyName) {
+    return InvalidArgument("segment ", segment.uuid(), " of index '", segment.index_name(),
+                           "' is a ", segment.family(), " segment, not a BTREE segment");
+  }
+  std::unique_ptr<BtreeSegmentReader> reader(new BtreeSegmentReader());
+  reader->meta_ = segment;
+  reader->directory_ = directory;
+
+  ARROW_ASSIGN_OR_RAISE(reader->pages_, OpenIpcFile(directory, kPagesFile, nullptr));
+  const auto& pages_schema = *reader->pages_->schema();
+  if (pages_schema.num_fields() != 2) {
+    return Corrupt("file ", kPagesFile, " of BTREE segment ", segment.uuid(), " has schema ",
+                   pages_schema.ToString());
+  }
+  reader->storage_ = pages_schema.field(0)->type();
+  auto domain = DomainOf(*reader->storage_);
+  if (!domain.ok() || reader->storage_->id() == arrow::Type::HALF_FLOAT ||
+      !pages_schema.Equals(*PagesSchema(reader->storage_), /*check_metadata=*/false)) {
+    return Corrupt("file ", kPagesFile, " of BTREE segment ", segment.uuid(),
+                   " has an unexpected schema ", pages_schema.ToString());
+  }
+  reader->domain_ = *domain;
+
+  const auto lookup_schema = LookupSchema(reader->storage_);
+  ARROW_ASSIGN_OR_RAISE(auto lookup, OpenIpcFile(directory, kLookupFile, lookup_schema.get()));
+  if (lookup->num_record_batches() != 1) {
+    return Corrupt("file ", kLookupFile, " of BTREE segment ", segment.uuid(), " has ",
+                   lookup->num_record_batches(), " record batches; expected 1");
+  }
+  auto lookup_batch = lookup->ReadRecordBatch(0);
+  if (!lookup_batch.ok() || !(*lookup_batch)->ValidateFull().ok()) {
+    return Corrupt("file ", kLookupFile, " of BTREE segment ", segment.uuid(), " cannot be read");
+  }
+  reader->lookup_ = *lookup_batch;
+  reader->num_pages_ = static_cast<int>(reader->lookup_->num_rows());
+  if (reader->num_pages_ != reader->pages_->num_record_batches() ||
+      reader->lookup_->column(2)->null_count() != 0) {
+    return Corrupt("BTREE segment ", segment.uuid(), " has ", reader->pages_->num_record_batches(),
+                   " pages but its lookup layer describes ", reader->num_pages_);
+  }
+  reader->page_sizes_ =
+      static_cast<const arrow::UInt32Array&>(*reader->lookup_->column(2)).raw_values();
+
+  const auto address_schema = AddressSchema();
+  ARROW_ASSIGN_OR_RAISE(reader->nulls_, OpenIpcFile(directory, kNullsFile, address_schema.get()));
+  if (reader->domain_ == KeyDomain::kFloat) {
+    ARROW_ASSIGN_OR_RAISE(reader->nans_, OpenIpcFile(directory, kNansFile, address_schema.get()));
+  }
+
+  switch (reader->domain_) {
+    case KeyDomain::kSigned: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<int64_t>(*reader));
+      break;
+    }
+    case KeyDomain::kUnsigned: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<uint64_t>(*reader));
+      break;
+    }
+    case KeyDomain::kFloat: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<double>(*reader));
+      break;
+    }
+    case KeyDomain::kBinary: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<std::string_view>(*reader));
+      break;
+    }
+  }
+  return reader;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> BtreeSegmentReader::ReadPage(int index) const {
+  if (index < 0 || index >= num_pages_) {
+    return InvalidArgument("BTREE segment ", meta_.uuid(), " has no page ", index);
+  }
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> batch;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    batch = pages_->ReadRecordBatch(index);
+  }
+  if (!batch.ok()) {
+    return Corrupt("page ", index, " of BTREE segment ", meta_.uuid(),
+                   " cannot be read: ", batch.status().message());
+  }
+  if ((*batch)->num_rows() != static_cast<int64_t>(page_sizes_[index]) ||
+      !(*batch)->ValidateFull().ok()) {
+    return Corrupt("page ", index, " of BTREE segment ", meta_.uuid(), " has ",
+                   (*batch)->num_rows(), " rows; its lookup entry says ", page_sizes_[index]);
+  }
+  ++pages_read_;
+  return *batch;
+}
+
+arrow::Result<std::vector<uint64_t>> BtreeSegmentReader::NullRows() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ReadAddressFile(directory_, *nulls_, kNullsFile);
+}
+
+arrow::Result<std::vector<uint64_t>> BtreeSegmentReader::NanRows() const {
+  if (nans_ == nullptr) return std::vector<uint64_t>();
+  std::lock_guard<std::mutex> lock(mutex_);
+  return ReadAddressFile(directory_, *nans_, kNansFile);
+}
+
+arrow::Result<RowAddressSet> BtreeSegmentReader::Search(const ScalarQuery& query) const {
+  RowAddressSet result;
+  result.exact = true;
+  ARROW_ASSIGN_OR_RAISE(result.rows, searcher_->Search(query));
+  if (!std::is_sorted(result.rows.begin(), result.rows.end())) {
+    std::sort(result.rows.begin(), result.rows.end());
+  }
+  result.rows.erase(std::unique(result.rows.begin(), result.rows.end()), result.rows.end());
+  return result;
+}
+
+}  // namespace tessera::index::scalar

@@ -1,0 +1,42 @@
+// Helpers around SegmentMeta (format/manifest.proto): the fragment bitmap, the segment
+// directory, and JSON, the form in which a segment built by one process travels to the
+// process that commits it (`tessera index build-segment` prints it, `commit-segments` reads it).
+#pragma once
+
+#include <arrow/result.h>
+#include <roaring/roaring.hh>
+
+#include <string>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+#include "tessera/index/index_family.h"
+
+namespace tessera::index {
+
+inline constexpr uint32_t kIndexFormatVersion = 1;
+
+std::string EncodeFragmentBitmap(const Roaring& fragments);
+arrow::Result<Roaring> DecodeFragmentBitmap(const format::SegmentMeta& segment);
+Roaring FragmentIdsOf(const std::vector<format::Fragment>& fragments);
+
+// "_indices/<uuid>"
+std::string SegmentPath(std::string_view uuid);
+SegmentDirectory DirectoryOf(const std::shared_ptr<io::Storage>& storage,
+                             const format::SegmentMeta& segment);
+// A fresh directory for a new segment (the uuid is new; the directory is created).
+arrow::Result<SegmentDirectory> NewSegmentDirectory(const std::shared_ptr<io::Storage>& storage);
+// Sum of the sizes of the files in a segment directory.
+arrow::Result<uint64_t> SegmentSizeBytes(const SegmentDirectory& directory);
+
+// Fills the fields every family sets the same way: uuid, index name, family, field id,
+// fragment bitmap, dataset version, creation time, format version, size.
+arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
+                             const SegmentDirectory& directory, format::SegmentMeta* meta);
+
+std::string SegmentToJson(const format::SegmentMeta& segment);
+std::string SegmentsToJson(const std::vector<format::SegmentMeta>& segments);  // JSON array
+// Accepts one segment object or an array of them. InvalidArgument for malformed JSON.
+arrow::Result<std::vector<format::SegmentMeta>> SegmentsFromJson(std::string_view json);
+
+}  // namespace tessera::index

@@ -1,0 +1,61 @@
+#include "tessera/index/vector/distance.h"
+
+#include <cmath>
+#include <string>
+
+#include "tessera/status.h"
+
+namespace tessera::index::vector {
+
+arrow::Result<Metric> ParseMetric(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "l2" || lower == "euclidean") return Metric::kL2;
+  if (lower == "cosine") return Metric::kCosine;
+  if (lower == "dot") return Metric::kDot;
+  return InvalidArgument("unknown metric '", text, "'; use l2, cosine or dot");
+}
+
+std::string_view MetricName(Metric metric) {
+  switch (metric) {
+    case Metric::kL2:
+      return "l2";
+    case Metric::kCosine:
+      return "cosine";
+    case Metric::kDot:
+      return "dot";
+  }
+  return "l2";
+}
+
+float L2Squared(const float* a, const float* b, int dim) {
+  float sum = 0.0f;
+  for (int i = 0; i < dim; ++i) {
+    const float difference = a[i] - b[i];
+    sum += difference * difference;
+  }
+  return sum;
+}
+
+float InnerProduct(const float* a, const float* b, int dim) {
+  float sum = 0.0f;
+  for (int i = 0; i < dim; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+float Distance(Metric metric, const float* a, const float* b, int dim) {
+  switch (metric) {
+    case Metric::kL2:
+      return L2Squared(a, b, dim);
+    case Metric::kDot:
+      return -InnerProduct(a, b, dim);
+    case Metric::kCosine: {
+      const float norms = std::sqrt(InnerProduct(a, a, dim)) * std::sqrt(InnerProduct(b, b, dim));
+      if (norms == 0.0f) return 1.0f;
+      return 1.0f - InnerProduct(a, b, dim) / norms;
+    }
+  }
+  return 0.0f;
+}
+
+}  // namespace tessera::index::vector

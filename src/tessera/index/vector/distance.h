@@ -1,0 +1,25 @@
+// Distances between float32 vectors, as tessera defines them (DESIGN §8): float32, smaller is
+// closer. l2 is the squared Euclidean distance, cosine is 1 − cosine similarity, dot is the
+// negated inner product. Every search path — index segments and the exact scan of unindexed
+// fragments — computes distances with these functions, so equal inputs give bit-equal
+// distances and ties break identically (by row address).
+#pragma once
+
+#include <arrow/result.h>
+
+#include <string_view>
+
+namespace tessera::index::vector {
+
+enum class Metric { kL2, kCosine, kDot };
+
+// "l2" | "cosine" | "dot" (case-insensitive); InvalidArgument otherwise.
+arrow::Result<Metric> ParseMetric(std::string_view text);
+std::string_view MetricName(Metric metric);
+
+float L2Squared(const float* a, const float* b, int dim);
+float InnerProduct(const float* a, const float* b, int dim);
+// The metric's distance; cosine with a zero vector is 1 (no similarity).
+float Distance(Metric metric, const float* a, const float* b, int dim);
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,53 @@
+// The reader of one IVF_FLAT segment: nearest-neighbour search over its partitions.
+//
+// Search probes the query.nprobes partitions whose centroids are nearest to the query (the
+// rule rows were assigned by), computes vector::Distance(metric, query, row vector) for their
+// rows, and keeps the k best by (distance, row address). Rows outside [lower, upper), rows
+// rejected by query.accept and rows whose distance is NaN are skipped inside the scan, so they
+// never take a place in the top k. InvalidArgument for a query of the wrong dimension, with a
+// non-finite element, k < 0, nprobes < 1 or a NaN range bound; nprobes beyond the partition
+// count probes every partition. Immutable after Open: Search may run on many threads.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <memory>
+#include <string>
+
+#include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/ivf_partitions.h"
+#include "tessera/index/vector_segment.h"
+
+namespace tessera::index::vector {
+
+inline constexpr const char* kIvfModelFile = "model.bin";
+
+// Reads and checks `dir`/model.bin: Corrupt when damaged or when its fingerprint is not
+// `expected_fingerprint` (skipped when empty). The model's bytes in *bytes when not null.
+arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
+                                     const std::string& expected_fingerprint,
+                                     std::string* bytes = nullptr);
+
+class IvfFlatReader final : public VectorSegmentReader {
+ public:
+  static arrow::Result<std::unique_ptr<IvfFlatReader>> Open(const format::SegmentMeta& segment,
+                                                            const SegmentDirectory& dir);
+
+  const format::SegmentMeta& meta() const override { return meta_; }
+  Metric metric() const override { return model_.metric(); }
+  int dim() const override { return model_.dim(); }
+  arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
+
+  const IvfModel& model() const { return model_; }
+  const IvfPartitions& partitions() const { return *partitions_; }
+
+ private:
+  IvfFlatReader(format::SegmentMeta meta, IvfModel model, std::unique_ptr<IvfPartitions> parts)
+      : meta_(std::move(meta)), model_(std::move(model)), partitions_(std::move(parts)) {}
+
+  format::SegmentMeta meta_;
+  IvfModel model_;
+  std::unique_ptr<IvfPartitions> partitions_;
+};
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,131 @@
+#include "tessera/index/vector/ivf_partitions.h"
+
+#include <arrow/array.h>
+#include <arrow/buffer.h>
+#include <arrow/util/key_value_metadata.h>
+
+#include "tessera/status.h"
+
+namespace tessera::index::vector {
+
+namespace {
+
+constexpr const char* kPartitionsKey = "tessera.ivf.num_partitions";
+constexpr const char* kDimKey = "tessera.ivf.dim";
+
+std::shared_ptr<arrow::Schema> PartitionSchema(int dim, int num_partitions) {
+  return arrow::schema(
+      {arrow::field("_rowaddr", arrow::uint64(), /*nullable=*/false),
+       arrow::field("vector", arrow::fixed_size_list(arrow::float32(), dim), /*nullable=*/false)},
+      arrow::key_value_metadata({kPartitionsKey, kDimKey},
+                                {std::to_string(num_partitions), std::to_string(dim)}));
+}
+
+}  // namespace
+
+arrow::Result<std::unique_ptr<IvfPartitionWriter>> IvfPartitionWriter::Open(io::Storage& storage,
+                                                                            std::string path,
+                                                                            int dim,
+                                                                            int num_partitions) {
+  std::unique_ptr<IvfPartitionWriter> writer(new IvfPartitionWriter());
+  writer->storage_ = &storage;
+  writer->path_ = std::move(path);
+  writer->dim_ = dim;
+  writer->num_partitions_ = num_partitions;
+  writer->schema_ = PartitionSchema(dim, num_partitions);
+  ARROW_ASSIGN_OR_RAISE(writer->stream_, storage.OpenForWrite(writer->path_));
+  ARROW_ASSIGN_OR_RAISE(writer->writer_,
+                        arrow::ipc::MakeFileWriter(writer->stream_, writer->schema_,
+                                                   arrow::ipc::IpcWriteOptions::Defaults()));
+  return writer;
+}
+
+arrow::Status IvfPartitionWriter::Write(const uint64_t* row_addresses, const float* vectors,
+                                        int64_t count) {
+  if (written_ >= num_partitions_) {
+    return MakeError(ErrorKind::kInternal, "IVF partitions file " + path_ + " already has " +
+                                               std::to_string(num_partitions_) + " partitions");
+  }
+  // Buffers of empty partitions still point somewhere: some writers dislike null data.
+  static const uint64_t kNoAddress = 0;
+  static const float kNoValue = 0;
+  if (count == 0) {
+    row_addresses = &kNoAddress;
+    vectors = &kNoValue;
+  }
+  // The buffers wrap the caller's memory: the writer serializes them before returning.
+  auto addresses = std::make_shared<arrow::UInt64Array>(
+      count, arrow::Buffer::Wrap(row_addresses, static_cast<size_t>(count)));
+  auto values = std::make_shared<arrow::FloatArray>(
+      count * dim_, arrow::Buffer::Wrap(vectors, static_cast<size_t>(count * dim_)));
+  ARROW_ASSIGN_OR_RAISE(auto lists, arrow::FixedSizeListArray::FromArrays(values, dim_));
+  auto batch = arrow::RecordBatch::Make(schema_, count, {addresses, lists});
+  ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
+  ++written_;
+  return arrow::Status::OK();
+}
+
+arrow::Status IvfPartitionWriter::Finish() {
+  if (written_ != num_partitions_) {
+    return MakeError(ErrorKind::kInternal, "IVF partitions file " + path_ + " got " +
+                                               std::to_string(written_) + " of " +
+                                               std::to_string(num_partitions_) + " partitions");
+  }
+  ARROW_RETURN_NOT_OK(writer_->Close());
+  ARROW_RETURN_NOT_OK(stream_->Close());
+  return storage_->Sync(path_);
+}
+
+arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Storage& storage,
+                                                                  const std::string& path, int dim,
+                                                                  int num_partitions) {
+  const std::string where = storage.AbsolutePath(path);
+  std::unique_ptr<IvfPartitions> partitions(new IvfPartitions());
+  auto file = storage.OpenForRead(path);
+  if (!file.ok()) return WithContext(file.status(), "opening IVF partitions file " + where);
+  partitions->file_ = *file;
+  auto options = arrow::ipc::IpcReadOptions::Defaults();
+  options.use_threads = false;
+  auto reader = arrow::ipc::RecordBatchFileReader::Open(partitions->file_, options);
+  if (!reader.ok()) {
+    return Corrupt("IVF partitions file ", where, " cannot be read: ", reader.status().message());
+  }
+  const auto expected = PartitionSchema(dim, num_partitions);
+  if (!(*reader)->schema()->Equals(*expected, /*check_metadata=*/true)) {
+    return Corrupt("IVF partitions file ", where, " has schema ",
+                   (*reader)->schema()->ToString(true), "; expected ", expected->ToString(true));
+  }
+  if ((*reader)->num_record_batches() != num_partitions) {
+    return Corrupt("IVF partitions file ", where, " has ", (*reader)->num_record_batches(),
+                   " partitions; its model has ", num_partitions);
+  }
+  partitions->partitions_.resize(static_cast<size_t>(num_partitions));
+  for (int p = 0; p < num_partitions; ++p) {
+    auto batch = (*reader)->ReadRecordBatch(p);
+    arrow::Status valid = batch.ok() ? (*batch)->Validate() : batch.status();
+    if (!valid.ok()) {
+      return Corrupt("IVF partitions file ", where, " partition ", p,
+                     " cannot be read: ", valid.message());
+    }
+    const auto& addresses = static_cast<const arrow::UInt64Array&>(*(*batch)->column(0));
+    const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*(*batch)->column(1));
+    const auto& values = static_cast<const arrow::FloatArray&>(*lists.values());
+    if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
+      return Corrupt("IVF partitions file ", where, " partition ", p, " holds nulls");
+    }
+    Partition& partition = partitions->partitions_[p];
+    partition.size = (*batch)->num_rows();
+    partition.row_addresses = addresses.raw_values();
+    partition.vectors = values.raw_values() + (partition.size == 0 ? 0 : lists.value_offset(0));
+    partition.batch = std::move(*batch);
+  }
+  return partitions;
+}
+
+int64_t IvfPartitions::total_rows() const {
+  int64_t total = 0;
+  for (const auto& partition : partitions_) total += partition.size;
+  return total;
+}
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,82 @@
+// The partitions file of an IVF_FLAT segment, `partitions.arrow`: an Arrow IPC file with one
+// record batch per partition, in partition order (an empty partition is an empty batch).
+//
+// Columns: `_rowaddr` uint64 (the row address) and `vector` fixed_size_list<float32>[dim] (the
+// row's raw vector as float32: float16 columns are converted exactly). Rows are never null.
+// Schema metadata records the partition count and dimension, checked on open.
+//
+// The file is written uncompressed and read through a memory map, zero-copy: opening it
+// decodes only batch metadata, and a search touches only the pages of the partitions it
+// probes.
+#pragma once
+
+#include <arrow/io/interfaces.h>
+#include <arrow/ipc/reader.h>
+#include <arrow/ipc/writer.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/io/storage.h"
+
+namespace tessera::index::vector {
+
+inline constexpr const char* kIvfPartitionsFile = "partitions.arrow";
+
+// Writes the partitions in order 0, 1, ..., num_partitions - 1, then Finish() closes and syncs.
+class IvfPartitionWriter {
+ public:
+  static arrow::Result<std::unique_ptr<IvfPartitionWriter>> Open(io::Storage& storage,
+                                                                 std::string path, int dim,
+                                                                 int num_partitions);
+  // `count` rows: row addresses and count × dim floats.
+  arrow::Status Write(const uint64_t* row_addresses, const float* vectors, int64_t count);
+  arrow::Status Finish();
+
+ private:
+  IvfPartitionWriter() = default;
+
+  io::Storage* storage_ = nullptr;
+  std::string path_;
+  int dim_ = 0;
+  int num_partitions_ = 0;
+  int written_ = 0;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::shared_ptr<arrow::io::OutputStream> stream_;
+  std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
+};
+
+// An open partitions file: pointers into its memory map. Immutable, so safe to share between
+// threads.
+class IvfPartitions {
+ public:
+  // Corrupt when the file does not hold `num_partitions` valid partitions of dimension `dim`.
+  static arrow::Result<std::unique_ptr<IvfPartitions>> Open(const io::Storage& storage,
+                                                            const std::string& path, int dim,
+                                                            int num_partitions);
+
+  int num_partitions() const { return static_cast<int>(partitions_.size()); }
+  int64_t size(int partition) const { return partitions_[partition].size; }
+  const uint64_t* row_addresses(int partition) const {
+    return partitions_[partition].row_addresses;
+  }
+  // size(partition) × dim floats.
+  const float* vectors(int partition) const { return partitions_[partition].vectors; }
+  int64_t total_rows() const;
+
+ private:
+  struct Partition {
+    std::shared_ptr<arrow::RecordBatch> batch;  // keeps the mapped buffers alive
+    int64_t size = 0;
+    const uint64_t* row_addresses = nullptr;
+    const float* vectors = nullptr;
+  };
+
+  std::shared_ptr<arrow::io::RandomAccessFile> file_;
+  std::vector<Partition> partitions_;
+};
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,39 @@
+// VectorSegmentReader: a segment of a vector family (IVF_FLAT, IVF_PQ, ...) answering
+// nearest-neighbour queries with scored row addresses.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "tessera/index/index_family.h"
+#include "tessera/index/vector/distance.h"
+
+namespace tessera::index {
+
+struct VectorQuery {
+  const float* vector = nullptr;  // dim floats
+  int dim = 0;
+  int k = 10;
+  int nprobes = 1;
+  // Rows for which this returns false are skipped inside the search (deleted rows, rows failing
+  // a prefilter), so they do not take places in the top k. Null: accept every row.
+  const std::function<bool(uint64_t)>* accept = nullptr;
+  // Half-open distance range [lower, upper) applied inside the search.
+  std::optional<float> lower_distance;
+  std::optional<float> upper_distance;
+};
+
+class VectorSegmentReader : public SegmentReader {
+ public:
+  VectorSegmentReader* AsVector() override { return this; }
+  virtual vector::Metric metric() const = 0;
+  virtual int dim() const = 0;
+  // At most query.k rows, ordered by (distance, row address).
+  virtual arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const = 0;
+};
+
+}  // namespace tessera::index

@@ -1,0 +1,217 @@
+// K-means training (index/vector/kmeans.h) and training-sample selection
+// (index/vector/vector_sample.h): determinism, quality on clustered data, degenerate inputs.
+#include "tessera/index/vector/kmeans.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "tessera/index/vector/random.h"
+#include "tessera/index/vector/vector_sample.h"
+#include "tessera/status.h"
+#include "tessera/synthetic/embedding_generator.h"
+
+namespace tessera::index::vector {
+namespace {
+
+// `clusters` blobs of `per_cluster` points around far-apart centres; labels in *truth.
+std::vector<float> Blobs(int clusters, int per_cluster, int dim, uint64_t seed,
+                         std::vector<int>* truth) {
+  Random random(seed);
+  std::vector<float> centres(static_cast<size_t>(clusters) * dim);
+  for (float& value : centres) value = static_cast<float>(random.Uniform() * 100.0);
+  std::vector<float> points;
+  for (int c = 0; c < clusters; ++c) {
+    for (int i = 0; i < per_cluster; ++i) {
+      for (int d = 0; d < dim; ++d) {
+        points.push_back(centres[static_cast<size_t>(c) * dim + d] +
+                         static_cast<float>(random.Uniform() - 0.5));
+      }
+      truth->push_back(c);
+    }
+  }
+  return points;
+}
+
+KMeansResult Train(const std::vector<float>& points, int dim, const KMeansOptions& options) {
+  auto result = TrainKMeans(points.data(), static_cast<int64_t>(points.size() / dim), dim, options);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  return result.ok() ? *result : KMeansResult{};
+}
+
+TEST(KMeans, IsDeterministicInItsSeed) {
+  std::vector<int> truth;
+  const auto points = Blobs(6, 50, 8, 7, &truth);
+  KMeansOptions options;
+  options.num_clusters = 6;
+  options.seed = 11;
+  const KMeansResult first = Train(points, 8, options);
+  const KMeansResult second = Train(points, 8, options);
+  EXPECT_EQ(first.centroids, second.centroids);
+  EXPECT_EQ(first.assignments, second.assignments);
+  EXPECT_EQ(first.iterations, second.iterations);
+
+  // Many clusters over few points: the seed visibly changes the result.
+  KMeansOptions many = options;
+  many.num_clusters = 40;
+  many.seed = 1;
+  const KMeansResult a = Train(points, 8, many);
+  many.seed = 2;
+  const KMeansResult b = Train(points, 8, many);
+  EXPECT_NE(a.centroids, b.centroids);
+}
+
+TEST(KMeans, RecoversWellSeparatedClusters) {
+  for (Metric metric : {Metric::kL2, Metric::kDot}) {
+    std::vector<int> truth;
+    const auto points = Blobs(8, 100, 8, 3, &truth);
+    KMeansOptions options;
+    options.num_clusters = 8;
+    options.metric = metric;
+    const KMeansResult result = Train(points, 8, options);
+    ASSERT_EQ(result.assignments.size(), truth.size());
+    if (metric == Metric::kDot) {
+      // Largest inner product is not a clustering criterion on its own; it only has to stay
+      // valid and deterministic.
+      for (int label : result.assignments) EXPECT_TRUE(label >= 0 && label < 8);
+      continue;
+    }
+    // Each true blob maps to exactly one cluster and no two blobs share one.
+    std::map<int, std::set<int>> clusters_of_blob;
+    std::map<int, std::set<int>> blobs_of_cluster;
+    for (size_t i = 0; i < truth.size(); ++i) {
+      clusters_of_blob[truth[i]].insert(result.assignments[i]);
+      blobs_of_cluster[result.assignments[i]].insert(truth[i]);
+    }
+    EXPECT_EQ(blobs_of_cluster.size(), 8u);
+    for (const auto& [blob, clusters] : clusters_of_blob) EXPECT_EQ(clusters.size(), 1u);
+    for (const auto& [cluster, blobs] : blobs_of_cluster) EXPECT_EQ(blobs.size(), 1u);
+  }
+}
+
+TEST(KMeans, LowersTheObjectiveOnEmbeddings) {
+  synthetic::EmbeddingOptions data;
+  data.dim = 32;
+  data.clusters = 16;
+  auto flat = synthetic::MakeQueryVectorsFlat(data, 2000);
+  ASSERT_TRUE(flat.ok()) << flat.status().ToString();
+  KMeansOptions options;
+  options.num_clusters = 16;
+  options.max_iterations = 1;
+  const KMeansResult seeded = Train(*flat, 32, options);
+  options.max_iterations = 50;
+  const KMeansResult trained = Train(*flat, 32, options);
+  EXPECT_LE(trained.objective, seeded.objective);
+  EXPECT_GE(trained.iterations, 1);
+
+  // Much better than centroids at random data points: the mixture has structure.
+  double random_objective = 0;
+  std::vector<float> random_centroids;
+  for (int c = 0; c < 16; ++c) {
+    random_centroids.insert(random_centroids.end(), flat->begin() + c * 97 * 32,
+                            flat->begin() + (c * 97 + 1) * 32);
+  }
+  for (int64_t i = 0; i < 2000; ++i) {
+    float score = 0;
+    NearestCentroid(Metric::kL2, flat->data() + i * 32, random_centroids.data(), 16, 32, &score);
+    random_objective += score;
+  }
+  EXPECT_LT(trained.objective, 0.8 * random_objective);
+}
+
+TEST(KMeans, CosineCentroidsAreUnitVectors) {
+  std::vector<int> truth;
+  auto points = Blobs(4, 30, 6, 5, &truth);
+  for (size_t i = 0; i < points.size(); i += 6) Normalize(points.data() + i, 6);
+  KMeansOptions options;
+  options.num_clusters = 4;
+  options.metric = Metric::kCosine;
+  const KMeansResult result = Train(points, 6, options);
+  for (int c = 0; c < 4; ++c) {
+    const float norm = std::sqrt(
+        FastInnerProduct(result.centroids.data() + c * 6, result.centroids.data() + c * 6, 6));
+    EXPECT_NEAR(norm, 1.0f, 1e-5f);
+  }
+}
+
+TEST(KMeans, ReseedsEmptyClustersAndSurvivesDuplicates) {
+  // Two distinct values, many copies: both must end up with a cluster of their own.
+  std::vector<float> points;
+  for (int i = 0; i < 50; ++i) points.insert(points.end(), {0.0f, 0.0f});
+  for (int i = 0; i < 3; ++i) points.insert(points.end(), {10.0f, 10.0f});
+  KMeansOptions options;
+  options.num_clusters = 2;
+  const KMeansResult two = Train(points, 2, options);
+  std::set<int> used(two.assignments.begin(), two.assignments.end());
+  EXPECT_EQ(used.size(), 2u);
+  EXPECT_NE(two.assignments.front(), two.assignments.back());
+
+  // More clusters than distinct values: no failure, every label valid.
+  options.num_clusters = 5;
+  const KMeansResult five = Train(points, 2, options);
+  for (int label : five.assignments) EXPECT_TRUE(label >= 0 && label < 5);
+  EXPECT_EQ(five.centroids.size(), 10u);
+
+  // Identical points only.
+  std::vector<float> same(40, 1.5f);
+  options.num_clusters = 4;
+  const KMeansResult identical = Train(same, 2, options);
+  for (float value : identical.centroids) EXPECT_EQ(value, 1.5f);
+}
+
+TEST(KMeans, RejectsImpossibleRequests) {
+  std::vector<float> points(20, 1.0f);
+  KMeansOptions options;
+  options.num_clusters = 11;  // 10 points of dimension 2
+  auto too_many = TrainKMeans(points.data(), 10, 2, options);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(KindOf(too_many.status()), ErrorKind::kInvalidArgument);
+  options.num_clusters = 0;
+  EXPECT_FALSE(TrainKMeans(points.data(), 10, 2, options).ok());
+  options.num_clusters = 2;
+  options.max_iterations = 0;
+  EXPECT_FALSE(TrainKMeans(points.data(), 10, 2, options).ok());
+  options.max_iterations = 5;
+  EXPECT_FALSE(TrainKMeans(points.data(), 10, 0, options).ok());
+}
+
+TEST(KMeans, FastKernelsAgreeWithTheReferenceDistances) {
+  Random random(9);
+  for (int dim : {1, 7, 8, 17, 128}) {
+    std::vector<float> a(dim), b(dim);
+    for (int d = 0; d < dim; ++d) {
+      a[d] = static_cast<float>(random.Uniform() * 2 - 1);
+      b[d] = static_cast<float>(random.Uniform() * 2 - 1);
+    }
+    EXPECT_NEAR(FastL2Squared(a.data(), b.data(), dim), L2Squared(a.data(), b.data(), dim), 1e-4);
+    EXPECT_NEAR(FastInnerProduct(a.data(), b.data(), dim), InnerProduct(a.data(), b.data(), dim),
+                1e-4);
+  }
+}
+
+TEST(KMeansSampling, PositionsAreAUniformSampleWithoutReplacement) {
+  for (uint64_t total : {0ull, 5ull, 1000ull, 100000ull}) {
+    for (uint64_t count : {0ull, 3ull, 64ull, 5000ull, 200000ull}) {
+      const auto positions = SamplePositions(total, count, 17);
+      ASSERT_EQ(positions.size(), std::min(total, count));
+      for (size_t i = 1; i < positions.size(); ++i) ASSERT_LT(positions[i - 1], positions[i]);
+      if (!positions.empty()) {
+        EXPECT_LT(positions.back(), total);
+      }
+      EXPECT_EQ(positions, SamplePositions(total, count, 17));
+    }
+  }
+  EXPECT_NE(SamplePositions(100000, 64, 1), SamplePositions(100000, 64, 2));
+  // Roughly uniform: a quarter of the sample falls in each quarter of the range.
+  const auto positions = SamplePositions(1000000, 4000, 3);
+  int first_quarter = 0;
+  for (uint64_t position : positions) first_quarter += position < 250000;
+  EXPECT_GT(first_quarter, 850);
+  EXPECT_LT(first_quarter, 1150);
+}
+
+}  // namespace
+}  // namespace tessera::index::vector
