@@ -48,7 +48,9 @@ void ScanColumns(benchmark::State& state, std::vector<std::string> columns, std:
 }
 
 void BM_ScanVectors(benchmark::State& state) { ScanColumns(state, {"id", "vector"}, ""); }
-void BM_ScanScalars(benchmark::State& state) { ScanColumns(state, {"id", "price", "category"}, ""); }
+void BM_ScanScalars(benchmark::State& state) {
+  ScanColumns(state, {"id", "price", "category"}, "");
+}
 void BM_ScanFiltered(benchmark::State& state) {
   ScanColumns(state, {"id", "vector"}, "price < 50 AND category = 'books'");
 }

@@ -100,8 +100,7 @@ arrow::Status AlreadyExists(Args&&... args) {
 }
 template <typename... Args>
 arrow::Status CommitConflict(bool retryable, Args&&... args) {
-  return MakeError(ErrorKind::kCommitConflict,
-                   Concat(std::forward<Args>(args)...), retryable);
+  return MakeError(ErrorKind::kCommitConflict, Concat(std::forward<Args>(args)...), retryable);
 }
 
 // Keeps a status's kind but prefixes its message with context ("reading manifest X: ...").

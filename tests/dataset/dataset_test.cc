@@ -58,8 +58,8 @@ TEST(Dataset, CreateThenOpenReadsBackEveryRow) {
   auto all = (*opened)->ScanToTable({});
   ASSERT_TRUE(all.ok());
   auto expected = arrow::Table::FromRecordBatches({SimpleBatch(0, 1000)});
-  EXPECT_TRUE((*all)->CombineChunks().ValueOrDie()->Equals(
-      *(*expected)->CombineChunks().ValueOrDie()));
+  EXPECT_TRUE(
+      (*all)->CombineChunks().ValueOrDie()->Equals(*(*expected)->CombineChunks().ValueOrDie()));
 }
 
 TEST(Dataset, ScanAppliesProjectionFilterLimitAndRowAddresses) {
@@ -188,15 +188,16 @@ TEST(Dataset, TakeOfAThousandRowsReadsAThousandRowsOfAMillion) {
   TempDirectory directory;
   WriteOptions options;
   options.max_rows_per_file = 250000;
-  auto dataset = Dataset::Create(directory.Child("ds"), SimpleReader(0, 1000000, 8, 65536), options);
+  auto dataset =
+      Dataset::Create(directory.Child("ds"), SimpleReader(0, 1000000, 8, 65536), options);
   ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
   std::mt19937_64 random(7);
   std::vector<uint64_t> addresses;
   std::vector<int64_t> expected_ids;
   for (int i = 0; i < 1000; ++i) {
     const uint64_t id = random() % 1000000;
-    addresses.push_back(MakeRowAddress(static_cast<uint32_t>(id / 250000),
-                                       static_cast<uint32_t>(id % 250000)));
+    addresses.push_back(
+        MakeRowAddress(static_cast<uint32_t>(id / 250000), static_cast<uint32_t>(id % 250000)));
     expected_ids.push_back(static_cast<int64_t>(id));
   }
   GlobalReadStatistics().Reset();
@@ -322,14 +323,13 @@ TEST(Dataset, OverwriteKeepsFieldIdsOfUnchangedFields) {
   ASSERT_TRUE(dataset.ok());
   EXPECT_EQ((*dataset)->field_ids(), (std::vector<int32_t>{0, 1, 2, 3}));
   // New schema: name dropped, value retyped, id kept, fresh column added.
-  auto schema = arrow::schema({arrow::field("extra", arrow::utf8()),
-                               arrow::field("id", arrow::int64()),
-                               arrow::field("value", arrow::float32())});
-  auto batch = arrow::RecordBatch::Make(
-      schema, 0,
-      {arrow::MakeArrayOfNull(arrow::utf8(), 0).ValueOrDie(),
-       arrow::MakeArrayOfNull(arrow::int64(), 0).ValueOrDie(),
-       arrow::MakeArrayOfNull(arrow::float32(), 0).ValueOrDie()});
+  auto schema =
+      arrow::schema({arrow::field("extra", arrow::utf8()), arrow::field("id", arrow::int64()),
+                     arrow::field("value", arrow::float32())});
+  auto batch = arrow::RecordBatch::Make(schema, 0,
+                                        {arrow::MakeArrayOfNull(arrow::utf8(), 0).ValueOrDie(),
+                                         arrow::MakeArrayOfNull(arrow::int64(), 0).ValueOrDie(),
+                                         arrow::MakeArrayOfNull(arrow::float32(), 0).ValueOrDie()});
   auto overwritten = (*dataset)->Overwrite(ReaderOf(batch));
   ASSERT_TRUE(overwritten.ok()) << overwritten.status().ToString();
   EXPECT_EQ((*overwritten)->field_ids(), (std::vector<int32_t>{4, 0, 5}));

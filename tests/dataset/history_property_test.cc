@@ -36,9 +36,9 @@ Predicate RandomPredicate(std::mt19937_64& random, int64_t max_id) {
               [=](int64_t id) { return id >= a && id < a + width; }};
     case 1: {
       const int64_t b = a + 3, c = a + 17;
-      return {"id IN (" + std::to_string(a) + ", " + std::to_string(b) + ", " +
-                  std::to_string(c) + ")",
-              [=](int64_t id) { return id == a || id == b || id == c; }};
+      return {
+          "id IN (" + std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(c) + ")",
+          [=](int64_t id) { return id == a || id == b || id == c; }};
     }
     case 2: {
       const double limit = static_cast<double>(a) * 0.5;
@@ -117,8 +117,8 @@ TEST(DatasetProperty, RandomHistoriesReadBackExactlyAtEveryVersion) {
       arrow::Result<std::shared_ptr<Dataset>> next;
       if (choice < 5) {
         const int64_t rows = 1 + static_cast<int64_t>(random() % 250);
-        next = current->Append(SimpleReader(next_id, rows, 4, 1 + random() % 100),
-                               random_options());
+        next =
+            current->Append(SimpleReader(next_id, rows, 4, 1 + random() % 100), random_options());
         for (int64_t id = next_id; id < next_id + rows; ++id) model.push_back(id);
         next_id += rows;
       } else if (choice < 9) {

@@ -37,13 +37,13 @@ std::shared_ptr<arrow::RecordBatch> AllTypesBatch() {
       {"large_text", FromJson(arrow::large_utf8(), R"([null, "x", "yy", ""])")},
       {"blob", FromJson(arrow::binary(), R"(["AA", null, "", "B"])")},
       {"day", FromJson(arrow::date32(), "[19723, null, 0, -1]")},
-      {"ts", FromJson(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
-                      "[1704103200000000, null, 0, 1]")},
+      {"ts",
+       FromJson(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"), "[1704103200000000, null, 0, 1]")},
       {"ts_ns", FromJson(arrow::timestamp(arrow::TimeUnit::NANO), "[1, 2, null, 3]")},
       {"vec32", FromJson(arrow::fixed_size_list(arrow::float32(), 3),
                          "[[1, 2, 3], null, [0.5, -1, 2], [0, 0, 0]]")},
-      {"vec16", FromJson(arrow::fixed_size_list(arrow::float16(), 2),
-                         "[[1, 2], [3, 4], null, [0.5, -1]]")},
+      {"vec16",
+       FromJson(arrow::fixed_size_list(arrow::float16(), 2), "[[1, 2], [3, 4], null, [0.5, -1]]")},
       {"tags", FromJson(arrow::list(arrow::utf8()), R"([["a", "b"], [], null, ["c", null]])")},
       {"numbers", FromJson(arrow::list(arrow::int64()), "[[1], null, [2, 3, null], []]")},
   };
@@ -72,7 +72,8 @@ TEST(DatasetTypes, EverySupportedTypeRoundTripsWithNulls) {
   auto table = (*opened)->ScanToTable({});
   ASSERT_TRUE(table.ok()) << table.status().ToString();
   auto combined = (*table)->CombineChunksToBatch().ValueOrDie();
-  EXPECT_TRUE(combined->Equals(*batch, false, kNansEqual)) << combined->ToString() << "\nvs\n" << batch->ToString();
+  EXPECT_TRUE(combined->Equals(*batch, false, kNansEqual)) << combined->ToString() << "\nvs\n"
+                                                           << batch->ToString();
 
   auto taken = (*opened)->Take({MakeRowAddress(0, 3), MakeRowAddress(0, 1)});
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();

@@ -16,8 +16,8 @@ namespace tessera::testing {
 // name = "name<i % 5>" (null when i % 11 == 4), vector = [id, id + 1, ...].
 std::shared_ptr<arrow::Schema> SimpleSchema(int dim = 4);
 std::shared_ptr<arrow::RecordBatch> SimpleBatch(int64_t first_id, int64_t rows, int dim = 4);
-std::shared_ptr<arrow::RecordBatchReader> SimpleReader(int64_t first_id, int64_t rows,
-                                                       int dim = 4, int64_t batch_rows = 1000);
+std::shared_ptr<arrow::RecordBatchReader> SimpleReader(int64_t first_id, int64_t rows, int dim = 4,
+                                                       int64_t batch_rows = 1000);
 
 // The int64 values of column `name` of a table, in row order (nulls as INT64_MIN).
 std::vector<int64_t> Int64Column(const arrow::Table& table, const std::string& name);

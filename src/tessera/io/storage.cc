@@ -19,8 +19,8 @@ namespace {
 
 arrow::Status ErrnoError(std::string_view action, const std::string& path) {
   const int error = errno;
-  const ErrorKind kind = (error == ENOSPC || error == EDQUOT) ? ErrorKind::kResourceExhausted
-                                                             : ErrorKind::kIOError;
+  const ErrorKind kind =
+      (error == ENOSPC || error == EDQUOT) ? ErrorKind::kResourceExhausted : ErrorKind::kIOError;
   return Error(kind, action, " ", path, ": ", std::strerror(error));
 }
 
@@ -66,7 +66,8 @@ arrow::Result<std::shared_ptr<Storage>> Storage::Open(std::string_view uri_or_pa
   }
   std::string base;
   auto filesystem = arrow::fs::FileSystemFromUri(text, &base);
-  if (!filesystem.ok()) return InvalidArgument("cannot open ", text, ": ", filesystem.status().message());
+  if (!filesystem.ok())
+    return InvalidArgument("cannot open ", text, ": ", filesystem.status().message());
   const bool is_local = (*filesystem)->type_name() == "local";
   return std::shared_ptr<Storage>(new Storage(*filesystem, base, text, is_local));
 }
@@ -177,7 +178,8 @@ arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_di
     FileEntry entry;
     entry.path = prefix + info.base_name();
     entry.size_bytes = info.size();
-    entry.modified = std::chrono::time_point_cast<std::chrono::system_clock::duration>(info.mtime());
+    entry.modified =
+        std::chrono::time_point_cast<std::chrono::system_clock::duration>(info.mtime());
     entry.is_directory = info.type() == arrow::fs::FileType::Directory;
     entries.push_back(std::move(entry));
   }

@@ -13,8 +13,8 @@ std::string NewUuid() {
   }()};
   uint64_t high = generator();
   uint64_t low = generator();
-  high = (high & ~0xF000ull) | 0x4000ull;                   // version 4
-  low = (low & ~(0xC0ull << 56)) | (0x80ull << 56);         // RFC 4122 variant
+  high = (high & ~0xF000ull) | 0x4000ull;            // version 4
+  low = (low & ~(0xC0ull << 56)) | (0x80ull << 56);  // RFC 4122 variant
   char text[37];
   std::snprintf(text, sizeof(text), "%08x-%04x-%04x-%04x-%012llx",
                 static_cast<unsigned>(high >> 32), static_cast<unsigned>((high >> 16) & 0xFFFF),
