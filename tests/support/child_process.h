@@ -16,7 +16,7 @@ namespace tessera::testing {
 
 // How a child ended.
 struct ExitStatus {
-  bool exited = false;    // returned from main or called exit(): `code` is valid
+  bool exited = false;  // returned from main or called exit(): `code` is valid
   int code = -1;
   bool signaled = false;  // killed by `signal`
   int signal = 0;

@@ -21,7 +21,7 @@ struct WriterEvent {
 
   bool Has(const std::string& key) const { return fields.count(key) > 0; }
   const std::string& Text(const std::string& key) const;  // throws when absent
-  int64_t Integer(const std::string& key) const;           // throws when absent
+  int64_t Integer(const std::string& key) const;          // throws when absent
   std::string ToString() const;
 };
 
