@@ -1,0 +1,614 @@
+#include "tessera/query/nearest.h"
+
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "tessera/dataset/deletion_vector.h"
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/read_statistics.h"
+#include "tessera/dataset/scanner.h"
+#include "tessera/expr/filter.h"
+#include "tessera/index/index_family.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/index/vector/vector_column.h"
+#include "tessera/index/vector_segment.h"
+#include "tessera/query/filtered_scan.h"
+#include "tessera/status.h"
+
+namespace tessera::query {
+
+namespace {
+
+using index::ScoredRow;
+using index::vector::Metric;
+using index::vector::MetricName;
+
+// Exact scans of a fragment read only its allowed rows when the allow-list holds fewer than
+// 1 / kTakeFraction of its rows; otherwise they read the whole vector column.
+constexpr uint64_t kTakeFraction = 4;
+
+// The order of results: by distance, then by row address. Distances are never NaN here.
+bool Before(const ScoredRow& a, const ScoredRow& b) {
+  return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
+}
+
+// The `capacity` best rows seen, by Before.
+class BestRows {
+ public:
+  explicit BestRows(size_t capacity) : capacity_(capacity) {}
+
+  void Add(const ScoredRow& row) {
+    if (capacity_ == 0) return;
+    if (heap_.size() == capacity_) {
+      if (!Before(row, heap_.front())) return;
+      std::pop_heap(heap_.begin(), heap_.end(), Before);
+      heap_.back() = row;
+    } else {
+      heap_.push_back(row);
+    }
+    std::push_heap(heap_.begin(), heap_.end(), Before);
+  }
+
+  std::vector<ScoredRow> Take() && { return std::move(heap_); }
+
+ private:
+  size_t capacity_;
+  std::vector<ScoredRow> heap_;  // a max-heap under Before: the worst kept row on top
+};
+
+std::string ShortUuid(const std::string& uuid) { return uuid.substr(0, 8); }
+
+std::string Available(const arrow::Schema& schema) {
+  std::string names;
+  for (const auto& field : schema.fields()) names += (names.empty() ? "" : ", ") + field->name();
+  return names;
+}
+
+// A segment of a vector index searched for some fragments.
+struct VectorSource {
+  std::string index_name;
+  std::string family;
+  std::string segment_uuid;
+  std::unique_ptr<index::SegmentReader> reader;
+  std::vector<uint32_t> fragments;  // the fragments assigned to it, in manifest order
+};
+
+// A vector index on the column, with its segments that cover fragments of this version.
+struct VectorIndex {
+  const format::IndexDef* definition = nullptr;
+  Metric metric = Metric::kL2;
+  std::vector<std::unique_ptr<index::SegmentReader>> readers;
+  std::vector<Roaring> covered;  // parallel to readers: live fragments each covers
+};
+
+struct FragmentState {
+  int position = 0;  // in manifest().fragments()
+  int source = -1;   // in sources; -1: exact scan
+  std::shared_ptr<const Roaring> deleted;
+  const Roaring* allowed = nullptr;  // prefilter: the live rows passing the filter
+  std::string exact_reason;          // explain, for exact scans
+};
+
+class NearestSearch {
+ public:
+  NearestSearch(const dataset::Dataset& dataset, const NearestOptions& options, Explain* explain)
+      : dataset_(dataset), options_(options), explain_(explain) {}
+
+  arrow::Result<std::shared_ptr<arrow::Table>> Run() {
+    ARROW_RETURN_NOT_OK(Validate());
+    ARROW_RETURN_NOT_OK(FindIndexes());
+    ARROW_RETURN_NOT_OK(ChooseMetric());
+    ARROW_RETURN_NOT_OK(ParseFilter());
+    AssignFragments();
+    ARROW_RETURN_NOT_OK(PrepareFragments());
+    ExplainSearch();
+
+    std::vector<ScoredRow> rows;
+    for (size_t source = 0; source < sources_.size(); ++source) {
+      ARROW_RETURN_NOT_OK(SearchSegment(static_cast<int>(source), &rows));
+    }
+    BestRows exact(capacity_);
+    for (const auto& [fragment, state] : states_) {
+      if (state.source < 0) ARROW_RETURN_NOT_OK(ScanExact(fragment, state, &exact));
+    }
+    for (const auto& row : std::move(exact).Take()) rows.push_back(row);
+    if (explain_ != nullptr) {
+      for (const auto& note : notes_after_) explain_->Add(note);
+    }
+    std::sort(rows.begin(), rows.end(), Before);
+    const size_t begin = std::min(rows.size(), static_cast<size_t>(options_.offset));
+    const size_t end = std::min(rows.size(), begin + static_cast<size_t>(options_.k));
+    return Materialize(std::vector<ScoredRow>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                              rows.begin() + static_cast<std::ptrdiff_t>(end)));
+  }
+
+ private:
+  arrow::Status Validate() {
+    const auto& schema = *dataset_.schema();
+    column_index_ = schema.GetFieldIndex(options_.column);
+    if (column_index_ < 0) {
+      if (!schema.GetAllFieldIndices(options_.column).empty()) {
+        return InvalidArgument("dataset ", dataset_.uri(), " has several columns named '",
+                               options_.column, "'");
+      }
+      return InvalidArgument("no column '", options_.column, "' in dataset ", dataset_.uri(),
+                             "; its columns are: ", Available(schema));
+    }
+    const auto& type = schema.field(column_index_)->type();
+    const bool is_vector = type->id() == arrow::Type::FIXED_SIZE_LIST &&
+                           (type->field(0)->type()->id() == arrow::Type::FLOAT ||
+                            type->field(0)->type()->id() == arrow::Type::HALF_FLOAT);
+    if (!is_vector) {
+      return InvalidArgument("column '", options_.column, "' of dataset ", dataset_.uri(), " is ",
+                             type->ToString(),
+                             ", not a vector column (fixed_size_list<float32 or float16>)");
+    }
+    dim_ = static_cast<const arrow::FixedSizeListType&>(*type).list_size();
+    if (static_cast<int64_t>(options_.query.size()) != dim_) {
+      return InvalidArgument("the query vector has ", options_.query.size(),
+                             " dimensions, but column '", options_.column, "' holds vectors of ",
+                             dim_, " dimensions");
+    }
+    for (size_t i = 0; i < options_.query.size(); ++i) {
+      if (!std::isfinite(options_.query[i])) {
+        return InvalidArgument("the query vector's element ", i, " is ", options_.query[i],
+                               "; every element must be a finite number");
+      }
+    }
+    if (options_.k < 1) return InvalidArgument("k must be at least 1, got ", options_.k);
+    if (options_.offset < 0) {
+      return InvalidArgument("offset must not be negative, got ", options_.offset);
+    }
+    if (options_.k > INT_MAX - options_.offset) {
+      return InvalidArgument("k + offset must be at most ", INT_MAX, ", got ",
+                             options_.k + options_.offset);
+    }
+    capacity_ = static_cast<size_t>(options_.k + options_.offset);
+    if (options_.nprobes < 1) {
+      return InvalidArgument("nprobes must be at least 1, got ", options_.nprobes);
+    }
+    if ((options_.lower_distance && std::isnan(*options_.lower_distance)) ||
+        (options_.upper_distance && std::isnan(*options_.upper_distance))) {
+      return InvalidArgument("a distance bound must be a number, not NaN");
+    }
+    ARROW_ASSIGN_OR_RAISE(projection_, dataset::ResolveColumns(schema, options_.columns));
+    for (int index : projection_) {
+      if (schema.field(index)->name() == kDistanceColumn) {
+        return InvalidArgument("column '", kDistanceColumn, "' of dataset ", dataset_.uri(),
+                               " has the name of the distance column nearest adds; leave it out "
+                               "of the projected columns");
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Status FindIndexes() {
+    Roaring live;
+    for (const auto& fragment : dataset_.manifest().fragments()) live.add(fragment.id());
+    const int32_t field_id = dataset_.field_ids()[static_cast<size_t>(column_index_)];
+    for (const auto& definition : dataset_.manifest().indexes()) {
+      if (definition.field_id() != field_id) continue;
+      const index::IndexFamily* family = index::FindFamily(definition.family());
+      if (family == nullptr) {
+        notes_.push_back("index '" + definition.name() + "' not used: unknown index family '" +
+                         definition.family() + "'");
+        continue;
+      }
+      VectorIndex found;
+      found.definition = &definition;
+      bool is_vector = true;
+      for (const auto& segment : definition.segments()) {
+        ARROW_ASSIGN_OR_RAISE(Roaring covered, index::DecodeFragmentBitmap(segment));
+        covered &= live;
+        if (covered.isEmpty()) continue;
+        auto opened = family->Open(segment, index::DirectoryOf(dataset_.storage(), segment));
+        if (!opened.ok()) {
+          return WithContext(opened.status(), "opening segment " + segment.uuid() + " of index '" +
+                                                  definition.name() + "'");
+        }
+        if ((*opened)->AsVector() == nullptr) {
+          is_vector = false;
+          break;
+        }
+        found.readers.push_back(std::move(opened).ValueUnsafe());
+        found.covered.push_back(std::move(covered));
+      }
+      if (!is_vector) continue;
+      if (found.readers.empty()) {
+        // No segment to search; its metric may still be the default one.
+        auto metric = definition.params().find("metric");
+        if (metric != definition.params().end()) {
+          auto parsed = index::vector::ParseMetric(metric->second);
+          if (parsed.ok() && !default_metric_) {
+            default_metric_ = std::make_pair(*parsed, definition.name());
+          }
+        }
+        continue;
+      }
+      found.metric = found.readers.front()->AsVector()->metric();
+      if (!default_metric_) default_metric_ = std::make_pair(found.metric, definition.name());
+      indexes_.push_back(std::move(found));
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Status ChooseMetric() {
+    if (options_.metric) {
+      metric_ = *options_.metric;
+      metric_origin_ = "";
+    } else if (default_metric_) {
+      metric_ = default_metric_->first;
+      metric_origin_ = " (of index '" + default_metric_->second + "')";
+    } else {
+      metric_ = Metric::kL2;
+      metric_origin_ = " (default)";
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Status ParseFilter() {
+    if (options_.filter.empty()) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(filter_, expr::Filter::Parse(options_.filter, dataset_.schema()));
+    if (options_.prefilter) {
+      ARROW_ASSIGN_OR_RAISE(allowed_, FindMatchingRows(dataset_, *filter_, &prefilter_explain_,
+                                                       "prefilter " + filter_->ToString() + ": "));
+    }
+    return arrow::Status::OK();
+  }
+
+  void AssignFragments() {
+    for (auto& vector_index : indexes_) {
+      const std::string& name = vector_index.definition->name();
+      if (vector_index.metric != metric_) {
+        notes_.push_back("index '" + name + "' not used: metric " +
+                         std::string(MetricName(vector_index.metric)) +
+                         " differs from query metric " + std::string(MetricName(metric_)));
+        for (const auto& covered : vector_index.covered) other_metric_covered_ |= covered;
+        continue;
+      }
+      for (size_t i = 0; i < vector_index.readers.size(); ++i) {
+        auto& reader = vector_index.readers[i];
+        const index::VectorSegmentReader* vector = reader->AsVector();
+        const std::string uuid = reader->meta().uuid();
+        if (vector->metric() != metric_ || vector->dim() != dim_) {
+          notes_.push_back("segment " + ShortUuid(uuid) + " of index '" + name +
+                           "' not used: it holds " + std::to_string(vector->dim()) +
+                           "-dimensional vectors with metric " +
+                           std::string(MetricName(vector->metric())));
+          continue;
+        }
+        VectorSource source;
+        source.index_name = name;
+        source.family = vector_index.definition->family();
+        source.segment_uuid = uuid;
+        const int source_id = static_cast<int>(sources_.size());
+        // The first usable index covering a fragment (manifest order) serves it.
+        for (uint32_t fragment : vector_index.covered[i]) assignment_.emplace(fragment, source_id);
+        source.reader = std::move(reader);
+        sources_.push_back(std::move(source));
+      }
+    }
+  }
+
+  arrow::Status PrepareFragments() {
+    const auto& manifest = dataset_.manifest();
+    for (int position = 0; position < manifest.fragments_size(); ++position) {
+      const format::Fragment& fragment = manifest.fragments(position);
+      FragmentState state;
+      state.position = position;
+      if (auto found = assignment_.find(fragment.id()); found != assignment_.end()) {
+        state.source = found->second;
+        sources_[static_cast<size_t>(state.source)].fragments.push_back(fragment.id());
+      } else {
+        state.exact_reason = other_metric_covered_.contains(fragment.id())
+                                 ? "exact distance (its index has another metric)"
+                                 : "exact distance (unindexed)";
+      }
+      if (allowed_) {
+        state.allowed = &allowed_->at(fragment.id());
+      } else {
+        ARROW_ASSIGN_OR_RAISE(state.deleted,
+                              dataset::LoadDeletionVector(*dataset_.storage(), fragment));
+      }
+      states_.emplace(fragment.id(), std::move(state));
+    }
+    if (allowed_) PreferExactForFewAllowedRows();
+    return arrow::Status::OK();
+  }
+
+  // A segment whose fragments hold fewer prefiltered rows than its probed partitions would
+  // scan is not searched: exact distances over those rows cost less and are exact.
+  void PreferExactForFewAllowedRows() {
+    const auto& manifest = dataset_.manifest();
+    for (auto& source : sources_) {
+      if (source.fragments.empty()) continue;
+      uint64_t allowed = 0;
+      uint64_t physical = 0;
+      for (uint32_t id : source.fragments) {
+        const FragmentState& state = states_.at(id);
+        allowed += state.allowed->cardinality();
+        physical += manifest.fragments(state.position).physical_rows();
+      }
+      const double probed =
+          std::min(1.0, static_cast<double>(options_.nprobes) / PartitionsOf(*source.reader));
+      if (static_cast<double>(allowed) > static_cast<double>(physical) * probed) continue;
+      for (uint32_t id : source.fragments) {
+        FragmentState& state = states_.at(id);
+        state.source = -1;
+        state.exact_reason = "exact distance over the prefiltered rows (fewer than index '" +
+                             source.index_name + "' would probe)";
+      }
+      source.fragments.clear();
+    }
+  }
+
+  void ExplainSearch() {
+    if (explain_ == nullptr) return;
+    std::string header = "nearest: column '" + options_.column + "', metric " +
+                         std::string(MetricName(metric_)) + metric_origin_ + ", k " +
+                         std::to_string(options_.k);
+    if (options_.offset > 0) header += ", offset " + std::to_string(options_.offset);
+    if (options_.lower_distance || options_.upper_distance) {
+      header += ", distance in [" +
+                (options_.lower_distance ? std::to_string(*options_.lower_distance) : "-inf") +
+                ", " +
+                (options_.upper_distance ? std::to_string(*options_.upper_distance) : "inf") + ")";
+    }
+    explain_->Add(header);
+    for (const auto& line : prefilter_explain_.lines) explain_->Add(line);
+    for (const auto& note : notes_) explain_->Add(note);
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<uint32_t>> groups;
+    for (const auto& fragment : dataset_.manifest().fragments()) {
+      const FragmentState& state = states_.at(fragment.id());
+      std::string description;
+      if (state.source >= 0) {
+        const VectorSource& source = sources_[static_cast<size_t>(state.source)];
+        description = source.family + " index '" + source.index_name + "' segment " +
+                      ShortUuid(source.segment_uuid) + " (metric " +
+                      std::string(MetricName(metric_)) + ", nprobes " +
+                      std::to_string(options_.nprobes) + ")";
+      } else {
+        description = state.exact_reason;
+      }
+      auto [it, inserted] = groups.try_emplace(description);
+      if (inserted) order.push_back(description);
+      it->second.push_back(fragment.id());
+    }
+    for (const auto& description : order) {
+      explain_->Add(DescribeFragments(groups[description]) + ": " + description);
+    }
+  }
+
+  // Whether the search may return the row at `address` of a fragment in `state`.
+  static bool Accepts(const FragmentState& state, uint32_t offset) {
+    if (state.allowed != nullptr) return state.allowed->contains(offset);
+    return !state.deleted->contains(offset);
+  }
+
+  bool InRange(float distance) const {
+    if (std::isnan(distance)) return false;
+    if (options_.lower_distance && !(distance >= *options_.lower_distance)) return false;
+    if (options_.upper_distance && !(distance < *options_.upper_distance)) return false;
+    return true;
+  }
+
+  arrow::Status SearchSegment(int source_id, std::vector<ScoredRow>* rows) {
+    const VectorSource& source = sources_[static_cast<size_t>(source_id)];
+    if (source.fragments.empty()) return arrow::Status::OK();
+    if (allowed_) {
+      const bool any = std::any_of(source.fragments.begin(), source.fragments.end(),
+                                   [&](uint32_t id) { return !allowed_->at(id).isEmpty(); });
+      if (!any) return arrow::Status::OK();
+    }
+    const std::function<bool(uint64_t)> accept = [this, source_id](uint64_t address) {
+      auto found = states_.find(dataset::FragmentOf(address));
+      if (found == states_.end() || found->second.source != source_id) return false;
+      return Accepts(found->second, dataset::OffsetOf(address));
+    };
+    // The rows the search may return, an upper bound of what it can find.
+    uint64_t acceptable = 0;
+    for (uint32_t id : source.fragments) {
+      const FragmentState& state = states_.at(id);
+      acceptable += state.allowed != nullptr
+                        ? state.allowed->cardinality()
+                        : dataset_.manifest().fragments(state.position).physical_rows() -
+                              state.deleted->cardinality();
+    }
+    const int partitions = PartitionsOf(*source.reader);
+    index::VectorQuery query;
+    query.vector = options_.query.data();
+    query.dim = dim_;
+    query.k = static_cast<int>(capacity_);
+    query.nprobes = options_.nprobes;
+    query.accept = &accept;
+    query.lower_distance = options_.lower_distance;
+    query.upper_distance = options_.upper_distance;
+    while (true) {
+      auto found = source.reader->AsVector()->Search(query);
+      if (!found.ok()) {
+        return WithContext(found.status(), "searching segment " + source.segment_uuid +
+                                               " of index '" + source.index_name + "'");
+      }
+      // The probed partitions may hold fewer than k acceptable rows (a selective prefilter,
+      // many deletions) while others hold more: probe more partitions, so that k rows are
+      // returned whenever k rows qualify.
+      const bool short_of_rows = found->size() < capacity_ && found->size() < acceptable;
+      if (!short_of_rows || query.nprobes >= partitions) {
+        if (query.nprobes != options_.nprobes) {
+          notes_after_.push_back("segment " + ShortUuid(source.segment_uuid) + " of index '" +
+                                 source.index_name + "': nprobes raised to " +
+                                 std::to_string(query.nprobes) + " to find " +
+                                 std::to_string(capacity_) + " qualifying rows");
+        }
+        for (const auto& row : *found) rows->push_back(row);
+        return arrow::Status::OK();
+      }
+      query.nprobes = query.nprobes > partitions / 2 ? partitions : query.nprobes * 2;
+    }
+  }
+
+  // The partition count of an IVF segment (its details), or the most any segment may have.
+  static int PartitionsOf(const index::SegmentReader& reader) {
+    constexpr int kMostPartitions = 65536;
+    const auto& details = reader.meta().details();
+    auto found = details.find("num_partitions");
+    if (found == details.end()) return kMostPartitions;
+    try {
+      const int partitions = std::stoi(found->second);
+      return partitions > 0 ? std::min(partitions, kMostPartitions) : kMostPartitions;
+    } catch (const std::exception&) {
+      return kMostPartitions;
+    }
+  }
+
+  void Score(const index::vector::VectorRows& vectors, int64_t row, uint64_t address,
+             BestRows* best) const {
+    if (vectors.IsNull(row)) return;
+    const float distance =
+        index::vector::Distance(metric_, options_.query.data(), vectors.Row(row), dim_);
+    if (InRange(distance)) best->Add({address, distance});
+  }
+
+  arrow::Status ScanExact(uint32_t fragment_id, const FragmentState& state, BestRows* best) {
+    const format::Fragment& fragment = dataset_.manifest().fragments(state.position);
+    if (state.allowed != nullptr) {
+      if (state.allowed->isEmpty()) return arrow::Status::OK();
+      if (state.allowed->cardinality() * kTakeFraction < fragment.physical_rows()) {
+        return TakeExact(fragment_id, *state.allowed, best);
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto reader, dataset::FragmentReader::Open(*dataset_.storage(), fragment, dataset_.schema(),
+                                                   {column_index_}));
+    for (int index = 0; index < reader->num_batches(); ++index) {
+      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
+      dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+      ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
+      const uint64_t first = static_cast<uint64_t>(index) * reader->rows_per_batch();
+      for (int64_t row = 0; row < vectors.size(); ++row) {
+        const auto offset = static_cast<uint32_t>(first + static_cast<uint64_t>(row));
+        if (!Accepts(state, offset)) continue;
+        Score(vectors, row, dataset::MakeRowAddress(fragment_id, offset), best);
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Status TakeExact(uint32_t fragment_id, const Roaring& allowed, BestRows* best) {
+    std::vector<uint64_t> addresses;
+    addresses.reserve(allowed.cardinality());
+    for (uint32_t offset : allowed)
+      addresses.push_back(dataset::MakeRowAddress(fragment_id, offset));
+    ARROW_ASSIGN_OR_RAISE(auto table, dataset_.Take(addresses, {options_.column}));
+    ARROW_ASSIGN_OR_RAISE(auto batch, table->CombineChunksToBatch());
+    ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
+    for (int64_t row = 0; row < vectors.size(); ++row) {
+      Score(vectors, row, addresses[static_cast<size_t>(row)], best);
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Result<std::shared_ptr<arrow::Table>> Materialize(const std::vector<ScoredRow>& rows) {
+    const auto& schema = *dataset_.schema();
+    arrow::FieldVector fields;
+    std::vector<std::string> take_columns;
+    for (int index : projection_) {
+      fields.push_back(schema.field(index));
+      take_columns.push_back(schema.field(index)->name());
+    }
+    fields.push_back(arrow::field(kDistanceColumn, arrow::float32(), /*nullable=*/false));
+    if (options_.with_row_address) {
+      fields.push_back(arrow::field(dataset::kRowAddressColumn, arrow::uint64(), false));
+    }
+    auto output = arrow::schema(std::move(fields));
+    const bool postfilter = filter_ != nullptr && !options_.prefilter;
+    if (postfilter) {
+      for (const auto& name : filter_->referenced_columns()) {
+        if (std::find(take_columns.begin(), take_columns.end(), name) == take_columns.end()) {
+          take_columns.push_back(name);
+        }
+      }
+    }
+    if (rows.empty()) {
+      if (postfilter) ExplainPostfilter(0, 0);
+      return arrow::Table::MakeEmpty(output);
+    }
+
+    std::vector<uint64_t> addresses;
+    arrow::FloatBuilder distances;
+    ARROW_RETURN_NOT_OK(distances.Reserve(static_cast<int64_t>(rows.size())));
+    for (const auto& row : rows) {
+      addresses.push_back(row.row_address);
+      distances.UnsafeAppend(row.distance);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto distance_array, distances.Finish());
+    arrow::UInt64Builder address_builder;
+    ARROW_RETURN_NOT_OK(address_builder.AppendValues(addresses));
+    ARROW_ASSIGN_OR_RAISE(auto address_array, address_builder.Finish());
+
+    ARROW_ASSIGN_OR_RAISE(auto table, dataset_.Take(addresses, take_columns));
+    ARROW_ASSIGN_OR_RAISE(auto taken, table->CombineChunksToBatch());
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (int index : projection_)
+      columns.push_back(taken->GetColumnByName(schema.field(index)->name()));
+    columns.push_back(distance_array);
+    if (options_.with_row_address) columns.push_back(address_array);
+    auto batch = arrow::RecordBatch::Make(output, static_cast<int64_t>(rows.size()), columns);
+    if (postfilter) {
+      ARROW_ASSIGN_OR_RAISE(auto selected, filter_->Select(*taken));
+      ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, selected));
+      batch = kept.record_batch();
+      ExplainPostfilter(rows.size(), static_cast<size_t>(batch->num_rows()));
+    }
+    return arrow::Table::FromRecordBatches(output, {batch});
+  }
+
+  void ExplainPostfilter(size_t searched, size_t kept) {
+    if (explain_ == nullptr) return;
+    explain_->Add("postfilter " + filter_->ToString() + ": applied to the " +
+                  std::to_string(searched) + " rows found, " + std::to_string(kept) +
+                  " kept (a postfilter may return fewer than k rows)");
+  }
+
+  const dataset::Dataset& dataset_;
+  const NearestOptions& options_;
+  Explain* explain_;
+
+  int column_index_ = -1;
+  int dim_ = 0;
+  size_t capacity_ = 0;  // offset + k: the rows each part of the search keeps
+  std::vector<int> projection_;
+  Metric metric_ = Metric::kL2;
+  std::string metric_origin_;
+  std::optional<std::pair<Metric, std::string>> default_metric_;
+  std::vector<std::string> notes_;
+  std::vector<VectorIndex> indexes_;
+  std::vector<VectorSource> sources_;
+  std::unordered_map<uint32_t, int> assignment_;  // fragment id → source
+  Roaring other_metric_covered_;
+  std::shared_ptr<const expr::Filter> filter_;
+  std::optional<RowsByFragment> allowed_;
+  Explain prefilter_explain_;
+  std::vector<std::string> notes_after_;  // explain lines decided during the search
+  std::unordered_map<uint32_t, FragmentState> states_;
+};
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::Table>> Nearest(const dataset::Dataset& dataset,
+                                                     const NearestOptions& options,
+                                                     Explain* explain) {
+  return NearestSearch(dataset, options, explain).Run();
+}
+
+}  // namespace tessera::query

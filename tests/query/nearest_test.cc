@@ -1,0 +1,444 @@
+// query::Nearest: with every partition probed, the answer is exactly the brute-force one — with
+// partly indexed tables, deletions, each metric, filters, distance ranges and offsets.
+#include "tessera/query/nearest.h"
+
+#include <arrow/api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "query/query_test_util.h"
+#include "support/table_builders.h"
+#include "support/temp_directory.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/index/lifecycle.h"
+#include "tessera/index/vector/distance.h"
+#include "tessera/status.h"
+#include "tessera/synthetic/embedding_generator.h"
+
+namespace tessera::query {
+namespace {
+
+using index::vector::Metric;
+using testing::ReaderOf;
+using testing::TempDirectory;
+
+constexpr int kDim = 16;
+constexpr int kPartitions = 8;
+
+struct Hit {
+  uint64_t address;
+  float distance;
+  bool operator==(const Hit& other) const {
+    // Bit-equal distances: the index and the exact scan compute them with one function.
+    return address == other.address && distance == other.distance;
+  }
+};
+
+std::ostream& operator<<(std::ostream& stream, const Hit& hit) {
+  return stream << "(" << hit.address << ", " << hit.distance << ")";
+}
+
+synthetic::EmbeddingOptions Embeddings(int64_t rows, uint64_t seed) {
+  synthetic::EmbeddingOptions options;
+  options.rows = rows;
+  options.dim = kDim;
+  options.latent_dim = 4;
+  options.clusters = 6;
+  options.seed = seed;
+  options.batch_rows = 256;
+  return options;
+}
+
+dataset::WriteOptions Files() {
+  dataset::WriteOptions options;
+  options.max_rows_per_file = 400;
+  options.rows_per_batch = 128;
+  return options;
+}
+
+index::IndexSpec IvfSpec(const std::string& name, Metric metric) {
+  index::IndexSpec spec;
+  spec.name = name;
+  spec.column = "vector";
+  spec.family = "IVF_FLAT";
+  spec.params = {{"metric", std::string(index::vector::MetricName(metric))},
+                 {"num_partitions", std::to_string(kPartitions)},
+                 {"max_iters", "10"}};
+  return spec;
+}
+
+// Every live row passing `filter` with a non-null vector, by (distance, row address).
+std::vector<Hit> BruteForce(const dataset::Dataset& data, const std::string& column,
+                            const std::vector<float>& query, Metric metric,
+                            const std::string& filter = "") {
+  dataset::ScanOptions options;
+  options.columns = {column};
+  options.filter = filter;
+  options.with_row_address = true;
+  auto table = data.ScanToTable(options).ValueOrDie()->CombineChunksToBatch().ValueOrDie();
+  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*table->column(0));
+  const auto& addresses = static_cast<const arrow::UInt64Array&>(*table->column(1));
+  const auto& values = static_cast<const arrow::FloatArray&>(*vectors.values());
+  const int dim = vectors.value_length();
+  std::vector<Hit> hits;
+  for (int64_t row = 0; row < table->num_rows(); ++row) {
+    if (vectors.IsNull(row)) continue;
+    bool element_null = false;
+    for (int i = 0; i < dim; ++i) element_null |= values.IsNull(vectors.value_offset(row) + i);
+    if (element_null) continue;
+    const float distance = index::vector::Distance(
+        metric, query.data(), values.raw_values() + vectors.value_offset(row), dim);
+    if (std::isnan(distance)) continue;
+    hits.push_back({addresses.Value(row), distance});
+  }
+  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+    return a.distance < b.distance || (a.distance == b.distance && a.address < b.address);
+  });
+  return hits;
+}
+
+std::vector<Hit> Window(const std::vector<Hit>& hits, size_t offset, size_t k,
+                        std::optional<float> lower = {}, std::optional<float> upper = {}) {
+  std::vector<Hit> in_range;
+  for (const auto& hit : hits) {
+    if (lower && !(hit.distance >= *lower)) continue;
+    if (upper && !(hit.distance < *upper)) continue;
+    in_range.push_back(hit);
+  }
+  std::vector<Hit> window;
+  for (size_t i = offset; i < in_range.size() && window.size() < k; ++i) {
+    window.push_back(in_range[i]);
+  }
+  return window;
+}
+
+std::vector<Hit> HitsOf(const arrow::Table& table) {
+  auto batch = table.CombineChunksToBatch().ValueOrDie();
+  const auto& distances =
+      static_cast<const arrow::FloatArray&>(*batch->GetColumnByName(kDistanceColumn));
+  const auto& addresses =
+      static_cast<const arrow::UInt64Array&>(*batch->GetColumnByName(dataset::kRowAddressColumn));
+  std::vector<Hit> hits;
+  for (int64_t row = 0; row < batch->num_rows(); ++row) {
+    hits.push_back({addresses.Value(row), distances.Value(row)});
+  }
+  return hits;
+}
+
+std::vector<std::vector<float>> Queries(int count, uint64_t seed) {
+  auto flat = synthetic::MakeQueryVectorsFlat(Embeddings(0, seed), count).ValueOrDie();
+  std::vector<std::vector<float>> queries;
+  for (int i = 0; i < count; ++i) {
+    queries.emplace_back(flat.begin() + i * kDim, flat.begin() + (i + 1) * kDim);
+  }
+  return queries;
+}
+
+// 1200 rows in 3 fragments indexed with `metric`, then 400 unindexed rows, then deletions in
+// both parts.
+std::shared_ptr<dataset::Dataset> PartlyIndexed(const std::string& uri, Metric metric) {
+  auto data = dataset::Dataset::Create(
+                  uri, synthetic::MakeEmbeddingReader(Embeddings(1200, 11)).ValueOrDie(), Files())
+                  .ValueOrDie();
+  auto created = index::CreateIndex(*data, IvfSpec("vec_idx", metric));
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  data = *created;
+  data = data->Append(synthetic::MakeEmbeddingReader(Embeddings(400, 12)).ValueOrDie(), Files())
+             .ValueOrDie();
+  data = data->Delete("id >= 100 AND id < 160").ValueOrDie();  // both parts: ids repeat
+  data = data->Delete("price > 70").ValueOrDie();
+  return data;
+}
+
+class QueryNearestMetric : public ::testing::TestWithParam<Metric> {};
+
+TEST_P(QueryNearestMetric, AllPartitionsProbedEqualsBruteForce) {
+  const Metric metric = GetParam();
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  ASSERT_EQ(data->manifest().fragments_size(), 4);
+  for (const auto& query : Queries(6, 99)) {
+    const auto expected = BruteForce(*data, "vector", query, metric);
+    NearestOptions options;
+    options.column = "vector";
+    options.query = query;
+    options.nprobes = kPartitions;
+    options.with_row_address = true;
+    Explain explain;
+    ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options, &explain));
+    EXPECT_EQ(HitsOf(*table), Window(expected, 0, 10)) << explain.ToString();
+    const std::string text = explain.ToString();
+    EXPECT_NE(text.find("fragments [0..2]: IVF_FLAT index 'vec_idx' segment"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("fragment 3: exact distance (unindexed)"), std::string::npos) << text;
+    EXPECT_NE(text.find("metric " + std::string(index::vector::MetricName(metric))),
+              std::string::npos)
+        << text;
+
+    // Offsets and distance ranges are applied inside the search.
+    options.k = 25;
+    options.offset = 7;
+    ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options));
+    EXPECT_EQ(HitsOf(*table), Window(expected, 7, 25));
+    const float lower = expected[3].distance;
+    const float upper = expected[40].distance;
+    options.lower_distance = lower;
+    options.upper_distance = upper;
+    options.offset = 2;
+    options.k = 100;
+    ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options));
+    EXPECT_EQ(HitsOf(*table), Window(expected, 2, 100, lower, upper));
+  }
+}
+
+TEST_P(QueryNearestMetric, PrefilterReturnsKRowsWheneverKPass) {
+  const Metric metric = GetParam();
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  // A BTREE on price answers the prefilter on the fragments it covers.
+  index::IndexSpec price{"price_idx", "price", "BTREE", {}};
+  ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, price));
+  const auto queries = Queries(4, 5);
+  for (const std::string filter :
+       {"price < 15", "price < 4 AND category != 'books'", "category = 'beauty'", "id = 5"}) {
+    for (const auto& query : queries) {
+      const auto expected = BruteForce(*data, "vector", query, metric, filter);
+      NearestOptions options;
+      options.column = "vector";
+      options.query = query;
+      options.k = 12;
+      options.filter = filter;
+      options.prefilter = true;
+      options.with_row_address = true;
+      // Every partition: exact.
+      options.nprobes = kPartitions;
+      Explain explain;
+      ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options, &explain));
+      EXPECT_EQ(HitsOf(*table), Window(expected, 0, 12)) << filter << "\n" << explain.ToString();
+      EXPECT_NE(explain.ToString().find("prefilter"), std::string::npos) << explain.ToString();
+      // One partition: still k rows whenever k pass.
+      options.nprobes = 1;
+      explain = Explain();
+      ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options, &explain));
+      if (filter == "id = 5") {
+        // Two rows pass: computing their distances beats probing the index.
+        EXPECT_NE(explain.ToString().find("fragments [0..2]: exact distance over the prefiltered "
+                                          "rows (fewer than index 'vec_idx' would probe)"),
+                  std::string::npos)
+            << explain.ToString();
+      }
+      EXPECT_EQ(static_cast<size_t>(table->num_rows()), std::min<size_t>(12, expected.size()))
+          << filter;
+      for (const auto& hit : HitsOf(*table)) {
+        EXPECT_NE(std::find(expected.begin(), expected.end(), hit), expected.end()) << filter;
+      }
+    }
+  }
+}
+
+TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {
+  const Metric metric = GetParam();
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  dataset::ScanOptions passing;
+  passing.columns = {"id"};
+  passing.filter = "price < 20";
+  passing.with_row_address = true;
+  ASSERT_OK_AND_ASSIGN(auto passing_table, data->ScanToTable(passing));
+  std::set<uint64_t> pass;
+  auto passing_batch = passing_table->CombineChunksToBatch().ValueOrDie();
+  for (int64_t row = 0; row < passing_batch->num_rows(); ++row) {
+    pass.insert(static_cast<const arrow::UInt64Array&>(*passing_batch->column(1)).Value(row));
+  }
+  for (const auto& query : Queries(4, 8)) {
+    const auto all = BruteForce(*data, "vector", query, metric);
+    NearestOptions options;
+    options.column = "vector";
+    options.query = query;
+    options.k = 20;
+    options.offset = 3;
+    options.nprobes = kPartitions;
+    options.filter = "price < 20";
+    options.with_row_address = true;
+    ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options));
+    std::vector<Hit> expected;
+    for (const auto& hit : Window(all, 3, 20)) {
+      if (pass.count(hit.address) > 0) expected.push_back(hit);
+    }
+    EXPECT_EQ(HitsOf(*table), expected);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(QueryNearest, QueryNearestMetric,
+                         ::testing::Values(Metric::kL2, Metric::kCosine, Metric::kDot),
+                         [](const ::testing::TestParamInfo<Metric>& info) {
+                           return std::string(index::vector::MetricName(info.param));
+                         });
+
+TEST(QueryNearest, IndexesOfAnotherMetricAreNotUsed) {
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), Metric::kCosine);
+  const auto query = Queries(1, 3)[0];
+  NearestOptions options;
+  options.column = "vector";
+  options.query = query;
+  options.nprobes = kPartitions;
+  options.with_row_address = true;
+
+  // The default metric is the index's.
+  Explain explain;
+  ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options, &explain));
+  EXPECT_EQ(HitsOf(*table), Window(BruteForce(*data, "vector", query, Metric::kCosine), 0, 10));
+  EXPECT_NE(explain.ToString().find("metric cosine (of index 'vec_idx')"), std::string::npos)
+      << explain.ToString();
+
+  options.metric = Metric::kL2;
+  explain = Explain();
+  ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options, &explain));
+  EXPECT_EQ(HitsOf(*table), Window(BruteForce(*data, "vector", query, Metric::kL2), 0, 10));
+  const std::string text = explain.ToString();
+  EXPECT_NE(text.find("index 'vec_idx' not used: metric cosine differs from query metric l2"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fragments [0..2]: exact distance (its index has another metric)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("fragment 3: exact distance (unindexed)"), std::string::npos) << text;
+
+  // A second index with the query's metric is used where it covers fragments.
+  ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, IvfSpec("vec_l2", Metric::kL2)));
+  explain = Explain();
+  ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options, &explain));
+  EXPECT_EQ(HitsOf(*table), Window(BruteForce(*data, "vector", query, Metric::kL2), 0, 10));
+  EXPECT_NE(explain.ToString().find("fragments [0..3]: IVF_FLAT index 'vec_l2'"), std::string::npos)
+      << explain.ToString();
+}
+
+TEST(QueryNearest, ProjectionAndOutputColumns) {
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), Metric::kL2);
+  NearestOptions options;
+  options.column = "vector";
+  options.query = Queries(1, 4)[0];
+  options.k = 5;
+  options.columns = {"price", "id"};
+  ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options));
+  ASSERT_EQ(table->num_columns(), 3);
+  EXPECT_EQ(table->schema()->field(0)->name(), "price");
+  EXPECT_EQ(table->schema()->field(1)->name(), "id");
+  EXPECT_EQ(table->schema()->field(2)->name(), kDistanceColumn);
+  EXPECT_TRUE(table->schema()->field(2)->type()->Equals(arrow::float32()));
+  EXPECT_EQ(table->num_rows(), 5);
+
+  // A range nothing falls in returns an empty table of the same schema.
+  options.lower_distance = -2.0f;
+  options.upper_distance = -1.0f;
+  ASSERT_OK_AND_ASSIGN(auto empty, Nearest(*data, options));
+  EXPECT_EQ(empty->num_rows(), 0);
+  EXPECT_TRUE(empty->schema()->Equals(*table->schema()));
+}
+
+// Vectors that are null (the list, or an element) are never returned, indexed or not.
+TEST(QueryNearest, NullVectorsAreSkipped) {
+  auto batch = [](int64_t first, int64_t rows) {
+    arrow::Int64Builder ids;
+    auto values = std::make_shared<arrow::FloatBuilder>();
+    arrow::FixedSizeListBuilder vectors(arrow::default_memory_pool(), values, 4);
+    for (int64_t row = 0; row < rows; ++row) {
+      const int64_t id = first + row;
+      QUERY_EXPECT_OK(ids.Append(id));
+      if (id % 5 == 2) {
+        QUERY_EXPECT_OK(vectors.AppendNull());
+        continue;
+      }
+      QUERY_EXPECT_OK(vectors.Append());
+      for (int i = 0; i < 4; ++i) {
+        if (id % 7 == 3 && i == 1) {
+          QUERY_EXPECT_OK(values->AppendNull());
+        } else {
+          QUERY_EXPECT_OK(values->Append(static_cast<float>((id * (i + 3)) % 17) - 8.0f));
+        }
+      }
+    }
+    auto schema =
+        arrow::schema({arrow::field("id", arrow::int64()),
+                       arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 4))});
+    return arrow::RecordBatch::Make(schema, rows,
+                                    {ids.Finish().ValueOrDie(), vectors.Finish().ValueOrDie()});
+  };
+  TempDirectory directory;
+  dataset::WriteOptions write;
+  write.max_rows_per_file = 60;
+  ASSERT_OK_AND_ASSIGN(auto data, dataset::Dataset::Create(directory.Child("nulls"),
+                                                           ReaderOf(batch(0, 120)), write));
+  index::IndexSpec spec;
+  spec.name = "v";
+  spec.column = "vector";
+  spec.family = "IVF_FLAT";
+  spec.params = {{"num_partitions", "3"}};
+  ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, spec));
+  ASSERT_OK_AND_ASSIGN(data, data->Append(ReaderOf(batch(120, 60)), write));
+  ASSERT_OK_AND_ASSIGN(data, data->Delete("id = 10 OR id = 130"));
+  NearestOptions options;
+  options.column = "vector";
+  options.query = {1.0f, -2.0f, 0.5f, 3.0f};
+  options.k = 1000;
+  options.nprobes = 3;
+  options.with_row_address = true;
+  ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options));
+  const auto expected = BruteForce(*data, "vector", options.query, Metric::kL2);
+  EXPECT_EQ(HitsOf(*table), expected);
+  EXPECT_LT(expected.size(), 178u);  // nulls and deletions left out
+}
+
+TEST(QueryNearest, InvalidArgumentsAreRejectedClearly) {
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), Metric::kL2);
+  auto expect_invalid = [&](NearestOptions options, const std::string& words) {
+    auto result = Nearest(*data, options);
+    ASSERT_FALSE(result.ok()) << words;
+    EXPECT_EQ(KindOf(result.status()), ErrorKind::kInvalidArgument) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(words), std::string::npos)
+        << result.status().ToString();
+  };
+  NearestOptions good;
+  good.column = "vector";
+  good.query = Queries(1, 1)[0];
+
+  NearestOptions options = good;
+  options.column = "vectr";
+  expect_invalid(options, "no column 'vectr'");
+  options = good;
+  options.column = "price";
+  expect_invalid(options, "not a vector column");
+  options = good;
+  options.query.pop_back();
+  expect_invalid(options, "15 dimensions");
+  options = good;
+  options.k = 0;
+  expect_invalid(options, "k must be at least 1");
+  options = good;
+  options.nprobes = 0;
+  expect_invalid(options, "nprobes");
+  options = good;
+  options.offset = -1;
+  expect_invalid(options, "offset");
+  options = good;
+  options.query[2] = std::nanf("");
+  expect_invalid(options, "finite");
+  options = good;
+  options.columns = {"id", "nope"};
+  expect_invalid(options, "nope");
+  options = good;
+  options.filter = "price <";
+  auto result = Nearest(*data, options);
+  EXPECT_FALSE(result.ok());
+}
+
+}  // namespace
+}  // namespace tessera::query
