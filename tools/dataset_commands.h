@@ -2,6 +2,9 @@
 //   write_commands.cc   create, append, overwrite, delete
 //   read_commands.cc    scan, count, info, versions (each takes --version V)
 //   cleanup_command.cc  cleanup
+//   index_commands.cc   index create|drop|optimize|train|build-segment|merge-segments|
+//                       commit-segments|list|entries|describe (docs/indexes.md)
+//   search_command.cc   search (nearest neighbours)
 #pragma once
 
 #include "command.h"
@@ -11,11 +14,15 @@ namespace tessera::cli {
 void AddWriteCommands(CommandSet& commands);
 void AddReadCommands(CommandSet& commands);
 void AddCleanupCommand(CommandSet& commands);
+void AddIndexCommands(CommandSet& commands);
+void AddSearchCommand(CommandSet& commands);
 
 inline void AddDatasetCommands(CommandSet& commands) {
   AddWriteCommands(commands);
   AddReadCommands(commands);
   AddCleanupCommand(commands);
+  AddIndexCommands(commands);
+  AddSearchCommand(commands);
 }
 
 }  // namespace tessera::cli

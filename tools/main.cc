@@ -17,9 +17,11 @@ namespace {
 
 constexpr int kUsageError = 2;
 
-// The subcommand the user was typing, for the hint after a usage error.
+// The subcommand the user was typing ("index create"), for the hint after a usage error.
 std::string SelectedCommand(CLI::App& app) {
-  for (CLI::App* command : app.get_subcommands()) return " " + command->get_name();
+  for (CLI::App* command : app.get_subcommands()) {
+    return " " + command->get_name() + SelectedCommand(*command);
+  }
   return "";
 }
 

@@ -1,10 +1,15 @@
 #include <arrow/builder.h>
+#include <arrow/table.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "dataset_commands.h"
+#include "explain_output.h"
 #include "output_format.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/index/lifecycle.h"
+#include "tessera/query/filtered_scan.h"
 #include "tessera/status.h"
 #include "units.h"
 #include "value_text.h"
@@ -20,9 +25,14 @@ struct ScanArguments {
   uint64_t limit = 0;
   CLI::Option* limit_option = nullptr;
   bool with_row_address = false;
+  bool explain = false;
   std::string format;
 };
 
+// A filtered scan of a version with indexes (or with --explain) goes through query::Scan, which
+// answers the fragments scalar indexes cover from the index and collects the rows to print.
+// Every other scan streams batch by batch (Dataset::Scan), in bounded memory; the rows are the
+// same either way.
 arrow::Status RunScan(const ScanArguments& args) {
   ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
@@ -31,8 +41,25 @@ arrow::Status RunScan(const ScanArguments& args) {
   options.filter = args.filter;
   if (args.limit_option->count() > 0) options.limit = args.limit;
   options.with_row_address = args.with_row_address;
-  ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->Scan(options));
-  return PrintReader(*reader, format, std::cout);
+  const bool planned =
+      !options.filter.empty() && (args.explain || snapshot->manifest().indexes_size() > 0);
+  if (!planned) {
+    ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->Scan(options));
+    if (args.explain && snapshot->manifest().fragments_size() > 0) {
+      std::vector<uint32_t> ids;
+      for (const auto& fragment : snapshot->manifest().fragments()) ids.push_back(fragment.id());
+      query::Explain explain;
+      explain.Add(query::DescribeFragments(ids) + ": scan (no filter)");
+      PrintExplain(explain);
+    }
+    return PrintReader(*reader, format, std::cout);
+  }
+  query::Explain explain;
+  ARROW_ASSIGN_OR_RAISE(auto table,
+                        query::Scan(*snapshot, options, args.explain ? &explain : nullptr));
+  if (args.explain) PrintExplain(explain);
+  arrow::TableBatchReader reader(*table);
+  return PrintReader(reader, format, std::cout);
 }
 
 struct CountArguments {
@@ -82,6 +109,14 @@ arrow::Result<Summary> Summarize(const dataset::Dataset& snapshot) {
   return summary;
 }
 
+// The (non-system) indexes of a version, in name order.
+std::vector<index::IndexSummary> SortedIndexes(const dataset::Dataset& snapshot) {
+  auto indexes = index::ListIndexes(snapshot);
+  std::stable_sort(indexes.begin(), indexes.end(),
+                   [](const auto& a, const auto& b) { return a.name < b.name; });
+  return indexes;
+}
+
 std::chrono::system_clock::time_point CreatedAt(const dataset::Dataset& snapshot) {
   return std::chrono::system_clock::time_point(
       std::chrono::microseconds(snapshot.manifest().created_at_micros()));
@@ -102,6 +137,13 @@ void PrintInfoText(const dataset::Dataset& snapshot, const Summary& summary) {
   std::cout << "fragments:  " << snapshot.manifest().fragments_size() << "\n";
   std::cout << "data size:  " << FormatBytes(summary.data_bytes) << " (" << summary.data_bytes
             << " bytes in " << Quantity(summary.data_files, "file") << ")\n";
+  const auto indexes = SortedIndexes(snapshot);
+  std::cout << "indexes:    " << indexes.size();
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    std::cout << (i == 0 ? " (" : ", ") << indexes[i].name << ": " << indexes[i].family << " on "
+              << indexes[i].column << (i + 1 == indexes.size() ? ")" : "");
+  }
+  std::cout << "\n";
   std::cout << "schema:\n";
 
   const auto& fields = snapshot.schema()->fields();
@@ -137,6 +179,18 @@ void PrintInfoJson(const dataset::Dataset& snapshot, const Summary& summary) {
   text += ",\"fragments\":" + std::to_string(snapshot.manifest().fragments_size());
   text += ",\"data_files\":" + std::to_string(summary.data_files);
   text += ",\"data_bytes\":" + std::to_string(summary.data_bytes);
+  text += ",\"indexes\":[";
+  const auto indexes = SortedIndexes(snapshot);
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    text += i > 0 ? ",{\"name\":" : "{\"name\":";
+    AppendJsonString(indexes[i].name, &text);
+    text += ",\"column\":";
+    AppendJsonString(indexes[i].column, &text);
+    text += ",\"type\":";
+    AppendJsonString(indexes[i].family, &text);
+    text += "}";
+  }
+  text += "]";
   text += ",\"schema\":[";
   const auto& fields = snapshot.schema()->fields();
   for (size_t i = 0; i < fields.size(); ++i) {
@@ -231,6 +285,9 @@ void AddReadCommands(CommandSet& commands) {
             ->check(IntegerAtLeast(0));
     command->add_flag("--with-row-address", args->with_row_address,
                       "Add the column _rowaddr: (fragment id << 32) | row offset");
+    command->add_flag("--explain", args->explain,
+                      "Print which index or scan answered each group of fragments, on standard "
+                      "error");
     AddFormatOption(command, &args->format, {"table", "csv", "json"});
     AddVersionOption(command, &args->version);
   }

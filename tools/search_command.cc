@@ -1,0 +1,280 @@
+// `tessera search`: the nearest neighbours of one query vector (--vector) or of every vector of
+// a file (--queries), through the vector indexes that apply (query/nearest.h).
+#include <arrow/array.h>
+#include <arrow/builder.h>
+#include <arrow/compute/cast.h>
+#include <arrow/table.h>
+
+#include <charconv>
+#include <iostream>
+
+#include "dataset_commands.h"
+#include "explain_output.h"
+#include "output_format.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/index/vector/distance.h"
+#include "tessera/query/nearest.h"
+#include "tessera/status.h"
+
+namespace tessera::cli {
+namespace {
+
+// The column of `--queries` results that numbers the query (0-based, in file order).
+constexpr const char* kQueryColumn = "query";
+
+struct SearchArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::string column;
+  std::string vector;
+  CLI::Option* vector_option = nullptr;
+  std::string queries;
+  CLI::Option* queries_option = nullptr;
+  int64_t k = 10;
+  int nprobes = query::kDefaultNprobes;
+  std::string metric;
+  std::string filter;
+  bool prefilter = false;
+  std::vector<std::string> columns;
+  bool with_row_address = false;
+  bool explain = false;
+  std::string format;
+};
+
+// "[0.1, 0.2, 0.3]", "0.1,0.2,0.3" or "0.1 0.2 0.3": numbers separated by commas (or, without
+// commas, by blanks), optionally in brackets.
+arrow::Result<std::vector<float>> ParseVector(std::string_view text) {
+  auto fail = [&](const std::string& why) {
+    return InvalidArgument("--vector '", text, "': ", why,
+                           "; write the query as '[0.1, 0.2, ...]', one number per dimension");
+  };
+  constexpr std::string_view kBlanks = " \t\r\n";
+  auto trim = [&](std::string_view part) {
+    const size_t begin = part.find_first_not_of(kBlanks);
+    if (begin == std::string_view::npos) return std::string_view();
+    return part.substr(begin, part.find_last_not_of(kBlanks) + 1 - begin);
+  };
+  std::string_view body = trim(text);
+  if (!body.empty() && body.front() == '[') {
+    if (body.back() != ']') return fail("'[' without a closing ']'");
+    body = trim(body.substr(1, body.size() - 2));
+  }
+  if (body.empty()) return fail("no number");
+  const std::string_view separators =
+      body.find(',') != std::string_view::npos ? std::string_view(",") : kBlanks;
+  std::vector<float> values;
+  while (true) {
+    const size_t end = body.find_first_of(separators);
+    const std::string_view token = trim(body.substr(0, end));
+    if (token.empty()) return fail("an empty element");
+    float value = 0;
+    auto [rest, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+    if (error != std::errc() || rest != token.data() + token.size()) {
+      return fail("'" + std::string(token) + "' is not a number");
+    }
+    values.push_back(value);
+    if (end == std::string_view::npos) break;
+    body = body.substr(end + 1);
+    if (separators != ",") body = trim(body);
+  }
+  return values;
+}
+
+bool IsListLike(const arrow::DataType& type) {
+  return type.id() == arrow::Type::FIXED_SIZE_LIST || type.id() == arrow::Type::LIST ||
+         type.id() == arrow::Type::LARGE_LIST;
+}
+
+// The query vectors of a Parquet or Arrow file: its column `column`, or its only list column.
+// Any list of numbers is accepted (fixed_size_list<float>, list<double>, ...).
+arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& path,
+                                                             const std::string& column) {
+  ARROW_ASSIGN_OR_RAISE(auto reader, dataset::OpenFilesAsReader({path}));
+  const auto& schema = *reader->schema();
+  int index = schema.GetFieldIndex(column);
+  if (index < 0) {
+    for (int i = 0; i < schema.num_fields(); ++i) {
+      if (!IsListLike(*schema.field(i)->type())) continue;
+      if (index >= 0) {
+        return InvalidArgument("query file ", path, " has no column '", column,
+                               "' and several list columns: name the query column '", column, "'");
+      }
+      index = i;
+    }
+    if (index < 0) {
+      return InvalidArgument(
+          "query file ", path, " has no column '", column,
+          "' and no list column to read query vectors from; its schema: ", schema.ToString());
+    }
+  }
+  const auto& field = *schema.field(index);
+  if (!IsListLike(*field.type())) {
+    return InvalidArgument("column '", field.name(), "' of query file ", path,
+                           " is not a vector column: its type is ", field.type()->ToString());
+  }
+  std::vector<std::vector<float>> queries;
+  while (true) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+    if (batch == nullptr) break;
+    auto cast = arrow::compute::Cast(*batch->column(index), arrow::list(arrow::float32()));
+    if (!cast.ok()) {
+      return InvalidArgument("column '", field.name(), "' of query file ", path,
+                             " does not hold numbers: ", cast.status().message());
+    }
+    const auto& lists = static_cast<const arrow::ListArray&>(**cast);
+    const auto& values = static_cast<const arrow::FloatArray&>(*lists.values());
+    for (int64_t row = 0; row < lists.length(); ++row) {
+      const size_t number = queries.size();
+      if (lists.IsNull(row)) {
+        return InvalidArgument("query ", number, " of ", path, " is null");
+      }
+      std::vector<float>& query = queries.emplace_back();
+      for (int64_t i = lists.value_offset(row); i < lists.value_offset(row + 1); ++i) {
+        if (values.IsNull(i)) {
+          return InvalidArgument("query ", number, " of ", path, " has a null element");
+        }
+        query.push_back(values.Value(i));
+      }
+    }
+  }
+  if (queries.empty()) return InvalidArgument("query file ", path, " holds no query vector");
+  return queries;
+}
+
+// `table` with a first column `query` holding `number` on every row.
+arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
+    const std::shared_ptr<arrow::Table>& table, int64_t number) {
+  arrow::Int64Builder builder;
+  const std::vector<int64_t> numbers(static_cast<size_t>(table->num_rows()), number);
+  ARROW_RETURN_NOT_OK(builder.AppendValues(numbers));
+  ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
+  return table->AddColumn(0, arrow::field(kQueryColumn, arrow::int64(), /*nullable=*/false),
+                          std::make_shared<arrow::ChunkedArray>(column));
+}
+
+arrow::Status PrintTables(const std::vector<std::shared_ptr<arrow::Table>>& tables,
+                          OutputFormat format) {
+  auto printer = MakeRecordPrinter(format, std::cout);
+  ARROW_RETURN_NOT_OK(printer->Begin(*tables.front()->schema()));
+  for (const auto& table : tables) {
+    arrow::TableBatchReader reader(*table);
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
+      if (batch == nullptr) break;
+      ARROW_RETURN_NOT_OK(printer->Print(*batch));
+    }
+  }
+  return printer->Finish();
+}
+
+arrow::Status RunSearch(const SearchArguments& args) {
+  const bool single = args.vector_option->count() > 0;
+  const bool from_file = args.queries_option->count() > 0;
+  if (single && from_file) return InvalidArgument("search: give --vector or --queries, not both");
+  if (!single && !from_file) {
+    return InvalidArgument(
+        "search: give a query vector (--vector '[0.1, ...]') or a file of "
+        "them (--queries FILE)");
+  }
+  if (args.prefilter && args.filter.empty()) {
+    return InvalidArgument(
+        "search: --prefilter applies the --where filter before the search; "
+        "give --where");
+  }
+  ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
+  query::NearestOptions options;
+  options.column = args.column;
+  options.k = args.k;
+  options.nprobes = args.nprobes;
+  if (!args.metric.empty()) {
+    ARROW_ASSIGN_OR_RAISE(options.metric, index::vector::ParseMetric(args.metric));
+  }
+  options.filter = args.filter;
+  options.prefilter = args.prefilter;
+  options.columns = args.columns;
+  options.with_row_address = args.with_row_address;
+
+  std::vector<std::vector<float>> queries;
+  if (single) {
+    ARROW_ASSIGN_OR_RAISE(auto vector, ParseVector(args.vector));
+    queries.push_back(std::move(vector));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(queries, ReadQueryFile(args.queries, args.column));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+
+  std::vector<std::shared_ptr<arrow::Table>> results;
+  std::vector<query::Explain> explains(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) {
+    options.query = std::move(queries[i]);
+    auto result = query::Nearest(*snapshot, options, args.explain ? &explains[i] : nullptr);
+    if (!result.ok() && from_file) {
+      return WithContext(result.status(), "query " + std::to_string(i) + " of " + args.queries);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto table, std::move(result));
+    if (from_file) {
+      ARROW_ASSIGN_OR_RAISE(table, WithQueryNumber(table, static_cast<int64_t>(i)));
+    }
+    results.push_back(std::move(table));
+  }
+  if (args.explain) {
+    for (size_t i = 0; i < explains.size(); ++i) {
+      PrintExplain(explains[i], from_file ? "query " + std::to_string(i) + ": " : "");
+    }
+  }
+  return PrintTables(results, format);
+}
+
+}  // namespace
+
+void AddSearchCommand(CommandSet& commands) {
+  auto args = std::make_shared<SearchArguments>();
+  CLI::App* command = commands.Add(
+      "search", "Find the nearest neighbours of query vectors (through vector indexes)",
+      [args] { return RunSearch(*args); });
+  AddDatasetArgument(command, &args->dataset);
+  command->add_option("--column", args->column, "Vector column to search")
+      ->required()
+      ->type_name("COLUMN");
+  args->vector_option =
+      command->add_option("--vector", args->vector, "The query vector: '[0.1, 0.2, ...]'")
+          ->type_name("VECTOR");
+  args->queries_option =
+      command
+          ->add_option("--queries", args->queries,
+                       "Run every vector of a Parquet or Arrow file (its column named like "
+                       "--column, or its only list column); results get a column 'query'")
+          ->type_name("FILE");
+  command->add_option("--k", args->k, "Rows to return per query")
+      ->required()
+      ->check(IntegerAtLeast(1));
+  command
+      ->add_option("--nprobes", args->nprobes,
+                   "IVF partitions probed per segment; at the partition count the search is "
+                   "exact")
+      ->check(IntegerAtLeast(1))
+      ->capture_default_str();
+  command
+      ->add_option("--metric", args->metric,
+                   "Distance (default: the metric of the column's vector index, else l2)")
+      ->type_name("l2|cosine|dot")
+      ->check(CLI::IsMember({"l2", "cosine", "dot"}, CLI::ignore_case).description(""));
+  command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
+      ->type_name("EXPR");
+  command->add_flag("--prefilter", args->prefilter,
+                    "Filter before the search, so k rows come back whenever k rows pass "
+                    "(default: filter the k nearest, which may leave fewer)");
+  command->add_option("--columns", args->columns, "Columns to print, comma-separated")
+      ->delimiter(',')
+      ->type_name("COLUMN");
+  command->add_flag("--with-row-address", args->with_row_address,
+                    "Add the column _rowaddr: (fragment id << 32) | row offset");
+  command->add_flag("--explain", args->explain,
+                    "Print how each part of the data was searched, on standard error");
+  AddFormatOption(command, &args->format, {"table", "csv", "json"});
+  AddVersionOption(command, &args->version);
+}
+
+}  // namespace tessera::cli
