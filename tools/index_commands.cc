@@ -20,7 +20,6 @@
 #include "output_format.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/segment_meta.h"
-#include "tessera/io/framed_file.h"
 #include "tessera/status.h"
 #include "units.h"
 #include "value_text.h"
@@ -198,22 +197,6 @@ arrow::Status RunOptimize(const OptimizeArguments& args) {
 
 // --- the distributed workflow ---
 
-// The record of a model file as `index train` wrote it (format::IndexModel): besides the model
-// itself (index::ReadModelFile), the column and the normalized parameters it was trained with.
-arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("model file ", path, " cannot be opened");
-  std::stringstream contents;
-  contents << in.rdbuf();
-  auto buffer = arrow::Buffer::FromString(contents.str());
-  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, path));
-  format::IndexModel record;
-  if (!record.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    return Corrupt("model file ", path, " cannot be decoded");
-  }
-  return record;
-}
-
 // Checks that the model file was trained on `spec.column` with `spec.params`; with no --param
 // given, takes the model's parameters, so that workers need not repeat them.
 arrow::Status MatchModelRecord(const dataset::Dataset& snapshot, const std::string& path,
@@ -301,7 +284,7 @@ arrow::Status RunBuildSegment(const BuildSegmentArguments& args) {
   std::optional<index::Model> model;
   if (!args.model.empty()) {
     ARROW_ASSIGN_OR_RAISE(model, index::ReadModelFile(args.model));
-    ARROW_ASSIGN_OR_RAISE(format::IndexModel record, ReadModelRecord(args.model));
+    ARROW_ASSIGN_OR_RAISE(format::IndexModel record, index::ReadModelRecord(args.model));
     ARROW_RETURN_NOT_OK(
         MatchModelRecord(*snapshot, args.model, record, !args.spec.params.empty(), &spec));
   }

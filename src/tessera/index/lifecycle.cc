@@ -140,18 +140,23 @@ arrow::Status WriteModelFile(const std::string& path, const Model& model,
   return arrow::Status::OK();
 }
 
-arrow::Result<Model> ReadModelFile(const std::string& path) {
+arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound("model file ", path, " cannot be opened");
   std::stringstream contents;
   contents << in.rdbuf();
   auto buffer = arrow::Buffer::FromString(contents.str());
   ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, path));
-  format::IndexModel file;
-  if (!file.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+  format::IndexModel record;
+  if (!record.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
     return Corrupt("model file ", path, " cannot be decoded");
   }
-  return Model{file.family(), file.fingerprint(), file.bytes()};
+  return record;
+}
+
+arrow::Result<Model> ReadModelFile(const std::string& path) {
+  ARROW_ASSIGN_OR_RAISE(auto record, ReadModelRecord(path));
+  return Model{record.family(), record.fingerprint(), record.bytes()};
 }
 
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,

@@ -74,6 +74,9 @@ arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
                              const dataset::Dataset& dataset, const IndexSpec& spec);
 arrow::Result<Model> ReadModelFile(const std::string& path);
+// The whole record of a model file: the model plus the field id and the normalized parameters
+// it was trained with (workers check their parameters against it).
+arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path);
 // Builds one uncommitted segment over `fragment_ids` (all fragments when empty).
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
                                                 const IndexSpec& spec,
