@@ -165,6 +165,28 @@ TEST(IndexLifecycle, OptimizeBuildsADeltaOverExactlyTheNewFragments) {
   EXPECT_TRUE(delta->contains(4) && delta->contains(5));
 }
 
+TEST(IndexLifecycle, ListReportsCoverageAfterAppendsAndDeletes) {
+  TempDirectory directory;
+  auto dataset = MakeDataset(directory);  // 4 fragments of 50 rows
+  auto indexed = CreateIndex(*dataset, IdIndex());
+  ASSERT_TRUE(indexed.ok());
+  auto appended = (*indexed)->Append(SimpleReader(200, 30));
+  ASSERT_TRUE(appended.ok());
+  // 10 rows of an indexed fragment, 5 of the new one, and all of indexed fragment 3.
+  auto deleted =
+      (*appended)->Delete("(id >= 0 AND id < 10) OR id >= 225 OR (id >= 150 AND id < 200)");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  auto indexes = ListIndexes(**deleted);
+  ASSERT_EQ(indexes.size(), 1u);
+  EXPECT_EQ(indexes[0].indexed_rows, 140u);
+  EXPECT_EQ(indexes[0].indexed_fragments, 3u);
+  EXPECT_EQ(indexes[0].unindexed_rows, 25u);
+  EXPECT_EQ(indexes[0].unindexed_fragments, 1u);
+  auto entries = ListSegments(**deleted);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].second.num_rows(), 200u) << "a segment's rows are those it was built over";
+}
+
 TEST(IndexLifecycle, OptimizeWithNothingToDoWritesNothing) {
   TempDirectory directory;
   auto dataset = MakeDataset(directory);

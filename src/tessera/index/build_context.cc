@@ -2,6 +2,7 @@
 
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
 
 namespace tessera::index {
@@ -69,6 +70,7 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
   BuildInput input = MakeBuildInput(dataset, spec, resolved, std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto directory, NewSegmentDirectory(dataset.storage()));
   ARROW_ASSIGN_OR_RAISE(auto segment, resolved.family->Build(input, model, directory));
+  io::CrashPoint(io::kCrashAfterSegmentBuild);
   for (const auto& [key, value] : resolved.params) (*segment.mutable_params())[key] = value;
   return segment;
 }

@@ -13,6 +13,8 @@ namespace tessera::io {
 inline constexpr std::string_view kCrashAfterDataFiles = "commit.after_data_files";
 inline constexpr std::string_view kCrashBeforeManifest = "commit.before_manifest";
 inline constexpr std::string_view kCrashWhileWritingManifest = "commit.while_writing_manifest";
+// In an index build (index/build_context.cc): the segment's files are written, nothing commits.
+inline constexpr std::string_view kCrashAfterSegmentBuild = "index.after_segment_build";
 
 // Kills the process with SIGKILL if TESSERA_CRASH_AT names `point`.
 void CrashPoint(std::string_view point);
