@@ -1,5 +1,6 @@
-// A build killed after writing its segment and before committing leaves no visible index, and
-// cleanup reclaims the segment directory only once it is older than the retention.
+// Index builds in separate processes: a build killed after writing its segment and before
+// committing leaves no visible index, and cleanup reclaims the segment directory only once it
+// is older than the retention; concurrent creators of one name leave exactly one index.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -64,6 +65,46 @@ TEST(IndexCrash, KilledBuildLeavesNoIndexAndCleanupReclaimsItsDirectory) {
   auto indexed = CreateIndex(**latest, {"id_idx", "id", "BTREE", {}});
   ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
   EXPECT_EQ(ListIndexes(**indexed)[0].indexed_rows, 500u);
+}
+
+// Four processes create one index name at once: exactly one wins; every other fails with a
+// typed error — CommitConflict when it planned on the version before the winner's commit,
+// AlreadyExists when it started after it — and the dataset holds one index.
+TEST(IndexConcurrency, ProcessesCreatingOneNameHaveOneWinner) {
+  TempDirectory directory;
+  const std::string path = directory.Child("ds");
+  auto created = dataset::Dataset::Create(path, testing::SimpleReader(0, 100000, 4, 10000));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+
+  std::vector<ChildProcess> children;
+  for (int i = 0; i < 4; ++i) {
+    ChildProcess::Options options;
+    options.stdout_path = directory.Child("stdout" + std::to_string(i));
+    options.stderr_path = directory.Child("stderr" + std::to_string(i));
+    children.emplace_back(TESSERA_CLI_PATH,
+                          std::vector<std::string>{"index", "create", path, "--name", "same",
+                                                   "--column", "id", "--type", "BTREE"},
+                          options);
+  }
+  int winners = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto status = children[static_cast<size_t>(i)].Wait(std::chrono::seconds(120));
+    ASSERT_TRUE(status.exited) << status.ToString();
+    if (status.code == 0) {
+      ++winners;
+      continue;
+    }
+    const std::string error = testing::ReadTextFile(directory.Child("stderr" + std::to_string(i)));
+    EXPECT_TRUE(error.rfind("error: CommitConflict:", 0) == 0 ||
+                error.rfind("error: AlreadyExists:", 0) == 0)
+        << error;
+  }
+  EXPECT_EQ(winners, 1);
+  auto latest = dataset::Dataset::Open(path);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ((*latest)->version(), 2u);
+  ASSERT_EQ(ListIndexes(**latest).size(), 1u);
+  EXPECT_EQ(ListIndexes(**latest)[0].indexed_rows, 100000u);
 }
 
 }  // namespace
