@@ -34,6 +34,18 @@ arrow::Result<uint64_t> SegmentSizeBytes(const SegmentDirectory& directory);
 arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
                              const SegmentDirectory& directory, format::SegmentMeta* meta);
 
+// A segment opened for queries, with the fragments it covers that are still in the version.
+struct LiveSegment {
+  const format::SegmentMeta* meta = nullptr;  // points into the definition
+  std::unique_ptr<SegmentReader> reader;
+  Roaring live_fragments;
+};
+// Opens the segments of `definition` covering at least one fragment of `live` (in definition
+// order); errors name the segment and the index.
+arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
+    const std::shared_ptr<io::Storage>& storage, const IndexFamily& family,
+    const format::IndexDef& definition, const Roaring& live);
+
 std::string SegmentToJson(const format::SegmentMeta& segment);
 std::string SegmentsToJson(const std::vector<format::SegmentMeta>& segments);  // JSON array
 // Accepts one segment object or an array of them. InvalidArgument for malformed JSON.

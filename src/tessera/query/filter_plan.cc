@@ -219,20 +219,13 @@ class Planner {
                          definition.family() + "'");
         continue;
       }
-      for (const auto& segment : definition.segments()) {
-        ARROW_ASSIGN_OR_RAISE(Roaring covered, index::DecodeFragmentBitmap(segment));
-        covered &= live;
-        if (covered.isEmpty()) continue;
-        auto opened = family->Open(segment, index::DirectoryOf(dataset_.storage(), segment));
-        if (!opened.ok()) {
-          return WithContext(opened.status(), "opening segment " + segment.uuid() + " of index '" +
-                                                  definition.name() + "'");
-        }
-        std::unique_ptr<index::SegmentReader> reader = std::move(opened).ValueUnsafe();
+      ARROW_ASSIGN_OR_RAISE(auto segments,
+                            index::OpenLiveSegments(dataset_.storage(), *family, definition, live));
+      for (auto& [segment, reader, covered] : segments) {
         const index::ScalarSegmentReader* scalar = reader->AsScalar();
         if (scalar == nullptr) break;  // not a scalar family: no predicate goes to it
         auto source = std::make_unique<Source>(
-            Source{definition.name(), definition.family(), segment.uuid(), scalar});
+            Source{definition.name(), definition.family(), segment->uuid(), scalar});
         auto& by_fragment = sources_[field];
         for (uint32_t fragment : covered) by_fragment.emplace(fragment, source.get());
         indexed_fields_.insert(field);

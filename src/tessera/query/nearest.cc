@@ -206,21 +206,15 @@ class NearestSearch {
       VectorIndex found;
       found.definition = &definition;
       bool is_vector = true;
-      for (const auto& segment : definition.segments()) {
-        ARROW_ASSIGN_OR_RAISE(Roaring covered, index::DecodeFragmentBitmap(segment));
-        covered &= live;
-        if (covered.isEmpty()) continue;
-        auto opened = family->Open(segment, index::DirectoryOf(dataset_.storage(), segment));
-        if (!opened.ok()) {
-          return WithContext(opened.status(), "opening segment " + segment.uuid() + " of index '" +
-                                                  definition.name() + "'");
-        }
-        if ((*opened)->AsVector() == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto segments,
+                            index::OpenLiveSegments(dataset_.storage(), *family, definition, live));
+      for (auto& segment : segments) {
+        if (segment.reader->AsVector() == nullptr) {
           is_vector = false;
           break;
         }
-        found.readers.push_back(std::move(opened).ValueUnsafe());
-        found.covered.push_back(std::move(covered));
+        found.readers.push_back(std::move(segment.reader));
+        found.covered.push_back(std::move(segment.live_fragments));
       }
       if (!is_vector) continue;
       if (found.readers.empty()) {
