@@ -1,10 +1,7 @@
 // Runs the built `tessera` executable through the index lifecycle (docs/indexes.md): create,
 // inspect, maintain and drop indexes, query through them, and the distributed build in which
 // separate processes build segments that one commit publishes.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,39 +11,20 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "support/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using tessera::testing::CliResult;
+using tessera::testing::Lines;
+using tessera::testing::ReadWholeFile;
+using tessera::testing::StartsWith;
 
 void WriteWholeFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 bool Contains(const std::string& text, const std::string& part) {
@@ -103,44 +81,14 @@ class CliIndexTest : public testing::Test {
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
-  // Starts the CLI with `args`, its stdout and stderr going to the given files.
   pid_t Start(const std::vector<std::string>& args, const std::string& out_path,
               const std::string& err_path) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    std::vector<std::string> storage = {TESSERA_CLI_PATH};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& arg : storage) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int spawn_error =
-        posix_spawn(&pid, TESSERA_CLI_PATH, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(spawn_error, 0) << "cannot start " << TESSERA_CLI_PATH;
-    return spawn_error == 0 ? pid : -1;
+    return tessera::testing::StartCli(args, out_path, err_path);
   }
-
-  // Waits for `pid`; a crash shows as 128 + signal, which no test expects.
-  static int Wait(pid_t pid) {
-    if (pid < 0) return -1;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
+  static int Wait(pid_t pid) { return tessera::testing::WaitCli(pid); }
 
   CliResult Run(const std::vector<std::string>& args) {
-    const std::string out_path = Path("stdout.txt");
-    const std::string err_path = Path("stderr.txt");
-    CliResult result;
-    result.exit_code = Wait(Start(args, out_path, err_path));
-    result.out = ReadWholeFile(out_path);
-    result.err = ReadWholeFile(err_path);
-    return result;
+    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
   }
 
   // Runs a command that must succeed and print nothing on stderr; returns its stdout.

@@ -3,10 +3,7 @@
 #include <arrow/api.h>
 #include <arrow/io/file.h>
 #include <arrow/ipc/writer.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,35 +13,16 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "support/cli_runner.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
+using tessera::testing::CliResult;
+using tessera::testing::Lines;
+using tessera::testing::ReadWholeFile;
+using tessera::testing::StartsWith;
 
 class CliTest : public testing::Test {
  protected:
@@ -64,34 +42,7 @@ class CliTest : public testing::Test {
 
   // Runs the CLI with `args`, capturing stdout and stderr.
   CliResult Run(const std::vector<std::string>& args) {
-    const std::string out_path = Path("stdout.txt");
-    const std::string err_path = Path("stderr.txt");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    std::vector<std::string> storage = {TESSERA_CLI_PATH};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& arg : storage) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-
-    CliResult result;
-    pid_t pid = 0;
-    const int spawn_error =
-        posix_spawn(&pid, TESSERA_CLI_PATH, &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    EXPECT_EQ(spawn_error, 0) << "cannot start " << TESSERA_CLI_PATH;
-    if (spawn_error != 0) return result;
-    int status = 0;
-    waitpid(pid, &status, 0);
-    // A crash shows as 128 + signal, which no test expects.
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = ReadWholeFile(out_path);
-    result.err = ReadWholeFile(err_path);
-    return result;
+    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
   }
 
   // Runs a command that must succeed; returns its stdout.

@@ -1,0 +1,32 @@
+// Running the built `tessera` CLI (TESSERA_CLI_PATH) from tests as a separate process, with its
+// stdout and stderr captured in files, and small helpers for reading what it printed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tessera::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Starts the CLI with `args`; -1 (and a test failure) when it cannot be started.
+pid_t StartCli(const std::vector<std::string>& args, const std::string& out_path,
+               const std::string& err_path);
+// Waits for a started CLI; a crash shows as 128 + signal, which no test expects.
+int WaitCli(pid_t pid);
+// Starts, waits, and reads back what the CLI printed.
+CliResult RunCli(const std::vector<std::string>& args, const std::string& out_path,
+                 const std::string& err_path);
+
+std::string ReadWholeFile(const std::filesystem::path& path);
+std::vector<std::string> Lines(const std::string& text);
+bool StartsWith(const std::string& text, const std::string& prefix);
+
+}  // namespace tessera::testing
