@@ -18,6 +18,7 @@
 
 #include "support/child_process.h"
 #include "support/dataset_inspection.h"
+#include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "support/writer_helper.h"
@@ -34,20 +35,6 @@ using testing::ChildProcess;
 using testing::ExitStatus;
 using testing::IdRange;
 using testing::ScanIds;
-
-#define TESSERA_CONCAT_INNER(a, b) a##b
-#define TESSERA_CONCAT(a, b) TESSERA_CONCAT_INNER(a, b)
-#define ASSERT_OK(expression)                        \
-  do {                                               \
-    const arrow::Status _status = (expression);      \
-    ASSERT_TRUE(_status.ok()) << _status.ToString(); \
-  } while (false)
-#define ASSERT_OK_AND_ASSIGN_IMPL(result, lhs, expression) \
-  auto result = (expression);                              \
-  ASSERT_TRUE(result.ok()) << result.status().ToString();  \
-  lhs = std::move(result).ValueOrDie()
-#define ASSERT_OK_AND_ASSIGN(lhs, expression) \
-  ASSERT_OK_AND_ASSIGN_IMPL(TESSERA_CONCAT(_result_, __LINE__), lhs, expression)
 
 // The files of `files` under `directory` ("data", "_versions", ...).
 std::set<std::string> Under(const std::set<std::string>& files, std::string_view directory) {

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
@@ -38,12 +39,6 @@ namespace {
 namespace compute = arrow::compute;
 using dataset::Dataset;
 using testing::TempDirectory;
-
-#define ASSERT_OK(expr)                                               \
-  do {                                                                \
-    const arrow::Status _status = (expr);                             \
-    ASSERT_TRUE(_status.ok()) << #expr << ": " << _status.ToString(); \
-  } while (false)
 
 template <typename T>
 T Check(arrow::Result<T> result) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "query/query_test_util.h"
+#include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
@@ -55,47 +55,47 @@ std::shared_ptr<arrow::RecordBatch> MixedBatch(std::mt19937_64& random, int64_t 
   arrow::BooleanBuilder flag;
   auto chance = [&](int percent) { return static_cast<int>(random() % 100) < percent; };
   for (int64_t row = 0; row < rows; ++row) {
-    QUERY_EXPECT_OK(id.Append(first_id + row));
+    EXPECT_OK(id.Append(first_id + row));
     if (chance(10)) {
-      QUERY_EXPECT_OK(i64.AppendNull());
+      EXPECT_OK(i64.AppendNull());
     } else {
-      QUERY_EXPECT_OK(i64.Append(static_cast<int64_t>(random() % 41) - 20));
+      EXPECT_OK(i64.Append(static_cast<int64_t>(random() % 41) - 20));
     }
     const int kind = static_cast<int>(random() % 100);
     if (kind < 8) {
-      QUERY_EXPECT_OK(f64.AppendNull());
+      EXPECT_OK(f64.AppendNull());
     } else if (kind < 13) {
-      QUERY_EXPECT_OK(f64.Append(std::nan("")));
+      EXPECT_OK(f64.Append(std::nan("")));
     } else if (kind < 16) {
-      QUERY_EXPECT_OK(f64.Append(-0.0));
+      EXPECT_OK(f64.Append(-0.0));
     } else if (kind < 19) {
-      QUERY_EXPECT_OK(f64.Append(0.0));
+      EXPECT_OK(f64.Append(0.0));
     } else {
-      QUERY_EXPECT_OK(f64.Append(static_cast<double>(static_cast<int>(random() % 81) - 40) * 0.25));
+      EXPECT_OK(f64.Append(static_cast<double>(static_cast<int>(random() % 81) - 40) * 0.25));
     }
     if (chance(10)) {
-      QUERY_EXPECT_OK(s.AppendNull());
+      EXPECT_OK(s.AppendNull());
     } else {
-      QUERY_EXPECT_OK(s.Append(Words()[random() % Words().size()]));
+      EXPECT_OK(s.Append(Words()[random() % Words().size()]));
     }
     if (chance(10)) {
-      QUERY_EXPECT_OK(ts.AppendNull());
+      EXPECT_OK(ts.AppendNull());
     } else {
-      QUERY_EXPECT_OK(ts.Append(kEpoch2024 + static_cast<int64_t>(random() % 100) * kSecond));
+      EXPECT_OK(ts.Append(kEpoch2024 + static_cast<int64_t>(random() % 100) * kSecond));
     }
     if (chance(10)) {
-      QUERY_EXPECT_OK(flag.AppendNull());
+      EXPECT_OK(flag.AppendNull());
     } else {
-      QUERY_EXPECT_OK(flag.Append(chance(50)));
+      EXPECT_OK(flag.Append(chance(50)));
     }
   }
   std::vector<std::shared_ptr<arrow::Array>> arrays(6);
-  QUERY_EXPECT_OK(id.Finish(&arrays[0]));
-  QUERY_EXPECT_OK(i64.Finish(&arrays[1]));
-  QUERY_EXPECT_OK(f64.Finish(&arrays[2]));
-  QUERY_EXPECT_OK(s.Finish(&arrays[3]));
-  QUERY_EXPECT_OK(ts.Finish(&arrays[4]));
-  QUERY_EXPECT_OK(flag.Finish(&arrays[5]));
+  EXPECT_OK(id.Finish(&arrays[0]));
+  EXPECT_OK(i64.Finish(&arrays[1]));
+  EXPECT_OK(f64.Finish(&arrays[2]));
+  EXPECT_OK(s.Finish(&arrays[3]));
+  EXPECT_OK(ts.Finish(&arrays[4]));
+  EXPECT_OK(flag.Finish(&arrays[5]));
   return arrow::RecordBatch::Make(MixedSchema(), rows, arrays);
 }
 
@@ -380,8 +380,8 @@ std::shared_ptr<arrow::RecordBatch> KeyBatch(int64_t first, int64_t rows) {
   arrow::Int64Builder key;
   arrow::StringBuilder name;
   for (int64_t row = 0; row < rows; ++row) {
-    QUERY_EXPECT_OK(key.Append(first + row));
-    QUERY_EXPECT_OK(name.Append("n" + std::to_string((first + row) % 10)));
+    EXPECT_OK(key.Append(first + row));
+    EXPECT_OK(name.Append("n" + std::to_string((first + row) % 10)));
   }
   auto schema =
       arrow::schema({arrow::field("key", arrow::int64()), arrow::field("name", arrow::utf8())});

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "query/query_test_util.h"
+#include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
@@ -351,17 +351,17 @@ TEST(QueryNearest, NullVectorsAreSkipped) {
     arrow::FixedSizeListBuilder vectors(arrow::default_memory_pool(), values, 4);
     for (int64_t row = 0; row < rows; ++row) {
       const int64_t id = first + row;
-      QUERY_EXPECT_OK(ids.Append(id));
+      EXPECT_OK(ids.Append(id));
       if (id % 5 == 2) {
-        QUERY_EXPECT_OK(vectors.AppendNull());
+        EXPECT_OK(vectors.AppendNull());
         continue;
       }
-      QUERY_EXPECT_OK(vectors.Append());
+      EXPECT_OK(vectors.Append());
       for (int i = 0; i < 4; ++i) {
         if (id % 7 == 3 && i == 1) {
-          QUERY_EXPECT_OK(values->AppendNull());
+          EXPECT_OK(values->AppendNull());
         } else {
-          QUERY_EXPECT_OK(values->Append(static_cast<float>((id * (i + 3)) % 17) - 8.0f));
+          EXPECT_OK(values->Append(static_cast<float>((id * (i + 3)) % 17) - 8.0f));
         }
       }
     }
