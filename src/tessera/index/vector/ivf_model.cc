@@ -6,6 +6,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "tessera/index/vector/centroid_assignment.h"
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/io/checksum.h"
 #include "tessera/status.h"
@@ -117,8 +118,31 @@ std::string IvfModel::FingerprintOf(std::string_view bytes) {
   return text;
 }
 
+// AssignNearest answers exactly as NearestCentroid does, so Assign and AssignBatch agree.
 int IvfModel::Assign(const float* vector) const {
   return NearestCentroid(metric_, vector, centroids_.data(), num_partitions_, dim_);
+}
+
+arrow::Status IvfModel::AssignBatch(const float* vectors, int64_t n, int32_t* partitions,
+                                    int max_threads) const {
+  return AssignNearest(metric_, vectors, n, centroids_.data(), num_partitions_, dim_, partitions,
+                       nullptr, max_threads);
+}
+
+std::vector<std::vector<int>> IvfModel::ProbeBatch(const float* queries, int64_t n, int count,
+                                                   int max_threads) const {
+  std::vector<std::vector<int>> result;
+  if (n <= 0) return result;
+  const int width = TopNearestWidth(count, num_partitions_);
+  std::vector<int32_t> ids(static_cast<size_t>(n) * width);
+  const arrow::Status status = TopNearest(metric_, queries, n, centroids_.data(), num_partitions_,
+                                          dim_, count, ids.data(), max_threads);
+  (void)status;  // fails only for shapes a model cannot have
+  result.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    result[i].assign(ids.begin() + i * width, ids.begin() + (i + 1) * width);
+  }
+  return result;
 }
 
 std::vector<int> IvfModel::Probe(const float* query, int count) const {

@@ -21,6 +21,7 @@
 
 #include <arrow/result.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,15 @@ class IvfModel {
   // The min(count, num_partitions) partitions nearest to `query`, nearest first (ties: lowest
   // partition first).
   std::vector<int> Probe(const float* query, int count) const;
+
+  // Batch forms (index/vector/centroid_assignment.h), equal row by row to the above:
+  // partitions[i] = Assign(vectors + i × dim) for the n row-major vectors (InvalidArgument when
+  // n < 0), and result[i] = Probe(queries + i × dim, count) for n queries (none when n <= 0).
+  // At most `max_threads` threads (0: util::NumThreads()).
+  arrow::Status AssignBatch(const float* vectors, int64_t n, int32_t* partitions,
+                            int max_threads = 0) const;
+  std::vector<std::vector<int>> ProbeBatch(const float* queries, int64_t n, int count,
+                                           int max_threads = 0) const;
 
  private:
   Metric metric_ = Metric::kL2;

@@ -1,61 +1,110 @@
 #include "tessera/index/vector/kmeans.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 
+#include "tessera/index/vector/centroid_assignment.h"
 #include "tessera/index/vector/random.h"
+#include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
 namespace {
 
-constexpr int kLanes = 8;
-
-float SumLanes(const float* lanes) {
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
+// Points per piece of the seeding sums: fixed, so the sums do not depend on the thread count.
+constexpr int64_t kSeedPiece = 4096;
 
 // k-means++ seeding (Arthur & Vassilvitskii 2007): each next centroid is a point drawn with
 // probability proportional to its squared distance to the nearest centroid so far. Squared L2
 // for every metric: on the unit vectors of cosine it orders like cosine distance, and for dot
 // it spreads the seeds over the data, which is what seeding needs.
+//
+// The distance updates run in parallel over fixed pieces of kSeedPiece points, each summing its
+// distances in point order; the draw walks the piece sums, then the points of one piece. A
+// point skips the distance to a new seed when the triangle inequality proves it no nearer than
+// the seed it has (|new - own|² >= 4·nearest, with a margin far above rounding): the skipped
+// distance could not have lowered `nearest`, so the result is that of computing them all.
 std::vector<float> SeedCentroids(const float* points, int64_t count, int dim, int num_clusters,
-                                 Random& random) {
+                                 Random& random, int max_threads) {
   std::vector<float> centroids(static_cast<size_t>(num_clusters) * dim);
   const int64_t first = static_cast<int64_t>(random.Below(static_cast<uint64_t>(count)));
   std::copy(points + first * dim, points + (first + 1) * dim, centroids.begin());
   std::vector<float> nearest(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    nearest[i] = FastL2Squared(points + i * dim, centroids.data(), dim);
-  }
-  for (int c = 1; c < num_clusters; ++c) {
-    double total = 0;
-    for (float value : nearest) total += value;
-    int64_t chosen = -1;
-    if (total > 0) {
-      const double target = random.Uniform() * total;
-      double cumulative = 0;
-      int64_t last_positive = -1;
-      for (int64_t i = 0; i < count; ++i) {
-        if (nearest[i] <= 0) continue;
-        last_positive = i;
-        cumulative += nearest[i];
-        if (cumulative > target) {
-          chosen = i;
-          break;
-        }
-      }
-      if (chosen < 0) chosen = last_positive;  // rounding left the target just out of reach
+  std::vector<int> owner(static_cast<size_t>(count), 0);  // the seed nearest[i] is measured to
+  const int64_t num_pieces = (count + kSeedPiece - 1) / kSeedPiece;
+  std::vector<double> piece_sums(static_cast<size_t>(num_pieces));
+  std::vector<float> gaps(static_cast<size_t>(num_clusters));  // |new seed - seed a|²
+  const double margin = 1.0 + 1e-2 + 64.0 * dim * static_cast<double>(FLT_EPSILON);
+
+  // Lowers nearest[] to the distances to seed `c` (all of them when c is 0) and sums the pieces.
+  auto update = [&](int c) {
+    const float* seed = centroids.data() + static_cast<size_t>(c) * dim;
+    for (int a = 0; a < c; ++a) {
+      gaps[a] = FastL2Squared(seed, centroids.data() + static_cast<size_t>(a) * dim, dim);
     }
+    const arrow::Status status = util::ParallelFor(
+        num_pieces,
+        [&](int64_t first_piece, int64_t end_piece) {
+          for (int64_t piece = first_piece; piece < end_piece; ++piece) {
+            const int64_t end = std::min(count, (piece + 1) * kSeedPiece);
+            double sum = 0;
+            for (int64_t i = piece * kSeedPiece; i < end; ++i) {
+              if (c == 0) {
+                nearest[i] = FastL2Squared(points + i * dim, seed, dim);
+              } else if (!(gaps[owner[i]] >= 4.0 * margin * nearest[i] + 1e-30)) {
+                const float distance = FastL2Squared(points + i * dim, seed, dim);
+                if (distance < nearest[i]) {
+                  nearest[i] = distance;
+                  owner[i] = c;
+                }
+              }
+              sum += nearest[i];
+            }
+            piece_sums[piece] = sum;
+          }
+          return arrow::Status::OK();
+        },
+        1, max_threads);
+    (void)status;  // the body cannot fail
+  };
+
+  // The point where the running sum of nearest[] first exceeds `target` (rounding may leave the
+  // target just out of reach: then the last point with a positive distance); -1 if none.
+  auto draw = [&](double target) -> int64_t {
+    double cumulative = 0;
+    int64_t piece = -1;  // the piece the target falls in, else the last with a positive sum
+    bool reached = false;
+    for (int64_t p = 0; p < num_pieces && !reached; ++p) {
+      if (!(piece_sums[p] > 0)) continue;
+      piece = p;
+      reached = cumulative + piece_sums[p] > target;
+      if (!reached) cumulative += piece_sums[p];
+    }
+    if (piece < 0) return -1;
+    const int64_t end = std::min(count, (piece + 1) * kSeedPiece);
+    int64_t last_positive = -1;
+    for (int64_t i = piece * kSeedPiece; i < end; ++i) {
+      if (nearest[i] <= 0) continue;
+      last_positive = i;
+      cumulative += nearest[i];
+      if (reached && cumulative > target) return i;
+    }
+    return last_positive;
+  };
+
+  for (int c = 1; c < num_clusters; ++c) {
+    update(c - 1);  // not after the last seed: nothing reads it
+    double total = 0;
+    for (double sum : piece_sums) total += sum;
+    int64_t chosen = -1;
+    if (total > 0) chosen = draw(random.Uniform() * total);
     if (chosen < 0) chosen = static_cast<int64_t>(random.Below(static_cast<uint64_t>(count)));
     float* centroid = centroids.data() + static_cast<size_t>(c) * dim;
     std::copy(points + chosen * dim, points + (chosen + 1) * dim, centroid);
-    for (int64_t i = 0; i < count; ++i) {
-      nearest[i] = std::min(nearest[i], FastL2Squared(points + i * dim, centroid, dim));
-    }
   }
   return centroids;
 }
@@ -82,53 +131,50 @@ void ReseedEmptyClusters(const std::vector<float>& scores, std::vector<int>& lab
   }
 }
 
+// Centroids as the means of their points, in parallel over clusters; each cluster sums its
+// points in point order, whatever the thread count.
 void UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
                      const std::vector<int>& labels, const std::vector<int64_t>& counts,
-                     std::vector<float>& centroids) {
+                     std::vector<float>& centroids, int max_threads) {
   const int num_clusters = static_cast<int>(counts.size());
-  std::vector<double> sums(static_cast<size_t>(num_clusters) * dim, 0.0);
-  for (int64_t i = 0; i < count; ++i) {
-    double* sum = sums.data() + static_cast<size_t>(labels[i]) * dim;
-    const float* point = points + i * dim;
-    for (int d = 0; d < dim; ++d) sum[d] += point[d];
-  }
-  for (int c = 0; c < num_clusters; ++c) {
-    if (counts[c] == 0) continue;  // keeps its previous centroid
-    float* centroid = centroids.data() + static_cast<size_t>(c) * dim;
-    const double* sum = sums.data() + static_cast<size_t>(c) * dim;
-    for (int d = 0; d < dim; ++d) centroid[d] = static_cast<float>(sum[d] / counts[c]);
-    if (metric == Metric::kCosine) Normalize(centroid, dim);
-  }
+  // The points of cluster c, in increasing order: members[starts[c] .. starts[c + 1]).
+  std::vector<int64_t> starts(static_cast<size_t>(num_clusters) + 1, 0);
+  for (int c = 0; c < num_clusters; ++c) starts[c + 1] = starts[c] + counts[c];
+  std::vector<int64_t> members(static_cast<size_t>(count));
+  std::vector<int64_t> next(starts.begin(), starts.end() - 1);
+  for (int64_t i = 0; i < count; ++i) members[next[labels[i]]++] = i;
+  const arrow::Status status = util::ParallelFor(
+      num_clusters,
+      [&](int64_t first, int64_t end) {
+        std::vector<double> sum(static_cast<size_t>(dim));
+        for (int64_t c = first; c < end; ++c) {
+          if (counts[c] == 0) continue;  // keeps its previous centroid
+          std::fill(sum.begin(), sum.end(), 0.0);
+          for (int64_t m = starts[c]; m < starts[c + 1]; ++m) {
+            const float* point = points + members[m] * dim;
+            for (int d = 0; d < dim; ++d) sum[d] += point[d];
+          }
+          float* centroid = centroids.data() + static_cast<size_t>(c) * dim;
+          for (int d = 0; d < dim; ++d) centroid[d] = static_cast<float>(sum[d] / counts[c]);
+          if (metric == Metric::kCosine) Normalize(centroid, dim);
+        }
+        return arrow::Status::OK();
+      },
+      1, max_threads);
+  (void)status;  // the body cannot fail
 }
 
 }  // namespace
 
+// The SIMD kernels of the active level (index/vector/simd/kernels.h).
 float FastL2Squared(const float* a, const float* b, int dim) {
-  float lanes[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= dim; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
-      const float difference = a[i + j] - b[i + j];
-      lanes[j] += difference * difference;
-    }
-  }
-  float sum = SumLanes(lanes);
-  for (; i < dim; ++i) {
-    const float difference = a[i] - b[i];
-    sum += difference * difference;
-  }
-  return sum;
+  static const simd::Kernels* const kernels = &simd::ActiveKernels();
+  return kernels->l2_squared(a, b, dim);
 }
 
 float FastInnerProduct(const float* a, const float* b, int dim) {
-  float lanes[kLanes] = {};
-  int i = 0;
-  for (; i + kLanes <= dim; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += a[i + j] * b[i + j];
-  }
-  float sum = SumLanes(lanes);
-  for (; i < dim; ++i) sum += a[i] * b[i];
-  return sum;
+  static const simd::Kernels* const kernels = &simd::ActiveKernels();
+  return kernels->inner_product(a, b, dim);
 }
 
 float AssignmentScore(Metric metric, const float* point, const float* centroid, int dim) {
@@ -174,7 +220,8 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
   Random random(options.seed);
   KMeansResult result;
   result.num_clusters = options.num_clusters;
-  result.centroids = SeedCentroids(points, count, dim, options.num_clusters, random);
+  result.centroids =
+      SeedCentroids(points, count, dim, options.num_clusters, random, options.max_threads);
   if (options.metric == Metric::kCosine) {
     for (int c = 0; c < options.num_clusters; ++c) {
       Normalize(result.centroids.data() + static_cast<size_t>(c) * dim, dim);
@@ -185,20 +232,21 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
   labels.assign(static_cast<size_t>(count), -1);
   std::vector<float> scores(static_cast<size_t>(count));
   std::vector<int64_t> counts(static_cast<size_t>(options.num_clusters));
-  auto assign = [&]() {
+  std::vector<int> next_labels(static_cast<size_t>(count));
+  // NearestCentroid for every point (AssignNearest's answers are bit-equal to it).
+  auto assign = [&]() -> arrow::Result<int64_t> {
+    ARROW_RETURN_NOT_OK(AssignNearest(options.metric, points, count, result.centroids.data(),
+                                      options.num_clusters, dim, next_labels.data(), scores.data(),
+                                      options.max_threads));
     int64_t changed = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      const int label = NearestCentroid(options.metric, points + i * dim, result.centroids.data(),
-                                        options.num_clusters, dim, &scores[i]);
-      changed += label != labels[i];
-      labels[i] = label;
-    }
+    for (int64_t i = 0; i < count; ++i) changed += next_labels[i] != labels[i];
+    labels.swap(next_labels);
     return changed;
   };
 
   bool converged = false;
   for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
-    const int64_t changed = assign();
+    ARROW_ASSIGN_OR_RAISE(const int64_t changed, assign());
     if (iteration > 0 && changed == 0) {
       converged = true;  // the centroids are the means of these very assignments
       break;
@@ -206,10 +254,11 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
     std::fill(counts.begin(), counts.end(), 0);
     for (int label : labels) ++counts[label];
     ReseedEmptyClusters(scores, labels, counts);
-    UpdateCentroids(points, count, dim, options.metric, labels, counts, result.centroids);
+    UpdateCentroids(points, count, dim, options.metric, labels, counts, result.centroids,
+                    options.max_threads);
     result.iterations = iteration + 1;
   }
-  if (!converged) assign();
+  if (!converged) ARROW_RETURN_NOT_OK(assign().status());
   result.objective = 0;
   for (float score : scores) result.objective += score;
   return result;

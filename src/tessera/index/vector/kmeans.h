@@ -1,10 +1,11 @@
 // K-means clustering of float32 vectors: the training step of IVF indexes.
 //
-// Deterministic: the result is a function of (points, options) alone; every random choice
-// (k-means++ seeding) comes from options.seed. Lloyd iterations run until no point changes
-// cluster or options.max_iterations is reached. A cluster left empty is re-seeded with the
-// point its current centroid serves worst, taken from a cluster with more than one point, so
-// clusters stay non-empty whenever the points have at least num_clusters distinct values.
+// Deterministic: the result is a function of (points, options) alone, whatever the thread count
+// (options.max_threads); every random choice (k-means++ seeding) comes from options.seed. Lloyd
+// iterations run until no point changes cluster or options.max_iterations is reached. A cluster
+// left empty is re-seeded with the point its current centroid serves worst, taken from a cluster
+// with more than one point, so clusters stay non-empty whenever the points have at least
+// num_clusters distinct values.
 //
 // How points meet centroids depends on the metric (the same rule IVF uses to assign rows and
 // route queries, see AssignmentScore):
@@ -47,6 +48,8 @@ struct KMeansOptions {
   int max_iterations = 50;
   uint64_t seed = 42;
   Metric metric = Metric::kL2;
+  // Threads to use (0: util::NumThreads()). The result does not depend on it.
+  int max_threads = 0;
 };
 
 struct KMeansResult {

@@ -1,0 +1,369 @@
+#include "tessera/index/vector/centroid_assignment.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "tessera/index/vector/kmeans.h"
+#include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
+
+namespace tessera::index::vector {
+
+namespace {
+
+// The product of a block is about this many floats (rows per block = this / k, clamped).
+constexpr int64_t kBlockFloats = int64_t{1} << 20;
+constexpr int64_t kMinBlockRows = 16;
+constexpr int64_t kMaxBlockRows = 4096;
+// Squared norms (of a point, or of a centroid) from which float arithmetic could overflow;
+// such points, and all points when a centroid is this large, take the per-pair scan.
+constexpr double kScaleLimit = 1e30;
+// Debian builds OpenBLAS with MAX_THREADS=64, which sizes its table of per-call buffers
+// (2 × 64); concurrent callers stay well under it.
+constexpr int kMaxBlasCallers = 32;
+// Covers underflow in the product and the per-pair kernel (both err by far less).
+constexpr double kAbsoluteSlack = 1e-30;
+
+// OpenBLAS runs single-threaded inside tessera's threads. The serial OpenBLAS build is not
+// guaranteed reentrant (it is only when built with USE_LOCKING), so calls to it are serialized.
+bool BlasNeedsLock() {
+  static const bool needs_lock = [] {
+    openblas_set_num_threads(1);
+    return openblas_get_parallel() == 0;
+  }();
+  return needs_lock;
+}
+
+std::mutex& BlasMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+// out (rows × k, row-major) = block (rows × dim) · centroidsᵀ (centroids: k × dim).
+void MultiplyTransposed(const float* block, int64_t rows, const float* centroids, int k, int dim,
+                        float* out) {
+  auto multiply = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), k, dim, 1.0f,
+                block, dim, centroids, dim, 0.0f, out, k);
+  };
+  if (BlasNeedsLock()) {
+    std::lock_guard<std::mutex> lock(BlasMutex());
+    multiply();
+  } else {
+    multiply();
+  }
+}
+
+// |vector|² in eight float lanes (a form the compiler vectorizes), added up in double. Used
+// for bounds only, which tolerate its rounding.
+double SquaredNorm(const float* vector, int dim) {
+  float lanes[8] = {};
+  int d = 0;
+  for (; d + 8 <= dim; d += 8) {
+    for (int j = 0; j < 8; ++j) lanes[j] += vector[d + j] * vector[d + j];
+  }
+  double sum = 0;
+  for (; d < dim; ++d) sum += static_cast<double>(vector[d]) * vector[d];
+  for (float lane : lanes) sum += lane;
+  return sum;
+}
+
+float Smallest(const float* values, int count) {
+  float lanes[8];
+  std::fill(lanes, lanes + 8, INFINITY);
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int j = 0; j < 8; ++j) lanes[j] = std::min(lanes[j], values[i + j]);
+  }
+  float smallest = INFINITY;
+  for (; i < count; ++i) smallest = std::min(smallest, values[i]);
+  for (float lane : lanes) smallest = std::min(smallest, lane);
+  return smallest;
+}
+
+// The `rank`-th smallest (1-based, rank <= count) of `values`, through a max-heap of the rank
+// smallest seen so far; `heap` is scratch.
+float RankthSmallest(const float* values, int count, int rank, std::vector<float>& heap) {
+  heap.assign(values, values + rank);
+  std::make_heap(heap.begin(), heap.end());
+  for (int i = rank; i < count; ++i) {
+    if (values[i] < heap.front()) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.back() = values[i];
+      std::push_heap(heap.begin(), heap.end());
+    }
+  }
+  return heap.front();
+}
+
+// The centroids as the product sees them, with what the candidate bound needs.
+//
+// A point x meets the centroids through one product row p = x'·C'ᵀ, turned in place into
+// approximate scores: l2 t(c) = |c'|² - 2·p(c), which orders like |x' - c'|² (|x'|² is the
+// same for every c), on coordinates shifted by the centroids' mean (x' = x - shift, c' = c -
+// shift: distances do not change, magnitudes shrink); cosine and dot t(c) = -p(c).
+//
+// The bound, with u = 2^-24 and n = |x'|² + |c'|²: the error of t(c) (+ |x'|²) against the
+// exact squared distance or negated inner product is at most (dim + 8)·u·n for l2 (shift
+// rounding, product, the float forms of |c'|² and of the difference) and dim/2·u·n for cosine
+// and dot; that of AssignmentScore at most 2(dim + 2)·u·n for l2 (a sum of squared
+// differences, whatever its order, FMA or not) and dim/2·u·n for cosine and dot. So with
+// e = (3·dim + 12)·u·(|x'|² + max_c |c'|²), every centroid whose AssignmentScore is the
+// smallest (or among the `count` smallest) has t within 2e of the smallest (or the
+// `count`-th smallest) t. The slack used is 2·relative_slack·(|x'|² + max_c |c'|²) with
+// relative_slack = max(1e-3, 8·(dim + 4)·u) > (3·dim + 12)·u, plus kAbsoluteSlack.
+// Magnitudes stay below kScaleLimit, so nothing overflows.
+struct PreparedCentroids {
+  Metric metric = Metric::kL2;
+  int k = 0;
+  int dim = 0;
+  const float* original = nullptr;  // what AssignmentScore sees
+  const float* product = nullptr;   // what the product sees: shifted by `shift` for l2
+  std::vector<float> shifted;
+  std::vector<float> shift;
+  std::vector<float> norms;  // l2: |c'|² of the `product` rows
+  double max_norm = 0;
+  double relative_slack = 0;
+  bool per_pair_only = false;  // a centroid is too large or not finite for the product
+
+  PreparedCentroids(Metric metric_in, const float* centroids, int k_in, int dim_in)
+      : metric(metric_in), k(k_in), dim(dim_in), original(centroids), product(centroids) {
+    relative_slack = std::max(1e-3, 4.0 * (dim + 4) * static_cast<double>(FLT_EPSILON));
+    const size_t values = static_cast<size_t>(k) * dim;
+    for (size_t i = 0; i < values; ++i) {
+      if (!std::isfinite(centroids[i])) {
+        per_pair_only = true;
+        return;
+      }
+    }
+    if (metric == Metric::kL2) {
+      std::vector<double> mean(static_cast<size_t>(dim), 0.0);
+      for (int c = 0; c < k; ++c) {
+        const float* centroid = centroids + static_cast<size_t>(c) * dim;
+        for (int d = 0; d < dim; ++d) mean[d] += centroid[d];
+      }
+      shift.resize(static_cast<size_t>(dim));
+      for (int d = 0; d < dim; ++d) shift[d] = static_cast<float>(mean[d] / k);
+      shifted.resize(values);
+      for (size_t i = 0; i < values; ++i) shifted[i] = centroids[i] - shift[i % dim];
+      product = shifted.data();
+    }
+    norms.resize(static_cast<size_t>(k));
+    for (int c = 0; c < k; ++c) {
+      double norm = 0;
+      const float* row = product + static_cast<size_t>(c) * dim;
+      for (int d = 0; d < dim; ++d) norm += static_cast<double>(row[d]) * row[d];
+      max_norm = std::max(max_norm, norm);
+      norms[c] = static_cast<float>(norm);
+    }
+    if (!(max_norm < kScaleLimit)) per_pair_only = true;
+  }
+
+  // The block's rows as the product sees them: shifted into `scratch` for l2.
+  const float* ProductRows(const float* rows, int64_t count, std::vector<float>& scratch) const {
+    if (metric != Metric::kL2) return rows;
+    scratch.resize(static_cast<size_t>(count) * dim);
+    for (int64_t r = 0; r < count; ++r) {
+      const float* row = rows + r * dim;
+      float* out = scratch.data() + r * dim;
+      for (int d = 0; d < dim; ++d) out[d] = row[d] - shift[d];
+    }
+    return scratch.data();
+  }
+
+  // Turns a product row into approximate scores t, in place.
+  void ToApproximateScores(float* row) const {
+    if (metric == Metric::kL2) {
+      for (int c = 0; c < k; ++c) row[c] = norms[c] - 2.0f * row[c];
+    } else {
+      for (int c = 0; c < k; ++c) row[c] = -row[c];
+    }
+  }
+
+  // How far above the smallest (or `count`-th smallest) t a candidate may lie.
+  double Slack(double row_norm) const {
+    return 2.0 * relative_slack * (row_norm + max_norm) + kAbsoluteSlack;
+  }
+
+  const float* Centroid(int c) const { return original + static_cast<size_t>(c) * dim; }
+};
+
+float ProbeScore(const PreparedCentroids& centroids, const float* query, int c) {
+  const float score =
+      AssignmentScore(centroids.metric, query, centroids.Centroid(c), centroids.dim);
+  return std::isnan(score) ? INFINITY : score;
+}
+
+// IvfModel::Probe's answer over all centroids, by the per-pair kernel.
+void ExactTop(const PreparedCentroids& centroids, const float* query, int width,
+              std::vector<std::pair<float, int>>& scratch, int32_t* out) {
+  scratch.resize(static_cast<size_t>(centroids.k));
+  for (int c = 0; c < centroids.k; ++c) scratch[c] = {ProbeScore(centroids, query, c), c};
+  std::partial_sort(scratch.begin(), scratch.begin() + width, scratch.end());
+  for (int i = 0; i < width; ++i) out[i] = scratch[i].second;
+}
+
+int64_t BlockRows(int k) { return std::clamp(kBlockFloats / k, kMinBlockRows, kMaxBlockRows); }
+
+int BlasThreads(int max_threads) {
+  const int threads = max_threads <= 0 ? util::NumThreads() : max_threads;
+  return std::min(threads, kMaxBlasCallers);
+}
+
+arrow::Status CheckShape(const char* what, int64_t n, int k, int dim) {
+  if (n < 0 || k < 1 || dim < 1) {
+    return InvalidArgument(what, " needs n >= 0 points, k >= 1 centroids and dim >= 1, got n=", n,
+                           ", k=", k, ", dim=", dim);
+  }
+  return arrow::Status::OK();
+}
+
+// Runs block(first_row, rows, approximate, row_norms) over blocks of points in parallel:
+// `approximate` holds the block's approximate scores t (rows × k), row_norms the squared norms
+// of its rows as the product saw them (NaN, or kScaleLimit and above: use the per-pair scan).
+template <typename BlockFn>
+arrow::Status ForEachBlock(const PreparedCentroids& centroids, const float* points, int64_t n,
+                           int max_threads, const BlockFn& block) {
+  const int64_t block_rows = BlockRows(centroids.k);
+  const int64_t num_blocks = (n + block_rows - 1) / block_rows;
+  const int dim = centroids.dim;
+  const int k = centroids.k;
+  return util::ParallelFor(
+      num_blocks,
+      [&](int64_t first_block, int64_t end_block) {
+        std::vector<float> shifted;
+        std::vector<float> approximate;
+        std::vector<double> row_norms;
+        for (int64_t b = first_block; b < end_block; ++b) {
+          const int64_t first = b * block_rows;
+          const int64_t rows = std::min(block_rows, n - first);
+          const float* block_points = points + first * dim;
+          row_norms.assign(static_cast<size_t>(rows), std::numeric_limits<double>::quiet_NaN());
+          if (!centroids.per_pair_only) {
+            const float* product_rows = centroids.ProductRows(block_points, rows, shifted);
+            approximate.resize(static_cast<size_t>(rows) * k);
+            MultiplyTransposed(product_rows, rows, centroids.product, k, dim, approximate.data());
+            for (int64_t r = 0; r < rows; ++r) {
+              row_norms[r] = SquaredNorm(product_rows + r * dim, dim);
+              centroids.ToApproximateScores(approximate.data() + r * k);
+            }
+          }
+          block(first, rows, approximate.data(), row_norms.data());
+        }
+        return arrow::Status::OK();
+      },
+      1, BlasThreads(max_threads));
+}
+
+bool UsesProduct(double row_norm) { return row_norm < kScaleLimit; }  // false for NaN
+
+// Calls visit(c) for every c with row[c] <= limit, in increasing c. Groups of 16 are first
+// tested as a whole (a loop the compiler vectorizes): most hold no candidate.
+template <typename Visit>
+void ForEachCandidate(const float* row, int k, double limit, const Visit& visit) {
+  // A float no smaller than `limit`: no candidate is lost to rounding.
+  const float bound = std::nextafter(static_cast<float>(limit), INFINITY);
+  constexpr int kGroup = 16;
+  int c = 0;
+  for (; c + kGroup <= k; c += kGroup) {
+    int hits = 0;
+    for (int j = 0; j < kGroup; ++j) hits += row[c + j] <= bound;
+    if (hits == 0) continue;
+    for (int j = 0; j < kGroup; ++j) {
+      if (row[c + j] <= bound) visit(c + j);
+    }
+  }
+  for (; c < k; ++c) {
+    if (row[c] <= bound) visit(c);
+  }
+}
+
+}  // namespace
+
+int TopNearestWidth(int count, int k) { return std::clamp(count, 0, std::max(k, 0)); }
+
+arrow::Status AssignNearest(Metric metric, const float* points, int64_t n, const float* centroids,
+                            int k, int dim, int32_t* ids, float* scores, int max_threads) {
+  ARROW_RETURN_NOT_OK(CheckShape("AssignNearest", n, k, dim));
+  if (n == 0) return arrow::Status::OK();
+  const PreparedCentroids prepared(metric, centroids, k, dim);
+  return ForEachBlock(
+      prepared, points, n, max_threads,
+      [&](int64_t first, int64_t rows, const float* approximate, const double* row_norms) {
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = first + r;
+          const float* point = points + i * dim;
+          float score;
+          if (!UsesProduct(row_norms[r])) {
+            ids[i] = NearestCentroid(metric, point, centroids, k, dim, &score);
+          } else {
+            const float* row = approximate + r * k;
+            const double limit = Smallest(row, k) + prepared.Slack(row_norms[r]);
+            int best = -1;
+            score = INFINITY;
+            ForEachCandidate(row, k, limit, [&](int c) {
+              const float candidate = AssignmentScore(metric, point, prepared.Centroid(c), dim);
+              if (best < 0 || candidate < score) {
+                best = c;
+                score = candidate;
+              }
+            });
+            ids[i] = best;
+          }
+          if (scores != nullptr) scores[i] = score;
+        }
+      });
+}
+
+arrow::Status TopNearest(Metric metric, const float* queries, int64_t n, const float* centroids,
+                         int k, int dim, int count, int32_t* ids, int max_threads) {
+  ARROW_RETURN_NOT_OK(CheckShape("TopNearest", n, k, dim));
+  const int width = TopNearestWidth(count, k);
+  if (n == 0 || width == 0) return arrow::Status::OK();
+  const PreparedCentroids prepared(metric, centroids, k, dim);
+  if (width == k) {
+    // Every centroid is in the answer: the product would not save a single rescoring.
+    return util::ParallelFor(
+        n,
+        [&](int64_t begin, int64_t end) {
+          std::vector<std::pair<float, int>> scratch;
+          for (int64_t i = begin; i < end; ++i) {
+            ExactTop(prepared, queries + i * dim, width, scratch, ids + i * width);
+          }
+          return arrow::Status::OK();
+        },
+        16, max_threads);
+  }
+  return ForEachBlock(
+      prepared, queries, n, max_threads,
+      [&](int64_t first, int64_t rows, const float* approximate, const double* row_norms) {
+        std::vector<float> heap;
+        std::vector<std::pair<float, int>> candidates;
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = first + r;
+          const float* query = queries + i * dim;
+          int32_t* out = ids + i * width;
+          if (!UsesProduct(row_norms[r])) {
+            ExactTop(prepared, query, width, candidates, out);
+            continue;
+          }
+          const float* row = approximate + r * k;
+          const double limit = RankthSmallest(row, k, width, heap) + prepared.Slack(row_norms[r]);
+          candidates.clear();
+          ForEachCandidate(row, k, limit, [&](int c) {
+            candidates.emplace_back(ProbeScore(prepared, query, c), c);
+          });
+          std::partial_sort(candidates.begin(), candidates.begin() + width, candidates.end());
+          for (int j = 0; j < width; ++j) out[j] = candidates[j].second;
+        }
+      });
+}
+
+}  // namespace tessera::index::vector
