@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
 
 namespace tessera::index::vector {
@@ -28,19 +29,16 @@ std::string_view MetricName(Metric metric) {
   return "l2";
 }
 
+// The kernel table is looked up once: every call in the process then runs the same level's
+// code, which is what keeps equal inputs bit-equal across search paths.
 float L2Squared(const float* a, const float* b, int dim) {
-  float sum = 0.0f;
-  for (int i = 0; i < dim; ++i) {
-    const float difference = a[i] - b[i];
-    sum += difference * difference;
-  }
-  return sum;
+  static const simd::Kernels* const kernels = &simd::ActiveKernels();
+  return kernels->l2_squared(a, b, dim);
 }
 
 float InnerProduct(const float* a, const float* b, int dim) {
-  float sum = 0.0f;
-  for (int i = 0; i < dim; ++i) sum += a[i] * b[i];
-  return sum;
+  static const simd::Kernels* const kernels = &simd::ActiveKernels();
+  return kernels->inner_product(a, b, dim);
 }
 
 float Distance(Metric metric, const float* a, const float* b, int dim) {

@@ -1,0 +1,39 @@
+// The kernel table of each instruction-set level, for kernels.cc to dispatch between.
+//
+// Each table lives in its own file, whose functions carry the GCC/Clang `target` attribute of
+// their level instead of per-file -m flags: the whole library keeps the baseline ISA, and a
+// level's code runs only after KernelsFor has checked the CPU supports it. The SIMD tables
+// exist on x86 only (TESSERA_SIMD_X86).
+#pragma once
+
+#include "tessera/index/vector/simd/kernels.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define TESSERA_SIMD_X86 1
+#endif
+
+namespace tessera::index::vector::simd {
+
+const Kernels& ScalarKernels();
+#if defined(TESSERA_SIMD_X86)
+const Kernels& Avx2Kernels();
+const Kernels& Avx512Kernels();
+const Kernels& Avx512VnniKernels();
+#endif
+
+// PQ asymmetric distance, the pq_adc_batch of every level. It reads eight codes with one
+// 64-bit load and sums the table entries in order of j. On the AMD Zen 4 tessera is measured
+// on, it scans about twice as fast as the gather kernels below (vgatherdps is slow there;
+// bench/simd_kernels_benchmark.cc compares them), and all are bit-equal, so the choice never
+// changes a result.
+void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float* table, float* out);
+#if defined(TESSERA_SIMD_X86)
+// The same sums with one vgatherdps per sub-quantizer over 8 (AVX2) or 16 (AVX-512) rows, kept
+// for CPUs with fast gathers; callable only at a level the CPU supports.
+void GatherPqAdcBatchAvx2(const uint8_t* codes, int64_t count, int m, const float* table,
+                          float* out);
+void GatherPqAdcBatchAvx512(const uint8_t* codes, int64_t count, int m, const float* table,
+                            float* out);
+#endif
+
+}  // namespace tessera::index::vector::simd

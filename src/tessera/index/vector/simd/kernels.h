@@ -1,0 +1,77 @@
+// Vector kernels with runtime CPU dispatch: the inner loops of every distance, quantized scan
+// and PQ table lookup in tessera.
+//
+// One table of function pointers per instruction-set level. The best level the CPU supports is
+// chosen once, at first use; TESSERA_SIMD=scalar|avx2|avx512|avx512_vnni lowers it (never
+// raises it beyond what the CPU has), so tests and benchmarks can compare paths on one machine.
+//
+// Exactness contract (tests/index/vector/simd_kernels_test.cc checks every available level
+// against the scalar one on random inputs, odd dimensions included):
+//  - integer kernels (dot_u8_s8*) are exact at every level: bit-equal results;
+//  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
+//  - float32/float16 distance kernels may sum in a different order per level, so they agree to
+//    a relative tolerance only. Within one process every search path uses the same level, so
+//    equal inputs still give bit-equal distances (DESIGN §8).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tessera::index::vector::simd {
+
+enum class Level { kScalar = 0, kAvx2 = 1, kAvx512 = 2, kAvx512Vnni = 3 };
+
+// "scalar" | "avx2" | "avx512" | "avx512_vnni".
+std::string_view LevelName(Level level);
+// The inverse of LevelName (case-insensitive); nullopt for any other text.
+std::optional<Level> ParseLevel(std::string_view text);
+// The best level this CPU supports (AVX2 means AVX2+FMA+F16C; AVX-512 means F+BW+VL+DQ;
+// VNNI adds AVX512_VNNI).
+Level DetectedLevel();
+// DetectedLevel(), lowered by TESSERA_SIMD when set (an unknown value is ignored). Read once,
+// at first use; later changes to the environment have no effect.
+Level ActiveLevel();
+// The rule ActiveLevel() applies: `requested` (the TESSERA_SIMD text, null when unset) lowers
+// `detected` and never raises it; an unparsable request leaves `detected`.
+Level ChooseLevel(Level detected, const char* requested);
+
+struct Kernels {
+  Level level = Level::kScalar;
+
+  // float32 · float32
+  float (*l2_squared)(const float* a, const float* b, int dim) = nullptr;
+  float (*inner_product)(const float* a, const float* b, int dim) = nullptr;
+  // One query against `count` contiguous rows of `dim` floats: out[i] = f(query, rows + i·dim).
+  // Equal, per row, to the single-pair kernel of the same level (bit-equal).
+  void (*l2_squared_batch)(const float* query, const float* rows, int64_t count, int dim,
+                           float* out) = nullptr;
+  void (*inner_product_batch)(const float* query, const float* rows, int64_t count, int dim,
+                              float* out) = nullptr;
+
+  // float32 query · float16 row (IEEE binary16 bits as uint16_t).
+  float (*l2_squared_f16)(const float* query, const uint16_t* row, int dim) = nullptr;
+  float (*inner_product_f16)(const float* query, const uint16_t* row, int dim) = nullptr;
+  // float16 → float32 conversion of `count` values (exact).
+  void (*f16_to_f32)(const uint16_t* in, int64_t count, float* out) = nullptr;
+
+  // Scalar quantization: Σ_d codes[d] · weights[d] with unsigned 8-bit codes and signed 8-bit
+  // weights, exact in int32 (dim ≤ 65536).
+  int32_t (*dot_u8_s8)(const uint8_t* codes, const int8_t* weights, int dim) = nullptr;
+  // `count` code rows, `stride` bytes apart (stride ≥ dim): out[i] = dot_u8_s8(codes + i·stride).
+  void (*dot_u8_s8_batch)(const uint8_t* codes, int64_t stride, int64_t count,
+                          const int8_t* weights, int dim, int32_t* out) = nullptr;
+
+  // Product quantization, asymmetric distance: `count` rows of m one-byte codes (row i at
+  // codes + i·m); table holds m × 256 floats (sub-quantizer j at table + j·256):
+  // out[i] = Σ_{j=0..m-1} table[j·256 + codes[i·m + j]], added in order of j.
+  void (*pq_adc_batch)(const uint8_t* codes, int64_t count, int m, const float* table,
+                       float* out) = nullptr;
+};
+
+// The kernels of `level`, which must not exceed DetectedLevel() (it is clamped to it).
+const Kernels& KernelsFor(Level level);
+// The kernels of ActiveLevel().
+const Kernels& ActiveKernels();
+
+}  // namespace tessera::index::vector::simd

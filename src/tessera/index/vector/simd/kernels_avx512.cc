@@ -1,0 +1,407 @@
+// The AVX-512 kernels (F + BW + VL + DQ), and the VNNI level, which is the same table with the
+// u8 · s8 dot products done by vpdpbusd.
+//
+// Every function carries the target attribute instead of the file being compiled with
+// -mavx512*: the rest of the library stays at the baseline ISA and this code runs only once
+// KernelsFor has seen the CPU support it. Float sums keep four 16-lane FMA accumulators per row
+// and read tails with masked loads (which never fault on the masked-off bytes). The float batch
+// kernels pass four rows at a time over the query, each row through exactly the operations of
+// the single-pair kernel, so their results are bit-equal to it.
+#include "tessera/index/vector/simd/kernel_tables.h"
+
+#if defined(TESSERA_SIMD_X86)
+
+// GCC 12.2's AVX-512 intrinsics build their "undefined" operands as `__m512 __Y = __Y;`, which
+// -Wuninitialized flags once inlined (GCC PR 105593, fixed in 12.3); the warnings point into
+// the header, so silencing them for its lines leaves this file's own code checked.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#define TESSERA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define TESSERA_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+namespace tessera::index::vector::simd {
+
+namespace {
+
+// The first n lanes (0 ≤ n < 16, 32 or 64).
+inline __mmask16 FirstLanes16(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+inline __mmask32 FirstLanes32(int n) { return static_cast<__mmask32>((uint64_t{1} << n) - 1u); }
+inline __mmask64 FirstLanes64(int n) { return (uint64_t{1} << n) - 1u; }
+
+// --- float32 · float32 ---
+
+// One step of a sum: (a − b)² for l2, a · b for the inner product, fused into `sum`.
+template <bool kL2>
+TESSERA_AVX512 inline __m512 Accumulate(__m512 a, __m512 b, __m512 sum) {
+  if constexpr (kL2) {
+    const __m512 difference = _mm512_sub_ps(a, b);
+    return _mm512_fmadd_ps(difference, difference, sum);
+  } else {
+    return _mm512_fmadd_ps(a, b, sum);
+  }
+}
+
+// The query against kRows consecutive rows. Every row goes through the same operations in the
+// same order whatever kRows is (four accumulators over 64 floats a step, then 16-float steps
+// into the first, then a masked tail into the second), so a row's result does not depend on
+// how many rows share the pass; sharing only saves reloading the query.
+template <bool kL2, int kRows>
+TESSERA_AVX512 inline void SumRows(const float* query, const float* rows, int dim, float* out) {
+  __m512 sum[kRows][4];
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) sum[r][k] = _mm512_setzero_ps();
+  }
+  int i = 0;
+  for (; i + 64 <= dim; i += 64) {
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const __m512 q = _mm512_loadu_ps(query + i + 16 * k);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        const float* row = rows + static_cast<int64_t>(r) * dim;
+        sum[r][k] = Accumulate<kL2>(q, _mm512_loadu_ps(row + i + 16 * k), sum[r][k]);
+      }
+    }
+  }
+  for (; i + 16 <= dim; i += 16) {
+    const __m512 q = _mm512_loadu_ps(query + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const float* row = rows + static_cast<int64_t>(r) * dim;
+      sum[r][0] = Accumulate<kL2>(q, _mm512_loadu_ps(row + i), sum[r][0]);
+    }
+  }
+  if (i < dim) {
+    const __mmask16 mask = FirstLanes16(dim - i);
+    const __m512 q = _mm512_maskz_loadu_ps(mask, query + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const float* row = rows + static_cast<int64_t>(r) * dim;
+      sum[r][1] = Accumulate<kL2>(q, _mm512_maskz_loadu_ps(mask, row + i), sum[r][1]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    out[r] = _mm512_reduce_add_ps(
+        _mm512_add_ps(_mm512_add_ps(sum[r][0], sum[r][1]), _mm512_add_ps(sum[r][2], sum[r][3])));
+  }
+}
+
+template <bool kL2>
+TESSERA_AVX512 inline float SumOne(const float* a, const float* b, int dim) {
+  float result;
+  SumRows<kL2, 1>(a, b, dim, &result);
+  return result;
+}
+
+// Four rows a pass: sixteen accumulators and a query vector fit in the 32 zmm registers.
+template <bool kL2>
+TESSERA_AVX512 inline void SumBatch(const float* query, const float* rows, int64_t count, int dim,
+                                    float* out) {
+  int64_t i = 0;
+  for (; i + 4 <= count; i += 4) SumRows<kL2, 4>(query, rows + i * dim, dim, out + i);
+  for (; i < count; ++i) SumRows<kL2, 1>(query, rows + i * dim, dim, out + i);
+}
+
+TESSERA_AVX512 float L2Squared(const float* a, const float* b, int dim) {
+  return SumOne<true>(a, b, dim);
+}
+
+TESSERA_AVX512 float InnerProduct(const float* a, const float* b, int dim) {
+  return SumOne<false>(a, b, dim);
+}
+
+TESSERA_AVX512 void L2SquaredBatch(const float* query, const float* rows, int64_t count, int dim,
+                                   float* out) {
+  SumBatch<true>(query, rows, count, dim, out);
+}
+
+TESSERA_AVX512 void InnerProductBatch(const float* query, const float* rows, int64_t count, int dim,
+                                      float* out) {
+  SumBatch<false>(query, rows, count, dim, out);
+}
+
+// --- float32 query · float16 row ---
+
+TESSERA_AVX512 inline __m512 LoadHalves(const uint16_t* row) {
+  return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)));
+}
+
+TESSERA_AVX512 inline __m512 LoadHalves(__mmask16 mask, const uint16_t* row) {
+  return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, row));
+}
+
+TESSERA_AVX512 float L2SquaredF16(const float* query, const uint16_t* row, int dim) {
+  __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
+  __m512 sum2 = _mm512_setzero_ps(), sum3 = _mm512_setzero_ps();
+  int i = 0;
+  for (; i + 64 <= dim; i += 64) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(query + i), LoadHalves(row + i));
+    const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(query + i + 16), LoadHalves(row + i + 16));
+    const __m512 d2 = _mm512_sub_ps(_mm512_loadu_ps(query + i + 32), LoadHalves(row + i + 32));
+    const __m512 d3 = _mm512_sub_ps(_mm512_loadu_ps(query + i + 48), LoadHalves(row + i + 48));
+    sum0 = _mm512_fmadd_ps(d0, d0, sum0);
+    sum1 = _mm512_fmadd_ps(d1, d1, sum1);
+    sum2 = _mm512_fmadd_ps(d2, d2, sum2);
+    sum3 = _mm512_fmadd_ps(d3, d3, sum3);
+  }
+  for (; i + 16 <= dim; i += 16) {
+    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(query + i), LoadHalves(row + i));
+    sum0 = _mm512_fmadd_ps(d, d, sum0);
+  }
+  if (i < dim) {
+    const __mmask16 mask = FirstLanes16(dim - i);
+    const __m512 d =
+        _mm512_sub_ps(_mm512_maskz_loadu_ps(mask, query + i), LoadHalves(mask, row + i));
+    sum1 = _mm512_fmadd_ps(d, d, sum1);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(sum0, sum1), _mm512_add_ps(sum2, sum3)));
+}
+
+TESSERA_AVX512 float InnerProductF16(const float* query, const uint16_t* row, int dim) {
+  __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
+  __m512 sum2 = _mm512_setzero_ps(), sum3 = _mm512_setzero_ps();
+  int i = 0;
+  for (; i + 64 <= dim; i += 64) {
+    sum0 = _mm512_fmadd_ps(_mm512_loadu_ps(query + i), LoadHalves(row + i), sum0);
+    sum1 = _mm512_fmadd_ps(_mm512_loadu_ps(query + i + 16), LoadHalves(row + i + 16), sum1);
+    sum2 = _mm512_fmadd_ps(_mm512_loadu_ps(query + i + 32), LoadHalves(row + i + 32), sum2);
+    sum3 = _mm512_fmadd_ps(_mm512_loadu_ps(query + i + 48), LoadHalves(row + i + 48), sum3);
+  }
+  for (; i + 16 <= dim; i += 16) {
+    sum0 = _mm512_fmadd_ps(_mm512_loadu_ps(query + i), LoadHalves(row + i), sum0);
+  }
+  if (i < dim) {
+    const __mmask16 mask = FirstLanes16(dim - i);
+    sum1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, query + i), LoadHalves(mask, row + i), sum1);
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(sum0, sum1), _mm512_add_ps(sum2, sum3)));
+}
+
+TESSERA_AVX512 void HalfToFloatArray(const uint16_t* in, int64_t count, float* out) {
+  int64_t i = 0;
+  for (; i + 16 <= count; i += 16) _mm512_storeu_ps(out + i, LoadHalves(in + i));
+  if (i < count) {
+    const __mmask16 mask = FirstLanes16(static_cast<int>(count - i));
+    _mm512_mask_storeu_ps(out + i, mask, LoadHalves(mask, in + i));
+  }
+}
+
+// --- unsigned 8-bit codes · signed 8-bit weights, AVX-512BW ---
+// Both widen to 16 bits and multiply-add pairs into 32 bits (vpmaddwd), which cannot overflow
+// for u8 · s8; vpmaddubsw would saturate its 16-bit pair sums.
+
+TESSERA_AVX512 inline __m512i WidenCodes(const uint8_t* codes) {
+  return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes)));
+}
+
+TESSERA_AVX512 inline __m512i WidenCodes(__mmask32 mask, const uint8_t* codes) {
+  return _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(mask, codes));
+}
+
+TESSERA_AVX512 inline __m512i WidenWeights(const int8_t* weights) {
+  return _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights)));
+}
+
+TESSERA_AVX512 inline __m512i WidenWeights(__mmask32 mask, const int8_t* weights) {
+  return _mm512_cvtepi8_epi16(_mm256_maskz_loadu_epi8(mask, weights));
+}
+
+TESSERA_AVX512 int32_t DotU8S8(const uint8_t* codes, const int8_t* weights, int dim) {
+  __m512i sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
+  int i = 0;
+  for (; i + 64 <= dim; i += 64) {
+    sum0 =
+        _mm512_add_epi32(sum0, _mm512_madd_epi16(WidenCodes(codes + i), WidenWeights(weights + i)));
+    sum1 = _mm512_add_epi32(
+        sum1, _mm512_madd_epi16(WidenCodes(codes + i + 32), WidenWeights(weights + i + 32)));
+  }
+  for (; i + 32 <= dim; i += 32) {
+    sum0 =
+        _mm512_add_epi32(sum0, _mm512_madd_epi16(WidenCodes(codes + i), WidenWeights(weights + i)));
+  }
+  if (i < dim) {
+    const __mmask32 mask = FirstLanes32(dim - i);
+    sum1 = _mm512_add_epi32(
+        sum1, _mm512_madd_epi16(WidenCodes(mask, codes + i), WidenWeights(mask, weights + i)));
+  }
+  return _mm512_reduce_add_epi32(_mm512_add_epi32(sum0, sum1));
+}
+
+// Four rows at a time share each widened weight vector.
+TESSERA_AVX512 void DotU8S8Batch(const uint8_t* codes, int64_t stride, int64_t count,
+                                 const int8_t* weights, int dim, int32_t* out) {
+  int64_t r = 0;
+  for (; r + 4 <= count; r += 4) {
+    const uint8_t* row0 = codes + r * stride;
+    const uint8_t* row1 = row0 + stride;
+    const uint8_t* row2 = row1 + stride;
+    const uint8_t* row3 = row2 + stride;
+    __m512i sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
+    __m512i sum2 = _mm512_setzero_si512(), sum3 = _mm512_setzero_si512();
+    int i = 0;
+    for (; i + 32 <= dim; i += 32) {
+      const __m512i w = WidenWeights(weights + i);
+      sum0 = _mm512_add_epi32(sum0, _mm512_madd_epi16(WidenCodes(row0 + i), w));
+      sum1 = _mm512_add_epi32(sum1, _mm512_madd_epi16(WidenCodes(row1 + i), w));
+      sum2 = _mm512_add_epi32(sum2, _mm512_madd_epi16(WidenCodes(row2 + i), w));
+      sum3 = _mm512_add_epi32(sum3, _mm512_madd_epi16(WidenCodes(row3 + i), w));
+    }
+    if (i < dim) {
+      const __mmask32 mask = FirstLanes32(dim - i);
+      const __m512i w = WidenWeights(mask, weights + i);
+      sum0 = _mm512_add_epi32(sum0, _mm512_madd_epi16(WidenCodes(mask, row0 + i), w));
+      sum1 = _mm512_add_epi32(sum1, _mm512_madd_epi16(WidenCodes(mask, row1 + i), w));
+      sum2 = _mm512_add_epi32(sum2, _mm512_madd_epi16(WidenCodes(mask, row2 + i), w));
+      sum3 = _mm512_add_epi32(sum3, _mm512_madd_epi16(WidenCodes(mask, row3 + i), w));
+    }
+    out[r] = _mm512_reduce_add_epi32(sum0);
+    out[r + 1] = _mm512_reduce_add_epi32(sum1);
+    out[r + 2] = _mm512_reduce_add_epi32(sum2);
+    out[r + 3] = _mm512_reduce_add_epi32(sum3);
+  }
+  for (; r < count; ++r) out[r] = DotU8S8(codes + r * stride, weights, dim);
+}
+
+// --- unsigned 8-bit codes · signed 8-bit weights, AVX512_VNNI ---
+// vpdpbusd multiplies u8 by s8 and adds groups of four products into 32-bit lanes without
+// saturation (unlike vpdpbusds): exact, since |Σ| ≤ 65536 · 255 · 128 < 2^31.
+
+TESSERA_AVX512_VNNI inline __m512i LoadBytes(const void* bytes) {
+  return _mm512_loadu_si512(bytes);
+}
+
+TESSERA_AVX512_VNNI inline __m512i LoadBytes(__mmask64 mask, const void* bytes) {
+  return _mm512_maskz_loadu_epi8(mask, bytes);
+}
+
+TESSERA_AVX512_VNNI int32_t DotU8S8Vnni(const uint8_t* codes, const int8_t* weights, int dim) {
+  __m512i sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
+  int i = 0;
+  for (; i + 128 <= dim; i += 128) {
+    sum0 = _mm512_dpbusd_epi32(sum0, LoadBytes(codes + i), LoadBytes(weights + i));
+    sum1 = _mm512_dpbusd_epi32(sum1, LoadBytes(codes + i + 64), LoadBytes(weights + i + 64));
+  }
+  for (; i + 64 <= dim; i += 64) {
+    sum0 = _mm512_dpbusd_epi32(sum0, LoadBytes(codes + i), LoadBytes(weights + i));
+  }
+  if (i < dim) {
+    const __mmask64 mask = FirstLanes64(dim - i);
+    sum1 = _mm512_dpbusd_epi32(sum1, LoadBytes(mask, codes + i), LoadBytes(mask, weights + i));
+  }
+  return _mm512_reduce_add_epi32(_mm512_add_epi32(sum0, sum1));
+}
+
+// Four rows at a time share each weight vector.
+TESSERA_AVX512_VNNI void DotU8S8BatchVnni(const uint8_t* codes, int64_t stride, int64_t count,
+                                          const int8_t* weights, int dim, int32_t* out) {
+  int64_t r = 0;
+  for (; r + 4 <= count; r += 4) {
+    const uint8_t* row0 = codes + r * stride;
+    const uint8_t* row1 = row0 + stride;
+    const uint8_t* row2 = row1 + stride;
+    const uint8_t* row3 = row2 + stride;
+    __m512i sum0 = _mm512_setzero_si512(), sum1 = _mm512_setzero_si512();
+    __m512i sum2 = _mm512_setzero_si512(), sum3 = _mm512_setzero_si512();
+    int i = 0;
+    for (; i + 64 <= dim; i += 64) {
+      const __m512i w = LoadBytes(weights + i);
+      sum0 = _mm512_dpbusd_epi32(sum0, LoadBytes(row0 + i), w);
+      sum1 = _mm512_dpbusd_epi32(sum1, LoadBytes(row1 + i), w);
+      sum2 = _mm512_dpbusd_epi32(sum2, LoadBytes(row2 + i), w);
+      sum3 = _mm512_dpbusd_epi32(sum3, LoadBytes(row3 + i), w);
+    }
+    if (i < dim) {
+      const __mmask64 mask = FirstLanes64(dim - i);
+      const __m512i w = LoadBytes(mask, weights + i);
+      sum0 = _mm512_dpbusd_epi32(sum0, LoadBytes(mask, row0 + i), w);
+      sum1 = _mm512_dpbusd_epi32(sum1, LoadBytes(mask, row1 + i), w);
+      sum2 = _mm512_dpbusd_epi32(sum2, LoadBytes(mask, row2 + i), w);
+      sum3 = _mm512_dpbusd_epi32(sum3, LoadBytes(mask, row3 + i), w);
+    }
+    out[r] = _mm512_reduce_add_epi32(sum0);
+    out[r + 1] = _mm512_reduce_add_epi32(sum1);
+    out[r + 2] = _mm512_reduce_add_epi32(sum2);
+    out[r + 3] = _mm512_reduce_add_epi32(sum3);
+  }
+  for (; r < count; ++r) out[r] = DotU8S8Vnni(codes + r * stride, weights, dim);
+}
+
+Kernels MakeAvx512Table(Level level) {
+  Kernels table;
+  table.level = level;
+  table.l2_squared = L2Squared;
+  table.inner_product = InnerProduct;
+  table.l2_squared_batch = L2SquaredBatch;
+  table.inner_product_batch = InnerProductBatch;
+  table.l2_squared_f16 = L2SquaredF16;
+  table.inner_product_f16 = InnerProductF16;
+  table.f16_to_f32 = HalfToFloatArray;
+  table.dot_u8_s8 = DotU8S8;
+  table.dot_u8_s8_batch = DotU8S8Batch;
+  table.pq_adc_batch = PortablePqAdcBatch;
+  return table;
+}
+
+}  // namespace
+
+// PQ asymmetric distance with gathers (kernel_tables.h says why the tables do not use it).
+// Sixteen rows at a time: one gather of 32-bit words reads four codes of each row, then one
+// gather per sub-quantizer looks up the sixteen table entries, added in order of j like the
+// scalar kernel (bit-equal).
+TESSERA_AVX512 void GatherPqAdcBatchAvx512(const uint8_t* codes, int64_t count, int m,
+                                           const float* table, float* out) {
+  int64_t r = 0;
+  if (m >= 4) {
+    const __m512i row_offsets =
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(m));
+    const __m512i byte_mask = _mm512_set1_epi32(0xff);
+    for (; r + 16 <= count; r += 16) {
+      const uint8_t* block = codes + r * m;
+      __m512 sum = _mm512_setzero_ps();
+      for (int j = 0; j < m; j += 4) {
+        // Within each row: the word at j, or the row's last word when fewer than 4 codes remain.
+        const int start = j + 4 <= m ? j : m - 4;
+        const __m512i words = _mm512_i32gather_epi32(row_offsets, block + start, 1);
+        const int end = j + 4 <= m ? j + 4 : m;
+        for (int k = j; k < end; ++k) {
+          const __m512i index = _mm512_and_si512(
+              _mm512_srl_epi32(words, _mm_cvtsi32_si128(8 * (k - start))), byte_mask);
+          sum = _mm512_add_ps(sum, _mm512_i32gather_ps(index, table + k * 256, 4));
+        }
+      }
+      _mm512_storeu_ps(out + r, sum);
+    }
+  }
+  PortablePqAdcBatch(codes + r * m, count - r, m, table, out + r);
+}
+
+const Kernels& Avx512Kernels() {
+  static const Kernels kernels = MakeAvx512Table(Level::kAvx512);
+  return kernels;
+}
+
+const Kernels& Avx512VnniKernels() {
+  static const Kernels kernels = [] {
+    Kernels table = MakeAvx512Table(Level::kAvx512Vnni);
+    table.dot_u8_s8 = DotU8S8Vnni;
+    table.dot_u8_s8_batch = DotU8S8BatchVnni;
+    return table;
+  }();
+  return kernels;
+}
+
+}  // namespace tessera::index::vector::simd
+
+#endif  // TESSERA_SIMD_X86

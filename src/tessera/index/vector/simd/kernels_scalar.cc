@@ -1,0 +1,178 @@
+// The scalar kernels: portable C++, the reference every SIMD level is tested against and the
+// fallback on CPUs without AVX2. Float sums use eight independent partial sums, which the
+// compiler can keep in vector registers at the baseline ISA (and which round closer to the
+// exact sum than one running total); integer and PQ kernels define the exact results the SIMD
+// levels must reproduce.
+#include <bit>
+#include <cstring>
+
+#include "tessera/index/vector/simd/kernel_tables.h"
+
+namespace tessera::index::vector::simd {
+
+namespace {
+
+constexpr int kLanes = 8;
+
+float SumLanes(const float* lanes) {
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// IEEE binary16 → binary32, exact. A NaN keeps its sign and payload and comes back quiet,
+// exactly as F16C's VCVTPH2PS converts it, so every level gives the same bits.
+float HalfToFloat(uint16_t half) {
+  const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
+  const uint32_t exponent = (half >> 10) & 0x1fu;
+  uint32_t mantissa = half & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13) | (mantissa != 0 ? 0x400000u : 0u);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {
+    // Subnormal half: normalise; every one is a normal float.
+    uint32_t float_exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --float_exponent;
+    }
+    bits = sign | (float_exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+float L2Squared(const float* a, const float* b, int dim) {
+  float lanes[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= dim; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float difference = a[i + j] - b[i + j];
+      lanes[j] += difference * difference;
+    }
+  }
+  float sum = SumLanes(lanes);
+  for (; i < dim; ++i) {
+    const float difference = a[i] - b[i];
+    sum += difference * difference;
+  }
+  return sum;
+}
+
+float InnerProduct(const float* a, const float* b, int dim) {
+  float lanes[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= dim; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += a[i + j] * b[i + j];
+  }
+  float sum = SumLanes(lanes);
+  for (; i < dim; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
+void L2SquaredBatch(const float* query, const float* rows, int64_t count, int dim, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = L2Squared(query, rows + i * dim, dim);
+}
+
+void InnerProductBatch(const float* query, const float* rows, int64_t count, int dim, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = InnerProduct(query, rows + i * dim, dim);
+}
+
+float L2SquaredF16(const float* query, const uint16_t* row, int dim) {
+  float lanes[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= dim; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float difference = query[i + j] - HalfToFloat(row[i + j]);
+      lanes[j] += difference * difference;
+    }
+  }
+  float sum = SumLanes(lanes);
+  for (; i < dim; ++i) {
+    const float difference = query[i] - HalfToFloat(row[i]);
+    sum += difference * difference;
+  }
+  return sum;
+}
+
+float InnerProductF16(const float* query, const uint16_t* row, int dim) {
+  float lanes[kLanes] = {};
+  int i = 0;
+  for (; i + kLanes <= dim; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lanes[j] += query[i + j] * HalfToFloat(row[i + j]);
+  }
+  float sum = SumLanes(lanes);
+  for (; i < dim; ++i) sum += query[i] * HalfToFloat(row[i]);
+  return sum;
+}
+
+void HalfToFloatArray(const uint16_t* in, int64_t count, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = HalfToFloat(in[i]);
+}
+
+int32_t DotU8S8(const uint8_t* codes, const int8_t* weights, int dim) {
+  int32_t sum = 0;
+  for (int i = 0; i < dim; ++i) sum += static_cast<int32_t>(codes[i]) * weights[i];
+  return sum;
+}
+
+void DotU8S8Batch(const uint8_t* codes, int64_t stride, int64_t count, const int8_t* weights,
+                  int dim, int32_t* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = DotU8S8(codes + i * stride, weights, dim);
+}
+
+}  // namespace
+
+void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float* table,
+                        float* out) {
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* row = codes + i * m;
+    float sum = 0.0f;
+    int j = 0;
+    if constexpr (std::endian::native == std::endian::little) {
+      // One load for eight codes, then shifts: the loads left are the table's, which bound the
+      // scan on CPUs with two or three load ports.
+      for (; j + 8 <= m; j += 8) {
+        uint64_t word;
+        std::memcpy(&word, row + j, sizeof word);
+        const float* entries = table + j * 256;
+        // Spelled out: GCC -O2 keeps a loop here, with a variable shift per code.
+        sum += entries[word & 0xff];
+        sum += entries[256 + ((word >> 8) & 0xff)];
+        sum += entries[512 + ((word >> 16) & 0xff)];
+        sum += entries[768 + ((word >> 24) & 0xff)];
+        sum += entries[1024 + ((word >> 32) & 0xff)];
+        sum += entries[1280 + ((word >> 40) & 0xff)];
+        sum += entries[1536 + ((word >> 48) & 0xff)];
+        sum += entries[1792 + (word >> 56)];
+      }
+    }
+    for (; j < m; ++j) sum += table[j * 256 + row[j]];
+    out[i] = sum;
+  }
+}
+
+const Kernels& ScalarKernels() {
+  static const Kernels kernels = [] {
+    Kernels table;
+    table.level = Level::kScalar;
+    table.l2_squared = L2Squared;
+    table.inner_product = InnerProduct;
+    table.l2_squared_batch = L2SquaredBatch;
+    table.inner_product_batch = InnerProductBatch;
+    table.l2_squared_f16 = L2SquaredF16;
+    table.inner_product_f16 = InnerProductF16;
+    table.f16_to_f32 = HalfToFloatArray;
+    table.dot_u8_s8 = DotU8S8;
+    table.dot_u8_s8_batch = DotU8S8Batch;
+    table.pq_adc_batch = PortablePqAdcBatch;
+    return table;
+  }();
+  return kernels;
+}
+
+}  // namespace tessera::index::vector::simd

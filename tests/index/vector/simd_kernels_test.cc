@@ -1,0 +1,375 @@
+// SIMD vector kernels (index/vector/simd/kernels.h): every level this CPU supports against the
+// scalar level on random inputs of odd and even dimensions — float kernels within a rounding
+// error bound, integer and PQ kernels bit-equal — plus batch = single per row, exact float16
+// conversion, extreme integer inputs, strides, empty batches, unaligned pointers, and the
+// TESSERA_SIMD override rule.
+#include "tessera/index/vector/simd/kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "tessera/index/vector/distance.h"
+#include "tessera/index/vector/simd/kernel_tables.h"
+
+namespace tessera::index::vector::simd {
+namespace {
+
+constexpr int kDims[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100, 127, 128, 129, 255, 768, 1000};
+constexpr Level kAllLevels[] = {Level::kScalar, Level::kAvx2, Level::kAvx512, Level::kAvx512Vnni};
+
+uint32_t Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+std::vector<float> RandomFloats(std::mt19937& random, size_t count) {
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& value : values) value = uniform(random);
+  return values;
+}
+
+// Finite binary16 values between about 2^-10 and 2^5 in magnitude, of either sign, with some
+// subnormals and zeros.
+std::vector<uint16_t> RandomHalves(std::mt19937& random, size_t count) {
+  std::uniform_int_distribution<int> exponent(0, 20), mantissa(0, 0x3ff), sign(0, 1);
+  std::vector<uint16_t> values(count);
+  for (uint16_t& value : values) {
+    value =
+        static_cast<uint16_t>((sign(random) << 15) | (exponent(random) << 10) | mantissa(random));
+  }
+  return values;
+}
+
+// IEEE binary16 → double, written independently of the kernels.
+double HalfValue(uint16_t half) {
+  const int exponent = (half >> 10) & 0x1f;
+  const int mantissa = half & 0x3ff;
+  const double sign = (half & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0x1f) return mantissa == 0 ? sign * INFINITY : NAN;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  return sign * std::ldexp(1024 + mantissa, exponent - 25);
+}
+
+// Two float sums of the same terms in different orders (and with or without fused
+// multiply-adds) differ by a few ulps of Σ|terms| per term at most; the tests allow 1e-5 of
+// Σ|terms|, far above what dims ≤ 1000 of random data produce and far below a wrong term.
+void ExpectClose(float actual, float expected, double magnitude) {
+  EXPECT_LE(std::fabs(static_cast<double>(actual) - expected), 1e-5 * magnitude + 1e-30)
+      << "actual " << actual << ", expected " << expected << ", magnitude " << magnitude;
+}
+
+double L2Magnitude(const float* a, const float* b, int dim) {
+  double sum = 0;
+  for (int i = 0; i < dim; ++i) sum += (double{a[i]} - b[i]) * (double{a[i]} - b[i]);
+  return sum;
+}
+
+double DotMagnitude(const float* a, const float* b, int dim) {
+  double sum = 0;
+  for (int i = 0; i < dim; ++i) sum += std::fabs(double{a[i]} * b[i]);
+  return sum;
+}
+
+class SimdKernelsTest : public ::testing::TestWithParam<Level> {
+ protected:
+  void SetUp() override {
+    if (GetParam() > DetectedLevel()) {
+      GTEST_SKIP() << "this CPU does not support " << LevelName(GetParam());
+    }
+  }
+  const Kernels& kernels() const { return KernelsFor(GetParam()); }
+  const Kernels& scalar() const { return KernelsFor(Level::kScalar); }
+};
+
+TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
+  const Kernels& table = kernels();
+  EXPECT_EQ(table.level, GetParam());
+  EXPECT_NE(table.l2_squared, nullptr);
+  EXPECT_NE(table.inner_product, nullptr);
+  EXPECT_NE(table.l2_squared_batch, nullptr);
+  EXPECT_NE(table.inner_product_batch, nullptr);
+  EXPECT_NE(table.l2_squared_f16, nullptr);
+  EXPECT_NE(table.inner_product_f16, nullptr);
+  EXPECT_NE(table.f16_to_f32, nullptr);
+  EXPECT_NE(table.dot_u8_s8, nullptr);
+  EXPECT_NE(table.dot_u8_s8_batch, nullptr);
+  EXPECT_NE(table.pq_adc_batch, nullptr);
+}
+
+TEST_P(SimdKernelsTest, FloatKernelsMatchScalarWithinRounding) {
+  std::mt19937 random(7);
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    for (int offset : {0, 1}) {  // 1: pointers one float off their allocation's alignment
+      const std::vector<float> a = RandomFloats(random, dim + 1);
+      const std::vector<float> b = RandomFloats(random, dim + 1);
+      const float* x = a.data() + offset;
+      const float* y = b.data() + offset;
+      const double l2 = L2Magnitude(x, y, dim);
+      const double dot = DotMagnitude(x, y, dim);
+      ExpectClose(kernels().l2_squared(x, y, dim), scalar().l2_squared(x, y, dim), l2);
+      ExpectClose(kernels().inner_product(x, y, dim), scalar().inner_product(x, y, dim), dot);
+      // And both against the exact sums.
+      double exact_l2 = 0, exact_dot = 0;
+      for (int i = 0; i < dim; ++i) {
+        exact_l2 += (double{x[i]} - y[i]) * (double{x[i]} - y[i]);
+        exact_dot += double{x[i]} * y[i];
+      }
+      ExpectClose(kernels().l2_squared(x, y, dim), static_cast<float>(exact_l2), l2);
+      ExpectClose(kernels().inner_product(x, y, dim), static_cast<float>(exact_dot), dot);
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, FloatBatchEqualsSingleBitForBit) {
+  std::mt19937 random(11);
+  constexpr int64_t kCount = 37;
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    const std::vector<float> query = RandomFloats(random, dim + 1);
+    const std::vector<float> rows = RandomFloats(random, kCount * dim + 1);
+    for (int offset : {0, 1}) {
+      const float* q = query.data() + offset;
+      const float* r = rows.data() + offset;
+      std::vector<float> l2(kCount + 1), dot(kCount + 1);
+      kernels().l2_squared_batch(q, r, kCount, dim, l2.data() + offset);
+      kernels().inner_product_batch(q, r, kCount, dim, dot.data() + offset);
+      for (int64_t i = 0; i < kCount; ++i) {
+        ASSERT_EQ(Bits(l2[i + offset]), Bits(kernels().l2_squared(q, r + i * dim, dim))) << i;
+        ASSERT_EQ(Bits(dot[i + offset]), Bits(kernels().inner_product(q, r + i * dim, dim))) << i;
+      }
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, HalfKernelsMatchScalarWithinRounding) {
+  std::mt19937 random(13);
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    for (int offset : {0, 1}) {
+      const std::vector<float> query = RandomFloats(random, dim + 1);
+      const std::vector<uint16_t> row = RandomHalves(random, dim + 1);
+      const float* q = query.data() + offset;
+      const uint16_t* h = row.data() + offset;
+      std::vector<float> widened(dim);
+      for (int i = 0; i < dim; ++i) widened[i] = static_cast<float>(HalfValue(h[i]));
+      const double l2 = L2Magnitude(q, widened.data(), dim);
+      const double dot = DotMagnitude(q, widened.data(), dim);
+      ExpectClose(kernels().l2_squared_f16(q, h, dim), scalar().l2_squared_f16(q, h, dim), l2);
+      ExpectClose(kernels().inner_product_f16(q, h, dim), scalar().inner_product_f16(q, h, dim),
+                  dot);
+      ExpectClose(kernels().l2_squared_f16(q, h, dim), scalar().l2_squared(q, widened.data(), dim),
+                  l2);
+      ExpectClose(kernels().inner_product_f16(q, h, dim),
+                  scalar().inner_product(q, widened.data(), dim), dot);
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, HalfToFloatIsExactOnEveryBitPattern) {
+  std::vector<uint16_t> halves(65536 + 1);
+  for (uint32_t i = 0; i < 65536; ++i) halves[i + 1] = static_cast<uint16_t>(i);
+  std::vector<float> converted(65536 + 1), reference(65536);
+  // Offset by one element: neither array is vector-aligned.
+  kernels().f16_to_f32(halves.data() + 1, 65536, converted.data() + 1);
+  scalar().f16_to_f32(halves.data() + 1, 65536, reference.data());
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float value = converted[i + 1];
+    const double expected = HalfValue(static_cast<uint16_t>(i));
+    if (std::isnan(expected)) {
+      ASSERT_TRUE(std::isnan(value)) << std::hex << i;
+      ASSERT_EQ(std::signbit(value), (i & 0x8000) != 0) << std::hex << i;
+    } else {
+      ASSERT_EQ(Bits(value), Bits(static_cast<float>(expected))) << std::hex << i;
+    }
+    // NaNs included: every level quiets a NaN the same way and keeps its payload.
+    ASSERT_EQ(Bits(value), Bits(reference[i])) << std::hex << i;
+  }
+}
+
+TEST_P(SimdKernelsTest, HalfToFloatWritesExactlyCountValues) {
+  std::mt19937 random(17);
+  const std::vector<uint16_t> halves = RandomHalves(random, 64);
+  for (int64_t count = 0; count <= 40; ++count) {
+    SCOPED_TRACE(count);
+    std::vector<float> out(64, -7.0f);
+    kernels().f16_to_f32(halves.data() + 1, count, out.data() + 1);
+    EXPECT_EQ(out[0], -7.0f);
+    for (int64_t i = 0; i < count; ++i) {
+      ASSERT_EQ(Bits(out[i + 1]), Bits(static_cast<float>(HalfValue(halves[i + 1])))) << i;
+    }
+    for (int64_t i = count + 1; i < 64; ++i) ASSERT_EQ(out[i], -7.0f) << i;
+  }
+}
+
+TEST_P(SimdKernelsTest, DotU8S8IsExact) {
+  std::mt19937 random(19);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    for (int offset : {0, 1}) {  // 1: pointers one byte off
+      std::vector<uint8_t> codes(dim + 1);
+      std::vector<int8_t> weights(dim + 1);
+      for (uint8_t& code : codes) code = static_cast<uint8_t>(byte(random));
+      for (int8_t& weight : weights) weight = static_cast<int8_t>(byte(random) - 128);
+      int64_t expected = 0;
+      for (int i = 0; i < dim; ++i) expected += codes[i + offset] * weights[i + offset];
+      EXPECT_EQ(kernels().dot_u8_s8(codes.data() + offset, weights.data() + offset, dim), expected);
+      EXPECT_EQ(scalar().dot_u8_s8(codes.data() + offset, weights.data() + offset, dim), expected);
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, DotU8S8IsExactAtExtremeValues) {
+  for (int dim : {1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4097, 65535, 65536}) {
+    SCOPED_TRACE(dim);
+    const std::vector<uint8_t> codes(static_cast<size_t>(dim) * 5, 255);
+    for (int8_t weight : {int8_t{-128}, int8_t{127}}) {
+      const std::vector<int8_t> weights(dim, weight);
+      const int32_t expected = 255 * weight * dim;
+      EXPECT_EQ(kernels().dot_u8_s8(codes.data(), weights.data(), dim), expected);
+      std::vector<int32_t> out(5);
+      kernels().dot_u8_s8_batch(codes.data(), dim, 5, weights.data(), dim, out.data());
+      for (int32_t value : out) EXPECT_EQ(value, expected);
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, DotU8S8BatchEqualsSingleWithStrideAndOffsets) {
+  std::mt19937 random(23);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    for (int64_t count : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{11}}) {
+      const int64_t stride = dim + 5;
+      std::vector<uint8_t> codes(static_cast<size_t>(stride * count + 1));
+      std::vector<int8_t> weights(dim + 1);
+      for (uint8_t& code : codes) code = static_cast<uint8_t>(byte(random));
+      for (int8_t& weight : weights) weight = static_cast<int8_t>(byte(random) - 128);
+      std::vector<int32_t> out(count + 2, -1);
+      kernels().dot_u8_s8_batch(codes.data() + 1, stride, count, weights.data() + 1, dim,
+                                out.data() + 1);
+      EXPECT_EQ(out[0], -1);
+      EXPECT_EQ(out[count + 1], -1);
+      for (int64_t i = 0; i < count; ++i) {
+        const uint8_t* row = codes.data() + 1 + i * stride;
+        ASSERT_EQ(out[i + 1], scalar().dot_u8_s8(row, weights.data() + 1, dim)) << i;
+        ASSERT_EQ(out[i + 1], kernels().dot_u8_s8(row, weights.data() + 1, dim)) << i;
+      }
+    }
+  }
+}
+
+using PqAdcKernel = void (*)(const uint8_t* codes, int64_t count, int m, const float* table,
+                             float* out);
+
+// `kernel` adds the m table entries of each row in order of j, bit for bit.
+void ExpectInOrderPqSums(PqAdcKernel kernel) {
+  std::mt19937 random(29);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int m : {1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 32, 64}) {
+    SCOPED_TRACE(m);
+    std::vector<float> table = RandomFloats(random, static_cast<size_t>(m) * 256);
+    for (float& entry : table) entry *= 100.0f;
+    for (int64_t count : {1, 7, 8, 9, 15, 16, 17, 33, 100}) {
+      SCOPED_TRACE(count);
+      std::vector<uint8_t> codes(static_cast<size_t>(count * m + 1));
+      for (uint8_t& code : codes) code = static_cast<uint8_t>(byte(random));
+      std::vector<float> out(count + 2, -1.0f);
+      kernel(codes.data() + 1, count, m, table.data(), out.data() + 1);  // unaligned codes
+      EXPECT_EQ(out[0], -1.0f);
+      EXPECT_EQ(out[count + 1], -1.0f);
+      for (int64_t i = 0; i < count; ++i) {
+        float expected = 0.0f;
+        for (int j = 0; j < m; ++j) expected += table[j * 256 + codes[1 + i * m + j]];
+        ASSERT_EQ(Bits(out[i + 1]), Bits(expected)) << i;
+      }
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, PqAdcAddsTableEntriesInOrderBitForBit) {
+  ExpectInOrderPqSums(kernels().pq_adc_batch);
+}
+
+#if defined(TESSERA_SIMD_X86)
+// The gather kernels are not in the tables (kernel_tables.h) but must stay bit-equal.
+TEST(SimdGatherPqTest, GatherKernelsAddInOrderBitForBit) {
+  if (DetectedLevel() < Level::kAvx2) GTEST_SKIP() << "no AVX2";
+  ExpectInOrderPqSums(GatherPqAdcBatchAvx2);
+  if (DetectedLevel() < Level::kAvx512) GTEST_SKIP() << "no AVX-512";
+  ExpectInOrderPqSums(GatherPqAdcBatchAvx512);
+}
+#endif
+
+TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
+  const std::vector<float> floats(16, 1.0f);
+  const std::vector<uint8_t> codes(16, 1);
+  const std::vector<int8_t> weights(16, 1);
+  std::vector<float> out(4, -1.0f);
+  std::vector<int32_t> dots(4, -1);
+  kernels().l2_squared_batch(floats.data(), floats.data(), 0, 16, out.data());
+  kernels().inner_product_batch(floats.data(), floats.data(), 0, 16, out.data());
+  kernels().pq_adc_batch(codes.data(), 0, 16, floats.data(), out.data());
+  kernels().dot_u8_s8_batch(codes.data(), 16, 0, weights.data(), 16, dots.data());
+  kernels().f16_to_f32(nullptr, 0, out.data());
+  for (float value : out) EXPECT_EQ(value, -1.0f);
+  for (int32_t value : dots) EXPECT_EQ(value, -1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, SimdKernelsTest, ::testing::ValuesIn(kAllLevels),
+                         [](const ::testing::TestParamInfo<Level>& info) {
+                           return std::string(LevelName(info.param));
+                         });
+
+TEST(SimdLevelTest, ParseLevelReadsLevelNames) {
+  for (Level level : kAllLevels) EXPECT_EQ(ParseLevel(LevelName(level)), level);
+  EXPECT_EQ(ParseLevel("AVX512_VNNI"), Level::kAvx512Vnni);
+  EXPECT_EQ(ParseLevel("Scalar"), Level::kScalar);
+  EXPECT_EQ(ParseLevel(""), std::nullopt);
+  EXPECT_EQ(ParseLevel("avx"), std::nullopt);
+  EXPECT_EQ(ParseLevel("avx512vnni"), std::nullopt);
+  EXPECT_EQ(ParseLevel("sse4"), std::nullopt);
+}
+
+TEST(SimdLevelTest, OverrideLowersButNeverRaises) {
+  EXPECT_EQ(ChooseLevel(Level::kAvx512Vnni, nullptr), Level::kAvx512Vnni);
+  EXPECT_EQ(ChooseLevel(Level::kAvx512Vnni, "scalar"), Level::kScalar);
+  EXPECT_EQ(ChooseLevel(Level::kAvx512Vnni, "avx2"), Level::kAvx2);
+  EXPECT_EQ(ChooseLevel(Level::kAvx512Vnni, "avx512"), Level::kAvx512);
+  EXPECT_EQ(ChooseLevel(Level::kAvx2, "avx512_vnni"), Level::kAvx2);
+  EXPECT_EQ(ChooseLevel(Level::kScalar, "avx512"), Level::kScalar);
+  EXPECT_EQ(ChooseLevel(Level::kAvx512, "neon"), Level::kAvx512);
+  EXPECT_EQ(ChooseLevel(Level::kAvx512, ""), Level::kAvx512);
+}
+
+TEST(SimdLevelTest, KernelsForClampsToTheDetectedLevel) {
+  for (Level level : kAllLevels) {
+    EXPECT_EQ(KernelsFor(level).level, std::min(level, DetectedLevel())) << LevelName(level);
+  }
+  EXPECT_LE(ActiveLevel(), DetectedLevel());
+  EXPECT_EQ(ActiveKernels().level, ActiveLevel());
+  EXPECT_EQ(ActiveLevel(), ChooseLevel(DetectedLevel(), std::getenv("TESSERA_SIMD")));
+}
+
+TEST(SimdLevelTest, DistancesRunOnTheActiveKernels) {
+  std::mt19937 random(31);
+  for (int dim : kDims) {
+    const std::vector<float> a = RandomFloats(random, dim);
+    const std::vector<float> b = RandomFloats(random, dim);
+    EXPECT_EQ(Bits(L2Squared(a.data(), b.data(), dim)),
+              Bits(ActiveKernels().l2_squared(a.data(), b.data(), dim)));
+    EXPECT_EQ(Bits(InnerProduct(a.data(), b.data(), dim)),
+              Bits(ActiveKernels().inner_product(a.data(), b.data(), dim)));
+  }
+}
+
+}  // namespace
+}  // namespace tessera::index::vector::simd
