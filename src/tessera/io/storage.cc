@@ -170,7 +170,14 @@ arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_di
   selector.base_dir = FullPath(relative_dir);
   selector.allow_not_found = true;
   selector.recursive = false;
-  ARROW_ASSIGN_OR_RAISE(auto infos, filesystem_->GetFileInfo(selector));
+  // Another process may remove an entry (a commit's temporary manifest) between the listing
+  // and its stat, which Arrow reports as an error: such a listing is simply taken again.
+  constexpr int kAttempts = 8;
+  auto listed = filesystem_->GetFileInfo(selector);
+  for (int attempt = 1; !listed.ok() && attempt < kAttempts; ++attempt) {
+    listed = filesystem_->GetFileInfo(selector);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto infos, std::move(listed));
   std::vector<FileEntry> entries;
   entries.reserve(infos.size());
   const std::string prefix = relative_dir.empty() ? "" : std::string(relative_dir) + "/";
