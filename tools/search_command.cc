@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <iostream>
+#include <optional>
 
 #include "dataset_commands.h"
 #include "explain_output.h"
@@ -14,6 +15,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/vector/distance.h"
 #include "tessera/query/nearest.h"
+#include "tessera/query/prepared_nearest.h"
 #include "tessera/status.h"
 
 namespace tessera::cli {
@@ -32,6 +34,10 @@ struct SearchArguments {
   CLI::Option* queries_option = nullptr;
   int64_t k = 10;
   int nprobes = query::kDefaultNprobes;
+  int refine_factor = 1;
+  int64_t offset = 0;
+  std::optional<float> lower_distance;
+  std::optional<float> upper_distance;
   std::string metric;
   std::string filter;
   bool prefilter = false;
@@ -188,6 +194,10 @@ arrow::Status RunSearch(const SearchArguments& args) {
   options.column = args.column;
   options.k = args.k;
   options.nprobes = args.nprobes;
+  options.refine_factor = args.refine_factor;
+  options.offset = args.offset;
+  options.lower_distance = args.lower_distance;
+  options.upper_distance = args.upper_distance;
   if (!args.metric.empty()) {
     ARROW_ASSIGN_OR_RAISE(options.metric, index::vector::ParseMetric(args.metric));
   }
@@ -205,15 +215,44 @@ arrow::Status RunSearch(const SearchArguments& args) {
   }
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
 
-  std::vector<std::shared_ptr<arrow::Table>> results;
-  std::vector<query::Explain> explains(queries.size());
+  // Prepared once; the queries run as one batch, in parallel (TESSERA_NUM_THREADS), unless
+  // --explain asks for each query's own account.
+  query::Explain plan;
+  ARROW_ASSIGN_OR_RAISE(auto prepared, query::PreparedNearest::Make(
+                                           *snapshot, options, args.explain ? &plan : nullptr));
+  std::vector<float> flat;
+  flat.reserve(queries.size() * static_cast<size_t>(prepared->dim()));
   for (size_t i = 0; i < queries.size(); ++i) {
-    options.query = std::move(queries[i]);
-    auto result = query::Nearest(*snapshot, options, args.explain ? &explains[i] : nullptr);
-    if (!result.ok() && from_file) {
-      return WithContext(result.status(), "query " + std::to_string(i) + " of " + args.queries);
+    if (static_cast<int>(queries[i].size()) != prepared->dim()) {
+      const std::string which = from_file ? "query " + std::to_string(i) + " of " + args.queries
+                                          : std::string("the query vector");
+      return InvalidArgument(which, " has ", queries[i].size(), " dimensions, but column '",
+                             args.column, "' holds vectors of ", prepared->dim(), " dimensions");
     }
-    ARROW_ASSIGN_OR_RAISE(auto table, std::move(result));
+    flat.insert(flat.end(), queries[i].begin(), queries[i].end());
+  }
+  std::vector<std::vector<index::ScoredRow>> found;
+  std::vector<query::Explain> explains(queries.size());
+  if (args.explain) {
+    for (size_t i = 0; i < queries.size(); ++i) {
+      explains[i] = plan;
+      auto rows = prepared->Search(flat.data() + i * static_cast<size_t>(prepared->dim()), {},
+                                   &explains[i]);
+      if (!rows.ok() && from_file) {
+        return WithContext(rows.status(), "query " + std::to_string(i) + " of " + args.queries);
+      }
+      ARROW_ASSIGN_OR_RAISE(auto hits, std::move(rows));
+      found.push_back(std::move(hits));
+    }
+  } else {
+    auto batch = prepared->SearchBatch(flat.data(), static_cast<int64_t>(queries.size()));
+    if (!batch.ok() && from_file) return WithContext(batch.status(), "searching " + args.queries);
+    ARROW_ASSIGN_OR_RAISE(found, std::move(batch));
+  }
+  std::vector<std::shared_ptr<arrow::Table>> results;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto table,
+                          prepared->Materialize(found[i], args.explain ? &explains[i] : nullptr));
     if (from_file) {
       ARROW_ASSIGN_OR_RAISE(table, WithQueryNumber(table, static_cast<int64_t>(i)));
     }
@@ -256,6 +295,18 @@ void AddSearchCommand(CommandSet& commands) {
                    "exact")
       ->check(IntegerAtLeast(1))
       ->capture_default_str();
+  command
+      ->add_option("--refine-factor", args->refine_factor,
+                   "Quantized indexes (IVF_PQ, IVF_SQ): re-rank k x N candidates per segment by "
+                   "exact distance (1: no re-ranking)")
+      ->check(IntegerAtLeast(1))
+      ->capture_default_str();
+  command->add_option("--offset", args->offset, "Rows of the order to skip before the k returned")
+      ->check(IntegerAtLeast(0));
+  command->add_option("--lower-distance", args->lower_distance, "Return only rows at distance >= X")
+      ->type_name("X");
+  command->add_option("--upper-distance", args->upper_distance, "Return only rows at distance < X")
+      ->type_name("X");
   command
       ->add_option("--metric", args->metric,
                    "Distance (default: the metric of the column's vector index, else l2)")

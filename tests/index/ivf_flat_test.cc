@@ -1,8 +1,8 @@
-// The IVF_FLAT family (index/vector/ivf_flat_family.h): parameters, training, builds over
+// The IVF_FLAT family (index/vector/ivf_family.h): parameters, training, builds over
 // float32 and float16 columns, exactness against brute force when every partition is probed
 // (all metrics, with accept filters and distance ranges), recall at few probes, merging, and
 // the errors of bad inputs.
-#include "tessera/index/vector/ivf_flat_family.h"
+#include "tessera/index/vector/ivf_family.h"
 
 #include <arrow/api.h>
 #include <arrow/util/float16.h>

@@ -1,5 +1,7 @@
 // query::Nearest: with every partition probed, the answer is exactly the brute-force one — with
-// partly indexed tables, deletions, each metric, filters, distance ranges and offsets.
+// partly indexed tables, deletions, each metric and each IVF family, filters, distance ranges
+// and offsets. Quantized families (IVF_SQ, IVF_PQ) are exact when refinement re-ranks every
+// candidate (refine_factor × k at least the row count): distances are then vector::Distance.
 #include "tessera/query/nearest.h"
 
 #include <arrow/api.h>
@@ -9,8 +11,10 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "support/brute_force.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
@@ -61,14 +65,20 @@ dataset::WriteOptions Files() {
   return options;
 }
 
-index::IndexSpec IvfSpec(const std::string& name, Metric metric) {
+// Re-ranks every candidate of a quantized segment by exact distance: (k + offset) × this is
+// more than the rows of every test table.
+constexpr int kFullRefine = 2000;
+
+index::IndexSpec IvfSpec(const std::string& name, Metric metric,
+                         const std::string& family = "IVF_FLAT") {
   index::IndexSpec spec;
   spec.name = name;
   spec.column = "vector";
-  spec.family = "IVF_FLAT";
+  spec.family = family;
   spec.params = {{"metric", std::string(index::vector::MetricName(metric))},
                  {"num_partitions", std::to_string(kPartitions)},
                  {"max_iters", "10"}};
+  if (family == "IVF_PQ") spec.params["num_sub_vectors"] = "4";
   return spec;
 }
 
@@ -76,29 +86,10 @@ index::IndexSpec IvfSpec(const std::string& name, Metric metric) {
 std::vector<Hit> BruteForce(const dataset::Dataset& data, const std::string& column,
                             const std::vector<float>& query, Metric metric,
                             const std::string& filter = "") {
-  dataset::ScanOptions options;
-  options.columns = {column};
-  options.filter = filter;
-  options.with_row_address = true;
-  auto table = data.ScanToTable(options).ValueOrDie()->CombineChunksToBatch().ValueOrDie();
-  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*table->column(0));
-  const auto& addresses = static_cast<const arrow::UInt64Array&>(*table->column(1));
-  const auto& values = static_cast<const arrow::FloatArray&>(*vectors.values());
-  const int dim = vectors.value_length();
   std::vector<Hit> hits;
-  for (int64_t row = 0; row < table->num_rows(); ++row) {
-    if (vectors.IsNull(row)) continue;
-    bool element_null = false;
-    for (int i = 0; i < dim; ++i) element_null |= values.IsNull(vectors.value_offset(row) + i);
-    if (element_null) continue;
-    const float distance = index::vector::Distance(
-        metric, query.data(), values.raw_values() + vectors.value_offset(row), dim);
-    if (std::isnan(distance)) continue;
-    hits.push_back({addresses.Value(row), distance});
+  for (const auto& row : testing::BruteForceNearest(data, column, query, metric, filter)) {
+    hits.push_back({row.row_address, row.distance});
   }
-  std::sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-    return a.distance < b.distance || (a.distance == b.distance && a.address < b.address);
-  });
   return hits;
 }
 
@@ -141,11 +132,12 @@ std::vector<std::vector<float>> Queries(int count, uint64_t seed) {
 
 // 1200 rows in 3 fragments indexed with `metric`, then 400 unindexed rows, then deletions in
 // both parts.
-std::shared_ptr<dataset::Dataset> PartlyIndexed(const std::string& uri, Metric metric) {
+std::shared_ptr<dataset::Dataset> PartlyIndexed(const std::string& uri, Metric metric,
+                                                const std::string& family = "IVF_FLAT") {
   auto data = dataset::Dataset::Create(
                   uri, synthetic::MakeEmbeddingReader(Embeddings(1200, 11)).ValueOrDie(), Files())
                   .ValueOrDie();
-  auto created = index::CreateIndex(*data, IvfSpec("vec_idx", metric));
+  auto created = index::CreateIndex(*data, IvfSpec("vec_idx", metric, family));
   EXPECT_TRUE(created.ok()) << created.status().ToString();
   data = *created;
   data = data->Append(synthetic::MakeEmbeddingReader(Embeddings(400, 12)).ValueOrDie(), Files())
@@ -155,12 +147,18 @@ std::shared_ptr<dataset::Dataset> PartlyIndexed(const std::string& uri, Metric m
   return data;
 }
 
-class QueryNearestMetric : public ::testing::TestWithParam<Metric> {};
+using FamilyAndMetric = std::tuple<std::string, Metric>;
+
+class QueryNearestMetric : public ::testing::TestWithParam<FamilyAndMetric> {
+ protected:
+  const std::string& family() const { return std::get<0>(GetParam()); }
+  Metric metric() const { return std::get<1>(GetParam()); }
+};
 
 TEST_P(QueryNearestMetric, AllPartitionsProbedEqualsBruteForce) {
-  const Metric metric = GetParam();
+  const Metric metric = this->metric();
   TempDirectory directory;
-  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  auto data = PartlyIndexed(directory.Child("vectors"), metric, family());
   ASSERT_EQ(data->manifest().fragments_size(), 4);
   for (const auto& query : Queries(6, 99)) {
     const auto expected = BruteForce(*data, "vector", query, metric);
@@ -168,12 +166,14 @@ TEST_P(QueryNearestMetric, AllPartitionsProbedEqualsBruteForce) {
     options.column = "vector";
     options.query = query;
     options.nprobes = kPartitions;
+    options.refine_factor = kFullRefine;
     options.with_row_address = true;
     Explain explain;
     ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options, &explain));
     EXPECT_EQ(HitsOf(*table), Window(expected, 0, 10)) << explain.ToString();
     const std::string text = explain.ToString();
-    EXPECT_NE(text.find("fragments [0..2]: IVF_FLAT index 'vec_idx' segment"), std::string::npos)
+    EXPECT_NE(text.find("fragments [0..2]: " + family() + " index 'vec_idx' segment"),
+              std::string::npos)
         << text;
     EXPECT_NE(text.find("fragment 3: exact distance (unindexed)"), std::string::npos) << text;
     EXPECT_NE(text.find("metric " + std::string(index::vector::MetricName(metric))),
@@ -197,9 +197,9 @@ TEST_P(QueryNearestMetric, AllPartitionsProbedEqualsBruteForce) {
 }
 
 TEST_P(QueryNearestMetric, PrefilterReturnsKRowsWheneverKPass) {
-  const Metric metric = GetParam();
+  const Metric metric = this->metric();
   TempDirectory directory;
-  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  auto data = PartlyIndexed(directory.Child("vectors"), metric, family());
   // A BTREE on price answers the prefilter on the fragments it covers.
   index::IndexSpec price{"price_idx", "price", "BTREE", {}};
   ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, price));
@@ -214,6 +214,7 @@ TEST_P(QueryNearestMetric, PrefilterReturnsKRowsWheneverKPass) {
       options.k = 12;
       options.filter = filter;
       options.prefilter = true;
+      options.refine_factor = kFullRefine;
       options.with_row_address = true;
       // Every partition: exact.
       options.nprobes = kPartitions;
@@ -242,9 +243,9 @@ TEST_P(QueryNearestMetric, PrefilterReturnsKRowsWheneverKPass) {
 }
 
 TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {
-  const Metric metric = GetParam();
+  const Metric metric = this->metric();
   TempDirectory directory;
-  auto data = PartlyIndexed(directory.Child("vectors"), metric);
+  auto data = PartlyIndexed(directory.Child("vectors"), metric, family());
   dataset::ScanOptions passing;
   passing.columns = {"id"};
   passing.filter = "price < 20";
@@ -264,6 +265,7 @@ TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {
     options.offset = 3;
     options.nprobes = kPartitions;
     options.filter = "price < 20";
+    options.refine_factor = kFullRefine;
     options.with_row_address = true;
     ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options));
     std::vector<Hit> expected;
@@ -275,9 +277,12 @@ TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QueryNearest, QueryNearestMetric,
-                         ::testing::Values(Metric::kL2, Metric::kCosine, Metric::kDot),
-                         [](const ::testing::TestParamInfo<Metric>& info) {
-                           return std::string(index::vector::MetricName(info.param));
+                         ::testing::Combine(::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ"),
+                                            ::testing::Values(Metric::kL2, Metric::kCosine,
+                                                              Metric::kDot)),
+                         [](const ::testing::TestParamInfo<FamilyAndMetric>& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::string(index::vector::MetricName(std::get<1>(info.param)));
                          });
 
 TEST(QueryNearest, IndexesOfAnotherMetricAreNotUsed) {

@@ -6,6 +6,8 @@ std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies() {
   std::vector<std::unique_ptr<IndexFamily>> families;
   families.push_back(scalar::MakeBtreeFamily());
   families.push_back(vector::MakeIvfFlatFamily());
+  families.push_back(vector::MakeIvfSqFamily());
+  families.push_back(vector::MakeIvfPqFamily());
   return families;
 }
 

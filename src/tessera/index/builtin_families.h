@@ -14,7 +14,9 @@ namespace scalar {
 std::unique_ptr<IndexFamily> MakeBtreeFamily();  // scalar/btree_family.cc
 }
 namespace vector {
-std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_flat_family.cc
+std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfPqFamily();    // vector/ivf_family.cc
 }
 
 }  // namespace tessera::index

@@ -32,6 +32,12 @@ class VectorSegmentReader : public SegmentReader {
   VectorSegmentReader* AsVector() override { return this; }
   virtual vector::Metric metric() const = 0;
   virtual int dim() const = 0;
+  // Partitions of the segment's IVF model: an nprobes at least this probes everything.
+  virtual int num_partitions() const = 0;
+  // True where reported distances are computed from quantized codes (IVF_PQ, IVF_SQ): they
+  // order rows approximately, and the planner re-ranks candidates by exact distances when asked
+  // to (NearestOptions::refine_factor). False where they are vector::Distance itself.
+  virtual bool approximate() const { return false; }
   // At most query.k rows, ordered by (distance, row address).
   virtual arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const = 0;
 };

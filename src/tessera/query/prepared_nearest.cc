@@ -1,4 +1,4 @@
-#include "tessera/query/nearest.h"
+#include "tessera/query/prepared_nearest.h"
 
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
-#include <exception>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -19,10 +18,12 @@
 #include "tessera/expr/filter.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/index/vector/raw_vectors.h"
 #include "tessera/index/vector/vector_column.h"
 #include "tessera/index/vector_segment.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
 
@@ -98,40 +99,23 @@ struct FragmentState {
   std::string exact_reason;          // explain, for exact scans
 };
 
-class NearestSearch {
+}  // namespace
+
+class PreparedNearest::Impl {
  public:
-  NearestSearch(const dataset::Dataset& dataset, const NearestOptions& options, Explain* explain)
-      : dataset_(dataset), options_(options), explain_(explain) {}
-
-  arrow::Result<std::shared_ptr<arrow::Table>> Run() {
-    ARROW_RETURN_NOT_OK(Validate());
-    ARROW_RETURN_NOT_OK(FindIndexes());
-    ARROW_RETURN_NOT_OK(ChooseMetric());
-    ARROW_RETURN_NOT_OK(ParseFilter());
-    AssignFragments();
-    ARROW_RETURN_NOT_OK(PrepareFragments());
-    ExplainSearch();
-
-    std::vector<ScoredRow> rows;
-    for (size_t source = 0; source < sources_.size(); ++source) {
-      ARROW_RETURN_NOT_OK(SearchSegment(static_cast<int>(source), &rows));
-    }
-    BestRows exact(capacity_);
-    for (const auto& [fragment, state] : states_) {
-      if (state.source < 0) ARROW_RETURN_NOT_OK(ScanExact(fragment, state, &exact));
-    }
-    for (const auto& row : std::move(exact).Take()) rows.push_back(row);
-    if (explain_ != nullptr) {
-      for (const auto& note : notes_after_) explain_->Add(note);
-    }
-    std::sort(rows.begin(), rows.end(), Before);
-    const size_t begin = std::min(rows.size(), static_cast<size_t>(options_.offset));
-    const size_t end = std::min(rows.size(), begin + static_cast<size_t>(options_.k));
-    return Materialize(std::vector<ScoredRow>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                                              rows.begin() + static_cast<std::ptrdiff_t>(end)));
-  }
+  Impl(const dataset::Dataset& dataset, const NearestOptions& options)
+      : dataset_(dataset), options_(options) {}
 
  private:
+  friend class PreparedNearest;
+
+  // The settings of one call: `knobs` over the prepared options.
+  struct Knobs {
+    size_t capacity = 0;  // offset + k: the rows each part of the search keeps
+    int nprobes = 1;
+    int refine_factor = 1;
+  };
+
   arrow::Status Validate() {
     const auto& schema = *dataset_.schema();
     column_index_ = schema.GetFieldIndex(options_.column);
@@ -153,29 +137,10 @@ class NearestSearch {
                              ", not a vector column (fixed_size_list<float32 or float16>)");
     }
     dim_ = static_cast<const arrow::FixedSizeListType&>(*type).list_size();
-    if (static_cast<int64_t>(options_.query.size()) != dim_) {
-      return InvalidArgument("the query vector has ", options_.query.size(),
-                             " dimensions, but column '", options_.column, "' holds vectors of ",
-                             dim_, " dimensions");
-    }
-    for (size_t i = 0; i < options_.query.size(); ++i) {
-      if (!std::isfinite(options_.query[i])) {
-        return InvalidArgument("the query vector's element ", i, " is ", options_.query[i],
-                               "; every element must be a finite number");
-      }
-    }
-    if (options_.k < 1) return InvalidArgument("k must be at least 1, got ", options_.k);
     if (options_.offset < 0) {
       return InvalidArgument("offset must not be negative, got ", options_.offset);
     }
-    if (options_.k > INT_MAX - options_.offset) {
-      return InvalidArgument("k + offset must be at most ", INT_MAX, ", got ",
-                             options_.k + options_.offset);
-    }
-    capacity_ = static_cast<size_t>(options_.k + options_.offset);
-    if (options_.nprobes < 1) {
-      return InvalidArgument("nprobes must be at least 1, got ", options_.nprobes);
-    }
+    ARROW_RETURN_NOT_OK(Resolve({}).status());
     if ((options_.lower_distance && std::isnan(*options_.lower_distance)) ||
         (options_.upper_distance && std::isnan(*options_.upper_distance))) {
       return InvalidArgument("a distance bound must be a number, not NaN");
@@ -332,8 +297,8 @@ class NearestSearch {
         allowed += state.allowed->cardinality();
         physical += manifest.fragments(state.position).physical_rows();
       }
-      const double probed =
-          std::min(1.0, static_cast<double>(options_.nprobes) / PartitionsOf(*source.reader));
+      const double probed = std::min(
+          1.0, static_cast<double>(options_.nprobes) / source.reader->AsVector()->num_partitions());
       if (static_cast<double>(allowed) > static_cast<double>(physical) * probed) continue;
       for (uint32_t id : source.fragments) {
         FragmentState& state = states_.at(id);
@@ -345,8 +310,8 @@ class NearestSearch {
     }
   }
 
-  void ExplainSearch() {
-    if (explain_ == nullptr) return;
+  void ExplainSearch(Explain* explain) const {
+    if (explain == nullptr) return;
     std::string header = "nearest: column '" + options_.column + "', metric " +
                          std::string(MetricName(metric_)) + metric_origin_ + ", k " +
                          std::to_string(options_.k);
@@ -357,9 +322,9 @@ class NearestSearch {
                 ", " +
                 (options_.upper_distance ? std::to_string(*options_.upper_distance) : "inf") + ")";
     }
-    explain_->Add(header);
-    for (const auto& line : prefilter_explain_.lines) explain_->Add(line);
-    for (const auto& note : notes_) explain_->Add(note);
+    explain->Add(header);
+    for (const auto& line : prefilter_explain_.lines) explain->Add(line);
+    for (const auto& note : notes_) explain->Add(note);
     std::vector<std::string> order;
     std::map<std::string, std::vector<uint32_t>> groups;
     for (const auto& fragment : dataset_.manifest().fragments()) {
@@ -379,7 +344,7 @@ class NearestSearch {
       it->second.push_back(fragment.id());
     }
     for (const auto& description : order) {
-      explain_->Add(DescribeFragments(groups[description]) + ": " + description);
+      explain->Add(DescribeFragments(groups[description]) + ": " + description);
     }
   }
 
@@ -396,7 +361,11 @@ class NearestSearch {
     return true;
   }
 
-  arrow::Status SearchSegment(int source_id, std::vector<ScoredRow>* rows) {
+  // Searches one segment for `query`: the capacity best rows it may return (k × refine_factor
+  // candidates when it is refined, with the distance range applied after refinement).
+  arrow::Status SearchSegment(const float* query_vector, int source_id, const Knobs& knobs,
+                              bool refine, std::vector<ScoredRow>* rows,
+                              std::vector<std::string>* notes) const {
     const VectorSource& source = sources_[static_cast<size_t>(source_id)];
     if (source.fragments.empty()) return arrow::Status::OK();
     if (allowed_) {
@@ -418,15 +387,18 @@ class NearestSearch {
                         : dataset_.manifest().fragments(state.position).physical_rows() -
                               state.deleted->cardinality();
     }
-    const int partitions = PartitionsOf(*source.reader);
+    const int partitions = source.reader->AsVector()->num_partitions();
     index::VectorQuery query;
-    query.vector = options_.query.data();
+    query.vector = query_vector;
     query.dim = dim_;
-    query.k = static_cast<int>(capacity_);
-    query.nprobes = options_.nprobes;
+    query.k = static_cast<int>(knobs.capacity) * (refine ? knobs.refine_factor : 1);
+    query.nprobes = knobs.nprobes;
     query.accept = &accept;
-    query.lower_distance = options_.lower_distance;
-    query.upper_distance = options_.upper_distance;
+    if (!refine) {
+      query.lower_distance = options_.lower_distance;
+      query.upper_distance = options_.upper_distance;
+    }
+    const size_t wanted = static_cast<size_t>(query.k);
     while (true) {
       auto found = source.reader->AsVector()->Search(query);
       if (!found.ok()) {
@@ -436,13 +408,13 @@ class NearestSearch {
       // The probed partitions may hold fewer than k acceptable rows (a selective prefilter,
       // many deletions) while others hold more: probe more partitions, so that k rows are
       // returned whenever k rows qualify.
-      const bool short_of_rows = found->size() < capacity_ && found->size() < acceptable;
+      const bool short_of_rows = found->size() < wanted && found->size() < acceptable;
       if (!short_of_rows || query.nprobes >= partitions) {
-        if (query.nprobes != options_.nprobes) {
-          notes_after_.push_back("segment " + ShortUuid(source.segment_uuid) + " of index '" +
-                                 source.index_name + "': nprobes raised to " +
-                                 std::to_string(query.nprobes) + " to find " +
-                                 std::to_string(capacity_) + " qualifying rows");
+        if (query.nprobes != knobs.nprobes && notes != nullptr) {
+          notes->push_back("segment " + ShortUuid(source.segment_uuid) + " of index '" +
+                           source.index_name + "': nprobes raised to " +
+                           std::to_string(query.nprobes) + " to find " + std::to_string(wanted) +
+                           " qualifying rows");
         }
         for (const auto& row : *found) rows->push_back(row);
         return arrow::Status::OK();
@@ -451,34 +423,20 @@ class NearestSearch {
     }
   }
 
-  // The partition count of an IVF segment (its details), or the most any segment may have.
-  static int PartitionsOf(const index::SegmentReader& reader) {
-    constexpr int kMostPartitions = 65536;
-    const auto& details = reader.meta().details();
-    auto found = details.find("num_partitions");
-    if (found == details.end()) return kMostPartitions;
-    try {
-      const int partitions = std::stoi(found->second);
-      return partitions > 0 ? std::min(partitions, kMostPartitions) : kMostPartitions;
-    } catch (const std::exception&) {
-      return kMostPartitions;
-    }
-  }
-
-  void Score(const index::vector::VectorRows& vectors, int64_t row, uint64_t address,
-             BestRows* best) const {
+  void Score(const float* query, const index::vector::VectorRows& vectors, int64_t row,
+             uint64_t address, BestRows* best) const {
     if (vectors.IsNull(row)) return;
-    const float distance =
-        index::vector::Distance(metric_, options_.query.data(), vectors.Row(row), dim_);
+    const float distance = index::vector::Distance(metric_, query, vectors.Row(row), dim_);
     if (InRange(distance)) best->Add({address, distance});
   }
 
-  arrow::Status ScanExact(uint32_t fragment_id, const FragmentState& state, BestRows* best) {
+  arrow::Status ScanExact(const float* query, uint32_t fragment_id, const FragmentState& state,
+                          BestRows* best) const {
     const format::Fragment& fragment = dataset_.manifest().fragments(state.position);
     if (state.allowed != nullptr) {
       if (state.allowed->isEmpty()) return arrow::Status::OK();
       if (state.allowed->cardinality() * kTakeFraction < fragment.physical_rows()) {
-        return TakeExact(fragment_id, *state.allowed, best);
+        return TakeExact(query, fragment_id, *state.allowed, best);
       }
     }
     ARROW_ASSIGN_OR_RAISE(
@@ -492,13 +450,14 @@ class NearestSearch {
       for (int64_t row = 0; row < vectors.size(); ++row) {
         const auto offset = static_cast<uint32_t>(first + static_cast<uint64_t>(row));
         if (!Accepts(state, offset)) continue;
-        Score(vectors, row, dataset::MakeRowAddress(fragment_id, offset), best);
+        Score(query, vectors, row, dataset::MakeRowAddress(fragment_id, offset), best);
       }
     }
     return arrow::Status::OK();
   }
 
-  arrow::Status TakeExact(uint32_t fragment_id, const Roaring& allowed, BestRows* best) {
+  arrow::Status TakeExact(const float* query, uint32_t fragment_id, const Roaring& allowed,
+                          BestRows* best) const {
     std::vector<uint64_t> addresses;
     addresses.reserve(allowed.cardinality());
     for (uint32_t offset : allowed)
@@ -507,12 +466,13 @@ class NearestSearch {
     ARROW_ASSIGN_OR_RAISE(auto batch, table->CombineChunksToBatch());
     ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
     for (int64_t row = 0; row < vectors.size(); ++row) {
-      Score(vectors, row, addresses[static_cast<size_t>(row)], best);
+      Score(query, vectors, row, addresses[static_cast<size_t>(row)], best);
     }
     return arrow::Status::OK();
   }
 
-  arrow::Result<std::shared_ptr<arrow::Table>> Materialize(const std::vector<ScoredRow>& rows) {
+  arrow::Result<std::shared_ptr<arrow::Table>> Materialize(const std::vector<ScoredRow>& rows,
+                                                           Explain* explain) const {
     const auto& schema = *dataset_.schema();
     arrow::FieldVector fields;
     std::vector<std::string> take_columns;
@@ -534,7 +494,7 @@ class NearestSearch {
       }
     }
     if (rows.empty()) {
-      if (postfilter) ExplainPostfilter(0, 0);
+      if (postfilter) ExplainPostfilter(0, 0, explain);
       return arrow::Table::MakeEmpty(output);
     }
 
@@ -562,25 +522,208 @@ class NearestSearch {
       ARROW_ASSIGN_OR_RAISE(auto selected, filter_->Select(*taken));
       ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, selected));
       batch = kept.record_batch();
-      ExplainPostfilter(rows.size(), static_cast<size_t>(batch->num_rows()));
+      ExplainPostfilter(rows.size(), static_cast<size_t>(batch->num_rows()), explain);
     }
     return arrow::Table::FromRecordBatches(output, {batch});
   }
 
-  void ExplainPostfilter(size_t searched, size_t kept) {
-    if (explain_ == nullptr) return;
-    explain_->Add("postfilter " + filter_->ToString() + ": applied to the " +
-                  std::to_string(searched) + " rows found, " + std::to_string(kept) +
-                  " kept (a postfilter may return fewer than k rows)");
+  void ExplainPostfilter(size_t searched, size_t kept, Explain* explain) const {
+    if (explain == nullptr) return;
+    explain->Add("postfilter " + filter_->ToString() + ": applied to the " +
+                 std::to_string(searched) + " rows found, " + std::to_string(kept) +
+                 " kept (a postfilter may return fewer than k rows)");
   }
 
+  arrow::Result<Knobs> Resolve(const NearestKnobs& knobs) const {
+    const int64_t k = knobs.k != -1 ? knobs.k : options_.k;
+    if (k < 1) return InvalidArgument("k must be at least 1, got ", k);
+    if (k > INT_MAX - options_.offset) {
+      return InvalidArgument("k + offset must be at most ", INT_MAX, ", got ", k + options_.offset);
+    }
+    Knobs resolved;
+    resolved.capacity = static_cast<size_t>(k + options_.offset);
+    resolved.nprobes = knobs.nprobes != -1 ? knobs.nprobes : options_.nprobes;
+    if (resolved.nprobes < 1) {
+      return InvalidArgument("nprobes must be at least 1, got ", resolved.nprobes);
+    }
+    resolved.refine_factor =
+        knobs.refine_factor != -1 ? knobs.refine_factor : options_.refine_factor;
+    if (resolved.refine_factor < 1) {
+      return InvalidArgument("refine_factor must be at least 1, got ", resolved.refine_factor);
+    }
+    if (static_cast<int64_t>(resolved.capacity) * resolved.refine_factor > INT_MAX) {
+      return InvalidArgument("(k + offset) × refine_factor must be at most ", INT_MAX, ", got ",
+                             static_cast<int64_t>(resolved.capacity) * resolved.refine_factor);
+    }
+    return resolved;
+  }
+
+  arrow::Status CheckQuery(const float* query, int64_t number, int64_t count) const {
+    if (query == nullptr) return InvalidArgument("a nearest-neighbour search needs a query vector");
+    const std::string which =
+        count > 1 ? "query vector " + std::to_string(number) + "'s" : "the query vector's";
+    for (int i = 0; i < dim_; ++i) {
+      if (!std::isfinite(query[i])) {
+        return InvalidArgument(which, " element ", i, " is ", query[i],
+                               "; every element must be a finite number");
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  // Whether candidates of `source` are re-ranked by exact distance under `knobs`.
+  bool Refines(const VectorSource& source, const Knobs& knobs) const {
+    return knobs.refine_factor > 1 && source.reader->AsVector()->approximate();
+  }
+
+  // One query's answer so far: rows with final distances, and candidates of approximate
+  // segments that still await re-ranking by exact distance.
+  struct Partial {
+    std::vector<ScoredRow> rows;
+    std::vector<ScoredRow> candidates;
+  };
+
+  arrow::Status SearchParts(const float* query, const Knobs& knobs, Partial* out,
+                            std::vector<std::string>* notes) const {
+    for (size_t source = 0; source < sources_.size(); ++source) {
+      const bool refine = Refines(sources_[source], knobs);
+      ARROW_RETURN_NOT_OK(SearchSegment(query, static_cast<int>(source), knobs, refine,
+                                        refine ? &out->candidates : &out->rows, notes));
+    }
+    BestRows exact(knobs.capacity);
+    for (const auto& [fragment, state] : states_) {
+      if (state.source < 0) ARROW_RETURN_NOT_OK(ScanExact(query, fragment, state, &exact));
+    }
+    for (const auto& row : std::move(exact).Take()) out->rows.push_back(row);
+    return arrow::Status::OK();
+  }
+
+  // Re-ranks the candidates of every query by exact distance (in range only). Candidate rows
+  // are visited in address order, the union over the queries: each raw vector is read once.
+  arrow::Status Refine(const float* const* queries, std::vector<Partial>& partials) const {
+    struct Pair {
+      uint64_t address;
+      uint32_t query;
+      float distance;
+    };
+    std::vector<Pair> pairs;
+    for (size_t q = 0; q < partials.size(); ++q) {
+      for (const auto& candidate : partials[q].candidates) {
+        pairs.push_back({candidate.row_address, static_cast<uint32_t>(q), 0.0f});
+      }
+      partials[q].candidates.clear();
+    }
+    if (pairs.empty()) return arrow::Status::OK();
+    std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
+      return a.address < b.address || (a.address == b.address && a.query < b.query);
+    });
+    ARROW_RETURN_NOT_OK(util::ParallelFor(
+        static_cast<int64_t>(pairs.size()),
+        [&](int64_t begin, int64_t end) -> arrow::Status {
+          std::vector<float> scratch(static_cast<size_t>(dim_));
+          for (int64_t i = begin; i < end; ++i) {
+            Pair& pair = pairs[static_cast<size_t>(i)];
+            const float* raw = raw_vectors_->Find(pair.address, scratch.data());
+            if (raw == nullptr) {
+              return Corrupt("a vector index of column '", options_.column, "' of dataset ",
+                             dataset_.uri(), " lists row ", dataset::FragmentOf(pair.address), ":",
+                             dataset::OffsetOf(pair.address),
+                             ", which has no vector; rebuild the index");
+            }
+            pair.distance = index::vector::Distance(metric_, queries[pair.query], raw, dim_);
+          }
+          return arrow::Status::OK();
+        },
+        /*min_chunk=*/512));
+    for (const auto& pair : pairs) {
+      if (InRange(pair.distance))
+        partials[pair.query].rows.push_back({pair.address, pair.distance});
+    }
+    return arrow::Status::OK();
+  }
+
+  // The rows [offset, offset + k) of a finished query.
+  std::vector<ScoredRow> Finish(Partial& partial, const Knobs& knobs) const {
+    std::vector<ScoredRow>& rows = partial.rows;
+    std::sort(rows.begin(), rows.end(), Before);
+    const size_t begin = std::min(rows.size(), static_cast<size_t>(options_.offset));
+    const size_t end = std::min(rows.size(), knobs.capacity);
+    return std::vector<ScoredRow>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                  rows.begin() + static_cast<std::ptrdiff_t>(std::max(begin, end)));
+  }
+
+ public:
+  arrow::Result<std::vector<ScoredRow>> Search(const float* query, const NearestKnobs& knobs,
+                                               Explain* explain) const {
+    ARROW_RETURN_NOT_OK(CheckQuery(query, 0, 1));
+    ARROW_ASSIGN_OR_RAISE(Knobs resolved, Resolve(knobs));
+    std::vector<Partial> partials(1);
+    std::vector<std::string> notes;
+    ARROW_RETURN_NOT_OK(SearchParts(query, resolved, &partials[0], &notes));
+    ARROW_RETURN_NOT_OK(Refine(&query, partials));
+    if (explain != nullptr) {
+      for (auto& note : notes) explain->Add(std::move(note));
+    }
+    return Finish(partials[0], resolved);
+  }
+
+  arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const float* queries,
+                                                                 int64_t count,
+                                                                 const NearestKnobs& knobs) const {
+    if (count < 0) return InvalidArgument("a batch search needs a query count of at least 0");
+    ARROW_ASSIGN_OR_RAISE(Knobs resolved, Resolve(knobs));
+    std::vector<const float*> pointers(static_cast<size_t>(count));
+    for (int64_t q = 0; q < count; ++q) {
+      pointers[static_cast<size_t>(q)] = queries + q * dim_;
+      ARROW_RETURN_NOT_OK(CheckQuery(pointers[static_cast<size_t>(q)], q, count));
+    }
+    std::vector<Partial> partials(static_cast<size_t>(count));
+    ARROW_RETURN_NOT_OK(util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
+      for (int64_t q = begin; q < end; ++q) {
+        ARROW_RETURN_NOT_OK(SearchParts(pointers[static_cast<size_t>(q)], resolved,
+                                        &partials[static_cast<size_t>(q)], nullptr));
+      }
+      return arrow::Status::OK();
+    }));
+    ARROW_RETURN_NOT_OK(Refine(pointers.data(), partials));
+    std::vector<std::vector<ScoredRow>> results;
+    results.reserve(partials.size());
+    for (auto& partial : partials) results.push_back(Finish(partial, resolved));
+    return results;
+  }
+
+  arrow::Status Prepare(Explain* explain) {
+    ARROW_RETURN_NOT_OK(Validate());
+    ARROW_RETURN_NOT_OK(FindIndexes());
+    ARROW_RETURN_NOT_OK(ChooseMetric());
+    ARROW_RETURN_NOT_OK(ParseFilter());
+    AssignFragments();
+    ARROW_RETURN_NOT_OK(PrepareFragments());
+    ExplainSearch(explain);
+    // Raw vectors of the fragments that approximate segments serve, for refinement.
+    std::vector<format::Fragment> refinable;
+    for (const auto& source : sources_) {
+      if (!source.reader->AsVector()->approximate()) continue;
+      for (uint32_t id : source.fragments) {
+        refinable.push_back(dataset_.manifest().fragments(states_.at(id).position));
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto raw,
+                          index::vector::RawVectors::Open(*dataset_.storage(), dataset_.schema(),
+                                                          column_index_, refinable));
+    raw_vectors_ = std::make_unique<index::vector::RawVectors>(std::move(raw));
+    return arrow::Status::OK();
+  }
+
+  int dim() const { return dim_; }
+  Metric metric() const { return metric_; }
+
+ private:
   const dataset::Dataset& dataset_;
-  const NearestOptions& options_;
-  Explain* explain_;
+  const NearestOptions options_;
 
   int column_index_ = -1;
   int dim_ = 0;
-  size_t capacity_ = 0;  // offset + k: the rows each part of the search keeps
   std::vector<int> projection_;
   Metric metric_ = Metric::kL2;
   std::string metric_origin_;
@@ -593,16 +736,37 @@ class NearestSearch {
   std::shared_ptr<const expr::Filter> filter_;
   std::optional<RowsByFragment> allowed_;
   Explain prefilter_explain_;
-  std::vector<std::string> notes_after_;  // explain lines decided during the search
   std::unordered_map<uint32_t, FragmentState> states_;
+  std::unique_ptr<index::vector::RawVectors> raw_vectors_;
 };
 
-}  // namespace
+arrow::Result<std::unique_ptr<PreparedNearest>> PreparedNearest::Make(
+    const dataset::Dataset& dataset, const NearestOptions& options, Explain* explain) {
+  auto impl = std::make_unique<Impl>(dataset, options);
+  ARROW_RETURN_NOT_OK(impl->Prepare(explain));
+  return std::unique_ptr<PreparedNearest>(new PreparedNearest(std::move(impl)));
+}
 
-arrow::Result<std::shared_ptr<arrow::Table>> Nearest(const dataset::Dataset& dataset,
-                                                     const NearestOptions& options,
-                                                     Explain* explain) {
-  return NearestSearch(dataset, options, explain).Run();
+PreparedNearest::PreparedNearest(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedNearest::~PreparedNearest() = default;
+
+int PreparedNearest::dim() const { return impl_->dim(); }
+index::vector::Metric PreparedNearest::metric() const { return impl_->metric(); }
+
+arrow::Result<std::vector<ScoredRow>> PreparedNearest::Search(const float* query,
+                                                              const NearestKnobs& knobs,
+                                                              Explain* explain) const {
+  return impl_->Search(query, knobs, explain);
+}
+
+arrow::Result<std::vector<std::vector<ScoredRow>>> PreparedNearest::SearchBatch(
+    const float* queries, int64_t count, const NearestKnobs& knobs) const {
+  return impl_->SearchBatch(queries, count, knobs);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> PreparedNearest::Materialize(
+    const std::vector<ScoredRow>& rows, Explain* explain) const {
+  return impl_->Materialize(rows, explain);
 }
 
 }  // namespace tessera::query

@@ -1,7 +1,8 @@
-#include "tessera/index/vector/ivf_flat_family.h"
+#include "tessera/index/vector/ivf_family.h"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,12 @@
 #include "tessera/index/vector/ivf_flat_reader.h"
 #include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector/ivf_partitions.h"
+#include "tessera/index/vector/ivf_quantized_model.h"
+#include "tessera/index/vector/ivf_quantized_reader.h"
 #include "tessera/index/vector/kmeans.h"
+#include "tessera/index/vector/product_quantizer.h"
+#include "tessera/index/vector/raw_vectors.h"
+#include "tessera/index/vector/scalar_quantizer.h"
 #include "tessera/index/vector/vector_column.h"
 #include "tessera/index/vector/vector_sample.h"
 #include "tessera/status.h"
@@ -26,92 +32,96 @@ constexpr std::string_view kNumPartitionsKey = "num_partitions";
 constexpr std::string_view kSampleRateKey = "sample_rate";
 constexpr std::string_view kMaxItersKey = "max_iters";
 constexpr std::string_view kSeedKey = "seed";
+constexpr std::string_view kNumSubVectorsKey = "num_sub_vectors";
+constexpr std::string_view kNumBitsKey = "num_bits";
 
-// Sampling and k-means seeding draw from separate streams of the one `seed` parameter.
+// Sampling, k-means seeding and PQ codebooks draw from separate streams of the one `seed`.
 constexpr uint64_t kSampleStream = 0x73616d706c650001ULL;
 constexpr uint64_t kKMeansStream = 0x6b6d65616e730002ULL;
+constexpr uint64_t kCodebookStream = 0x7071636f64650003ULL;
+
+// PQ codebooks train with fewer Lloyd iterations than the coarse quantizer: 256 centroids in
+// a few dimensions converge fast, and there are num_sub_vectors of them.
+constexpr int kCodebookIterations = 25;
+
+enum class IvfKind { kFlat, kScalar8, kProduct8 };
+
+std::string_view FamilyName(IvfKind kind) {
+  switch (kind) {
+    case IvfKind::kFlat:
+      return kIvfFlatFamily;
+    case IvfKind::kScalar8:
+      return kIvfSqFamily;
+    case IvfKind::kProduct8:
+      return kIvfPqFamily;
+  }
+  return kIvfFlatFamily;
+}
+
+QuantizerKind QuantizerOf(IvfKind kind) {
+  return kind == IvfKind::kScalar8 ? QuantizerKind::kScalar8 : QuantizerKind::kProduct8;
+}
 
 std::string Join(const std::string& directory, const char* file) { return directory + "/" + file; }
 
-// The indexed column's dimension, after checking that `input` names one.
-arrow::Result<int> InputDimension(const BuildInput& input) {
-  if (input.storage == nullptr || input.schema == nullptr) {
-    return InvalidArgument("an IVF_FLAT build of index '", input.index_name,
-                           "' needs the dataset's storage and schema");
+int DefaultSubVectors(int dim) {
+  for (int width : {8, 4, 2}) {
+    if (dim % width == 0) return dim / width;
   }
-  if (input.column_index < 0 || input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("an IVF_FLAT build of index '", input.index_name, "' names column ",
-                           input.column_index, " of a schema with ", input.schema->num_fields(),
-                           " columns");
+  return dim;
+}
+
+// A model decoded for building and merging: the coarse quantizer, the quantizer of the codes
+// (null for IVF_FLAT) and the payload each row has in a partitions file.
+struct DecodedModel {
+  IvfModel ivf;
+  std::shared_ptr<const Quantizer> quantizer;
+  PartitionLayout layout;
+
+  size_t row_bytes() const {
+    return static_cast<size_t>(layout.width) * (layout.bytes ? 1 : sizeof(float));
   }
-  return VectorColumnDimension(*input.schema->field(input.column_index), kIvfFlatFamily);
-}
-
-std::string ColumnName(const BuildInput& input) {
-  return input.schema->field(input.column_index)->name();
-}
-
-Model ToModel(const IvfModel& model) {
-  Model result;
-  result.family = std::string(kIvfFlatFamily);
-  result.bytes = model.Serialize();
-  result.fingerprint = IvfModel::FingerprintOf(result.bytes);
-  return result;
-}
-
-void SetDetails(const IvfModel& model, uint64_t num_vectors, format::SegmentMeta* meta) {
-  auto& details = *meta->mutable_details();
-  details["metric"] = std::string(MetricName(model.metric()));
-  details["num_partitions"] = std::to_string(model.num_partitions());
-  details["dim"] = std::to_string(model.dim());
-  details["num_vectors"] = std::to_string(num_vectors);
-}
+};
 
 // The segment's rows, grouped by partition, then written out in partition order.
 struct PartitionedRows {
   std::vector<std::vector<uint64_t>> row_addresses;
-  std::vector<std::vector<float>> vectors;
+  std::vector<std::vector<uint8_t>> payloads;  // row_bytes() per row
   uint64_t count = 0;
 };
 
-arrow::Status WriteSegmentFiles(const SegmentDirectory& out, const IvfModel& model,
-                                const std::string& model_bytes, const PartitionedRows& rows) {
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        IvfPartitionWriter::Open(*out.storage, Join(out.path, kIvfPartitionsFile),
-                                                 model.dim(), model.num_partitions()));
-  for (int p = 0; p < model.num_partitions(); ++p) {
-    ARROW_RETURN_NOT_OK(writer->Write(rows.row_addresses[p].data(), rows.vectors[p].data(),
-                                      static_cast<int64_t>(rows.row_addresses[p].size())));
-  }
-  ARROW_RETURN_NOT_OK(writer->Finish());
-  return out.storage->WriteFile(Join(out.path, kIvfModelFile), model_bytes);
-}
-
-class IvfFlatFamily final : public IndexFamily {
+class IvfFamily final : public IndexFamily {
  public:
-  std::string_view name() const override { return kIvfFlatFamily; }
+  explicit IvfFamily(IvfKind kind) : kind_(kind) {}
+
+  std::string_view name() const override { return FamilyName(kind_); }
   bool has_model() const override { return true; }
 
   arrow::Result<Params> Validate(const arrow::Field& column, const Params& params) const override {
-    ARROW_RETURN_NOT_OK(VectorColumnDimension(column, kIvfFlatFamily).status());
-    ARROW_ASSIGN_OR_RAISE(IvfFlatOptions options, ParseIvfFlatOptions(params));
-    return Params{
+    ARROW_ASSIGN_OR_RAISE(int dim, VectorColumnDimension(column, name()));
+    ARROW_ASSIGN_OR_RAISE(IvfOptions options, ParseIvfOptions(name(), params, dim));
+    Params normalized{
         {std::string(kMetricKey), std::string(MetricName(options.metric))},
         {std::string(kNumPartitionsKey), std::to_string(options.num_partitions)},
         {std::string(kSampleRateKey), std::to_string(options.sample_rate)},
         {std::string(kMaxItersKey), std::to_string(options.max_iterations)},
         {std::string(kSeedKey), std::to_string(options.seed)},
     };
+    if (kind_ == IvfKind::kProduct8) {
+      normalized[std::string(kNumSubVectorsKey)] = std::to_string(options.num_sub_vectors);
+      normalized[std::string(kNumBitsKey)] = "8";
+    }
+    return normalized;
   }
 
   arrow::Result<Model> Train(const BuildInput& input) const override {
     ARROW_ASSIGN_OR_RAISE(int dim, InputDimension(input));
-    ARROW_ASSIGN_OR_RAISE(IvfFlatOptions options, ParseIvfFlatOptions(input.params));
+    ARROW_ASSIGN_OR_RAISE(IvfOptions options, ParseIvfOptions(name(), input.params, dim));
     const int64_t sample_rows = int64_t{options.num_partitions} * options.sample_rate;
     ARROW_ASSIGN_OR_RAISE(VectorSample sample,
                           SampleVectors(input, dim, sample_rows, options.seed ^ kSampleStream));
     if (sample.rows == 0) {
-      return InvalidArgument("cannot train IVF_FLAT index '", input.index_name, "': column '",
+      return InvalidArgument("cannot train ", name(), " index '", input.index_name, "': column '",
                              ColumnName(input), "' has no non-null vector in the ",
                              input.fragments.size(), " fragment(s) to index");
     }
@@ -125,26 +135,53 @@ class IvfFlatFamily final : public IndexFamily {
     kmeans.metric = options.metric;
     ARROW_ASSIGN_OR_RAISE(KMeansResult clusters,
                           TrainKMeans(sample.vectors.data(), sample.rows, dim, kmeans));
-    ARROW_ASSIGN_OR_RAISE(IvfModel model,
+    ARROW_ASSIGN_OR_RAISE(IvfModel ivf,
                           IvfModel::Make(options.metric, dim, std::move(clusters.centroids)));
-    return ToModel(model);
+    if (kind_ == IvfKind::kFlat) return ToModel(ivf.Serialize());
+
+    IvfQuantizedModel model;
+    model.kind = QuantizerOf(kind_);
+    if (kind_ == IvfKind::kScalar8) {
+      model.quantizer = std::make_shared<ScalarQuantizer>(
+          ScalarQuantizer::Train(sample.vectors.data(), sample.rows, dim));
+    } else {
+      std::vector<int32_t> partitions(static_cast<size_t>(sample.rows));
+      ARROW_RETURN_NOT_OK(ivf.AssignBatch(sample.vectors.data(), sample.rows, partitions.data()));
+      ProductQuantizerOptions pq;
+      pq.num_sub_vectors = options.num_sub_vectors;
+      pq.max_iterations = std::min(options.max_iterations, kCodebookIterations);
+      pq.seed = options.seed ^ kCodebookStream;
+      ARROW_ASSIGN_OR_RAISE(
+          auto trained,
+          ProductQuantizer::Train(ivf, sample.vectors.data(), partitions.data(), sample.rows, pq));
+      model.quantizer = std::make_shared<ProductQuantizer>(std::move(trained));
+    }
+    model.ivf = std::move(ivf);
+    return ToModel(model.Serialize());
   }
 
   arrow::Result<format::SegmentMeta> Build(const BuildInput& input, const Model* model,
                                            const SegmentDirectory& out) const override {
     ARROW_ASSIGN_OR_RAISE(int dim, InputDimension(input));
-    ARROW_ASSIGN_OR_RAISE(IvfFlatOptions options, ParseIvfFlatOptions(input.params));
+    ARROW_ASSIGN_OR_RAISE(IvfOptions options, ParseIvfOptions(name(), input.params, dim));
     Model trained;
     if (model == nullptr) {
       ARROW_ASSIGN_OR_RAISE(trained, Train(input));
       model = &trained;
     }
-    ARROW_ASSIGN_OR_RAISE(IvfModel ivf, CheckModel(input, *model, dim, options));
+    ARROW_ASSIGN_OR_RAISE(DecodedModel decoded, CheckModel(input, *model, dim, options));
+    const IvfModel& ivf = decoded.ivf;
+    const size_t row_bytes = decoded.row_bytes();
+    const bool normalize = decoded.quantizer != nullptr && ivf.metric() == Metric::kCosine;
 
     PartitionedRows rows;
     rows.row_addresses.resize(static_cast<size_t>(ivf.num_partitions()));
-    rows.vectors.resize(static_cast<size_t>(ivf.num_partitions()));
+    rows.payloads.resize(static_cast<size_t>(ivf.num_partitions()));
     uint64_t physical_rows = 0;
+    std::vector<float> vectors;       // the batch's non-null vectors, contiguous
+    std::vector<uint64_t> addresses;  // their row addresses
+    std::vector<int32_t> partitions;
+    std::vector<uint8_t> codes;
     for (const auto& fragment : input.fragments) {
       ARROW_ASSIGN_OR_RAISE(auto reader,
                             dataset::FragmentReader::Open(*input.storage, fragment, input.schema,
@@ -153,42 +190,93 @@ class IvfFlatFamily final : public IndexFamily {
       for (int b = 0; b < reader->num_batches(); ++b) {
         ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(b));
         dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-        ARROW_ASSIGN_OR_RAISE(VectorRows vectors, VectorRows::Make(batch->column(0)));
-        if (vectors.dim() != dim) {
-          return Corrupt("fragment ", fragment.id(), " holds vectors of dimension ", vectors.dim(),
+        ARROW_ASSIGN_OR_RAISE(VectorRows column, VectorRows::Make(batch->column(0)));
+        if (column.dim() != dim) {
+          return Corrupt("fragment ", fragment.id(), " holds vectors of dimension ", column.dim(),
                          " in column '", ColumnName(input), "' of dimension ", dim);
         }
         const uint64_t first = static_cast<uint64_t>(b) * reader->rows_per_batch();
-        if (first + static_cast<uint64_t>(vectors.size()) > (uint64_t{1} << 32)) {
+        if (first + static_cast<uint64_t>(column.size()) > (uint64_t{1} << 32)) {
           return Corrupt("fragment ", fragment.id(), " has more rows than a row address holds");
         }
-        for (int64_t i = 0; i < vectors.size(); ++i) {
-          if (vectors.IsNull(i)) continue;
-          const float* vector = vectors.Row(i);
-          const int partition = ivf.Assign(vector);
-          rows.row_addresses[partition].push_back(dataset::MakeRowAddress(
+        vectors.clear();
+        addresses.clear();
+        for (int64_t i = 0; i < column.size(); ++i) {
+          if (column.IsNull(i)) continue;
+          vectors.insert(vectors.end(), column.Row(i), column.Row(i) + dim);
+          if (normalize) Normalize(vectors.data() + vectors.size() - dim, dim);
+          addresses.push_back(dataset::MakeRowAddress(
               fragment.id(), static_cast<uint32_t>(first + static_cast<uint64_t>(i))));
-          rows.vectors[partition].insert(rows.vectors[partition].end(), vector, vector + dim);
-          ++rows.count;
         }
+        const int64_t count = static_cast<int64_t>(addresses.size());
+        if (count == 0) continue;
+        partitions.resize(addresses.size());
+        ARROW_RETURN_NOT_OK(ivf.AssignBatch(vectors.data(), count, partitions.data()));
+        if (decoded.quantizer != nullptr) {
+          codes.resize(addresses.size() * row_bytes);
+          ARROW_RETURN_NOT_OK(decoded.quantizer->Encode(ivf, vectors.data(), partitions.data(),
+                                                        count, codes.data()));
+        }
+        for (int64_t i = 0; i < count; ++i) {
+          const size_t partition = static_cast<size_t>(partitions[i]);
+          rows.row_addresses[partition].push_back(addresses[i]);
+          // Raw vectors are gathered from the data files partition by partition, at the end.
+          if (decoded.quantizer == nullptr) continue;
+          rows.payloads[partition].insert(rows.payloads[partition].end(),
+                                          codes.data() + i * row_bytes,
+                                          codes.data() + (i + 1) * row_bytes);
+        }
+        rows.count += static_cast<uint64_t>(count);
       }
     }
-    ARROW_RETURN_NOT_OK(WriteSegmentFiles(out, ivf, model->bytes, rows));
+    ARROW_ASSIGN_OR_RAISE(auto writer,
+                          IvfPartitionWriter::Open(*out.storage, Join(out.path, kIvfPartitionsFile),
+                                                   decoded.layout, ivf.num_partitions()));
+    // IVF_FLAT: one partition's vectors in memory at a time, read from the memory-mapped data
+    // files, so a build never holds a copy of the column.
+    std::optional<RawVectors> raw;
+    if (decoded.quantizer == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(
+          raw, RawVectors::Open(*input.storage, input.schema, input.column_index, input.fragments));
+    }
+    std::vector<float> gathered;
+    for (int p = 0; p < ivf.num_partitions(); ++p) {
+      const auto& partition_rows = rows.row_addresses[p];
+      const void* payload = rows.payloads[p].data();
+      if (raw) {
+        gathered.resize(partition_rows.size() * static_cast<size_t>(dim));
+        for (size_t i = 0; i < partition_rows.size(); ++i) {
+          float* destination = gathered.data() + i * static_cast<size_t>(dim);
+          const float* vector = raw->Find(partition_rows[i], destination);
+          if (vector == nullptr) {
+            return Corrupt("row ", dataset::FragmentOf(partition_rows[i]), ":",
+                           dataset::OffsetOf(partition_rows[i]), " of column '", ColumnName(input),
+                           "' changed while index '", input.index_name, "' was built");
+          }
+          if (vector != destination) std::copy(vector, vector + dim, destination);
+        }
+        payload = gathered.data();
+      }
+      ARROW_RETURN_NOT_OK(writer->Write(partition_rows.data(), payload,
+                                        static_cast<int64_t>(partition_rows.size())));
+    }
+    ARROW_RETURN_NOT_OK(writer->Finish());
+    ARROW_RETURN_NOT_OK(out.storage->WriteFile(Join(out.path, kIvfModelFile), model->bytes));
 
     format::SegmentMeta meta;
     meta.set_model_fingerprint(model->fingerprint);
     meta.set_num_rows(physical_rows);
-    SetDetails(ivf, rows.count, &meta);
-    ARROW_RETURN_NOT_OK(FillCommonMeta(input, kIvfFlatFamily, out, &meta));
+    SetDetails(decoded, rows.count, &meta);
+    ARROW_RETURN_NOT_OK(FillCommonMeta(input, name(), out, &meta));
     return meta;
   }
 
   arrow::Result<format::SegmentMeta> Merge(const std::vector<format::SegmentMeta>& inputs,
                                            const std::vector<SegmentDirectory>& dirs,
                                            const SegmentDirectory& out) const override {
-    if (inputs.empty()) return InvalidArgument("IVF_FLAT merge needs at least one segment");
+    if (inputs.empty()) return InvalidArgument(name(), " merge needs at least one segment");
     if (dirs.size() != inputs.size()) {
-      return InvalidArgument("IVF_FLAT merge got ", inputs.size(), " segments but ", dirs.size(),
+      return InvalidArgument(name(), " merge got ", inputs.size(), " segments but ", dirs.size(),
                              " directories");
     }
     const format::SegmentMeta& first = inputs.front();
@@ -196,8 +284,8 @@ class IvfFlatFamily final : public IndexFamily {
     uint64_t dataset_version = 0;
     uint64_t num_rows = 0;
     for (const auto& segment : inputs) {
-      if (segment.family() != kIvfFlatFamily) {
-        return InvalidArgument("IVF_FLAT cannot merge segment ", segment.uuid(), " of family ",
+      if (segment.family() != name()) {
+        return InvalidArgument(name(), " cannot merge segment ", segment.uuid(), " of family ",
                                segment.family());
       }
       if (segment.field_id() != first.field_id()) {
@@ -232,40 +320,41 @@ class IvfFlatFamily final : public IndexFamily {
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return first_fragment[a] < first_fragment[b]; });
 
-    std::string model_bytes;
-    ARROW_ASSIGN_OR_RAISE(IvfModel model,
-                          ReadIvfModel(dirs[order[0]], first.model_fingerprint(), &model_bytes));
+    ARROW_ASSIGN_OR_RAISE(std::string model_bytes,
+                          ReadModelFile(dirs[order[0]], first.model_fingerprint()));
+    ARROW_ASSIGN_OR_RAISE(DecodedModel model,
+                          Decode(model_bytes, "the model of segment " + first.uuid()));
     std::vector<std::unique_ptr<IvfPartitions>> sources;
     for (size_t i : order) {
       if (i != order[0]) {
-        ARROW_RETURN_NOT_OK(ReadIvfModel(dirs[i], first.model_fingerprint()).status());
+        ARROW_RETURN_NOT_OK(ReadModelFile(dirs[i], first.model_fingerprint()).status());
       }
       ARROW_ASSIGN_OR_RAISE(
           auto partitions,
-          IvfPartitions::Open(*dirs[i].storage, Join(dirs[i].path, kIvfPartitionsFile), model.dim(),
-                              model.num_partitions()));
+          IvfPartitions::Open(*dirs[i].storage, Join(dirs[i].path, kIvfPartitionsFile),
+                              model.layout, model.ivf.num_partitions()));
       sources.push_back(std::move(partitions));
     }
 
     // One partition at a time: memory is bounded by the largest merged partition.
     ARROW_ASSIGN_OR_RAISE(auto writer,
                           IvfPartitionWriter::Open(*out.storage, Join(out.path, kIvfPartitionsFile),
-                                                   model.dim(), model.num_partitions()));
-    const size_t dim = static_cast<size_t>(model.dim());
+                                                   model.layout, model.ivf.num_partitions()));
+    const size_t row_bytes = model.row_bytes();
     uint64_t num_vectors = 0;
     std::vector<uint64_t> row_addresses;
-    std::vector<float> vectors;
-    for (int p = 0; p < model.num_partitions(); ++p) {
+    std::vector<uint8_t> payloads;
+    for (int p = 0; p < model.ivf.num_partitions(); ++p) {
       row_addresses.clear();
-      vectors.clear();
+      payloads.clear();
       for (const auto& source : sources) {
         const size_t size = static_cast<size_t>(source->size(p));
         row_addresses.insert(row_addresses.end(), source->row_addresses(p),
                              source->row_addresses(p) + size);
-        vectors.insert(vectors.end(), source->vectors(p), source->vectors(p) + size * dim);
+        payloads.insert(payloads.end(), source->codes(p), source->codes(p) + size * row_bytes);
       }
       num_vectors += row_addresses.size();
-      ARROW_RETURN_NOT_OK(writer->Write(row_addresses.data(), vectors.data(),
+      ARROW_RETURN_NOT_OK(writer->Write(row_addresses.data(), payloads.data(),
                                         static_cast<int64_t>(row_addresses.size())));
     }
     ARROW_RETURN_NOT_OK(writer->Finish());
@@ -280,80 +369,169 @@ class IvfFlatFamily final : public IndexFamily {
     meta.set_model_fingerprint(first.model_fingerprint());
     meta.set_num_rows(num_rows);
     SetDetails(model, num_vectors, &meta);
-    ARROW_RETURN_NOT_OK(FillCommonMeta(merged, kIvfFlatFamily, out, &meta));
+    ARROW_RETURN_NOT_OK(FillCommonMeta(merged, name(), out, &meta));
     return meta;
   }
 
   arrow::Result<Model> LoadModel(const format::SegmentMeta& segment,
                                  const SegmentDirectory& dir) const override {
-    std::string bytes;
-    ARROW_RETURN_NOT_OK(ReadIvfModel(dir, segment.model_fingerprint(), &bytes).status());
-    Model model;
-    model.family = std::string(kIvfFlatFamily);
-    model.fingerprint = IvfModel::FingerprintOf(bytes);
-    model.bytes = std::move(bytes);
-    return model;
+    ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelFile(dir, segment.model_fingerprint()));
+    ARROW_RETURN_NOT_OK(Decode(bytes, "the model of segment " + segment.uuid()).status());
+    return ToModel(std::move(bytes));
   }
 
   arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
                                                      const SegmentDirectory& dir) const override {
-    ARROW_ASSIGN_OR_RAISE(auto reader, IvfFlatReader::Open(segment, dir));
+    if (kind_ == IvfKind::kFlat) {
+      ARROW_ASSIGN_OR_RAISE(auto reader, IvfFlatReader::Open(segment, dir));
+      return std::unique_ptr<SegmentReader>(std::move(reader));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto reader, IvfQuantizedReader::Open(segment, dir, QuantizerOf(kind_)));
     return std::unique_ptr<SegmentReader>(std::move(reader));
   }
 
  private:
-  // The model a build uses, checked against the index's metric and column.
-  static arrow::Result<IvfModel> CheckModel(const BuildInput& input, const Model& model, int dim,
-                                            const IvfFlatOptions& options) {
-    if (model.family != kIvfFlatFamily) {
-      return InvalidArgument("index '", input.index_name, "' is IVF_FLAT but was given a ",
+  // The indexed column's dimension, after checking that `input` names one.
+  arrow::Result<int> InputDimension(const BuildInput& input) const {
+    if (input.storage == nullptr || input.schema == nullptr) {
+      return InvalidArgument("an ", name(), " build of index '", input.index_name,
+                             "' needs the dataset's storage and schema");
+    }
+    if (input.column_index < 0 || input.column_index >= input.schema->num_fields()) {
+      return InvalidArgument("an ", name(), " build of index '", input.index_name,
+                             "' names column ", input.column_index, " of a schema with ",
+                             input.schema->num_fields(), " columns");
+    }
+    return VectorColumnDimension(*input.schema->field(input.column_index), name());
+  }
+
+  static std::string ColumnName(const BuildInput& input) {
+    return input.schema->field(input.column_index)->name();
+  }
+
+  Model ToModel(std::string bytes) const {
+    Model result;
+    result.family = std::string(name());
+    result.fingerprint = IvfModel::FingerprintOf(bytes);
+    result.bytes = std::move(bytes);
+    return result;
+  }
+
+  arrow::Result<DecodedModel> Decode(std::string_view bytes, const std::string& what) const {
+    DecodedModel decoded;
+    if (kind_ == IvfKind::kFlat) {
+      ARROW_ASSIGN_OR_RAISE(decoded.ivf, IvfModel::Deserialize(bytes, what));
+      decoded.layout = PartitionLayout::Vectors(decoded.ivf.dim());
+      return decoded;
+    }
+    ARROW_ASSIGN_OR_RAISE(IvfQuantizedModel model,
+                          IvfQuantizedModel::Deserialize(bytes, QuantizerOf(kind_), what));
+    decoded.ivf = std::move(model.ivf);
+    decoded.quantizer = std::move(model.quantizer);
+    decoded.layout = PartitionLayout::Codes(decoded.quantizer->code_size());
+    return decoded;
+  }
+
+  void SetDetails(const DecodedModel& model, uint64_t num_vectors,
+                  format::SegmentMeta* meta) const {
+    auto& details = *meta->mutable_details();
+    details["metric"] = std::string(MetricName(model.ivf.metric()));
+    details["num_partitions"] = std::to_string(model.ivf.num_partitions());
+    details["dim"] = std::to_string(model.ivf.dim());
+    details["num_vectors"] = std::to_string(num_vectors);
+    if (model.quantizer != nullptr) {
+      details["code_size"] = std::to_string(model.quantizer->code_size());
+    }
+    if (kind_ == IvfKind::kProduct8) {
+      details["num_sub_vectors"] = std::to_string(model.quantizer->code_size());
+    }
+  }
+
+  // The model a build uses, checked against the index's metric, column and parameters.
+  arrow::Result<DecodedModel> CheckModel(const BuildInput& input, const Model& model, int dim,
+                                         const IvfOptions& options) const {
+    if (model.family != name()) {
+      return InvalidArgument("index '", input.index_name, "' is ", name(), " but was given a ",
                              model.family, " model");
     }
     if (IvfModel::FingerprintOf(model.bytes) != model.fingerprint) {
       return InvalidArgument("the model given to index '", input.index_name,
                              "' does not match its fingerprint ", model.fingerprint);
     }
-    ARROW_ASSIGN_OR_RAISE(
-        IvfModel ivf,
-        IvfModel::Deserialize(model.bytes, "the model of index '" + input.index_name + "'"));
-    if (ivf.metric() != options.metric) {
+    ARROW_ASSIGN_OR_RAISE(DecodedModel decoded,
+                          Decode(model.bytes, "the model of index '" + input.index_name + "'"));
+    if (decoded.ivf.metric() != options.metric) {
       return InvalidArgument("the model given to index '", input.index_name, "' uses metric ",
-                             MetricName(ivf.metric()), "; the index uses ",
+                             MetricName(decoded.ivf.metric()), "; the index uses ",
                              MetricName(options.metric));
     }
-    if (ivf.dim() != dim) {
+    if (decoded.ivf.dim() != dim) {
       return InvalidArgument("the model given to index '", input.index_name, "' has dimension ",
-                             ivf.dim(), "; column '", ColumnName(input), "' has dimension ", dim);
+                             decoded.ivf.dim(), "; column '", ColumnName(input), "' has dimension ",
+                             dim);
     }
-    return ivf;
+    if (kind_ == IvfKind::kProduct8 && decoded.quantizer->code_size() != options.num_sub_vectors) {
+      return InvalidArgument("the model given to index '", input.index_name, "' has ",
+                             decoded.quantizer->code_size(), " sub-vectors; the index uses ",
+                             options.num_sub_vectors);
+    }
+    return decoded;
   }
+
+  IvfKind kind_;
 };
 
 }  // namespace
 
-arrow::Result<IvfFlatOptions> ParseIvfFlatOptions(const Params& params) {
-  ARROW_RETURN_NOT_OK(
-      RejectUnknownParams(params, kIvfFlatFamily,
-                          {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey}));
-  IvfFlatOptions options;
-  ARROW_ASSIGN_OR_RAISE(std::string metric, ChoiceParam(params, kIvfFlatFamily, kMetricKey, "l2",
-                                                        {"l2", "cosine", "dot"}));
+arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim) {
+  const bool product = family == kIvfPqFamily;
+  if (product) {
+    ARROW_RETURN_NOT_OK(
+        RejectUnknownParams(params, family,
+                            {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey,
+                             kNumSubVectorsKey, kNumBitsKey}));
+  } else {
+    ARROW_RETURN_NOT_OK(RejectUnknownParams(
+        params, family, {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey}));
+  }
+  IvfOptions options;
+  ARROW_ASSIGN_OR_RAISE(std::string metric,
+                        ChoiceParam(params, family, kMetricKey, "l2", {"l2", "cosine", "dot"}));
   ARROW_ASSIGN_OR_RAISE(options.metric, ParseMetric(metric));
   ARROW_ASSIGN_OR_RAISE(int64_t partitions,
-                        IntegerParam(params, kIvfFlatFamily, kNumPartitionsKey, 256, 1, 65536));
+                        IntegerParam(params, family, kNumPartitionsKey, 256, 1, 65536));
   ARROW_ASSIGN_OR_RAISE(int64_t sample_rate,
-                        IntegerParam(params, kIvfFlatFamily, kSampleRateKey, 256, 1, 65536));
+                        IntegerParam(params, family, kSampleRateKey, 256, 1, 65536));
   ARROW_ASSIGN_OR_RAISE(int64_t iterations,
-                        IntegerParam(params, kIvfFlatFamily, kMaxItersKey, 50, 1, 1000));
-  ARROW_ASSIGN_OR_RAISE(int64_t seed,
-                        IntegerParam(params, kIvfFlatFamily, kSeedKey, 42, 0, INT64_MAX));
+                        IntegerParam(params, family, kMaxItersKey, 50, 1, 1000));
+  ARROW_ASSIGN_OR_RAISE(int64_t seed, IntegerParam(params, family, kSeedKey, 42, 0, INT64_MAX));
   options.num_partitions = static_cast<int>(partitions);
   options.sample_rate = static_cast<int>(sample_rate);
   options.max_iterations = static_cast<int>(iterations);
   options.seed = static_cast<uint64_t>(seed);
+  if (product) {
+    ARROW_ASSIGN_OR_RAISE(int64_t sub_vectors,
+                          IntegerParam(params, family, kNumSubVectorsKey, DefaultSubVectors(dim), 1,
+                                       std::max(dim, 1)));
+    if (dim % sub_vectors != 0) {
+      return InvalidArgument("index parameter 'num_sub_vectors' of ", family, " must divide the ",
+                             "vector dimension ", dim, ", got ", sub_vectors,
+                             "; pick a divisor such as ", DefaultSubVectors(dim));
+    }
+    ARROW_RETURN_NOT_OK(IntegerParam(params, family, kNumBitsKey, 8, 8, 8).status());
+    options.num_sub_vectors = static_cast<int>(sub_vectors);
+  }
   return options;
 }
 
-std::unique_ptr<IndexFamily> MakeIvfFlatFamily() { return std::make_unique<IvfFlatFamily>(); }
+std::unique_ptr<IndexFamily> MakeIvfFlatFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kFlat);
+}
+std::unique_ptr<IndexFamily> MakeIvfSqFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kScalar8);
+}
+std::unique_ptr<IndexFamily> MakeIvfPqFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kProduct8);
+}
 
 }  // namespace tessera::index::vector

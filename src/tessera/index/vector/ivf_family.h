@@ -1,25 +1,39 @@
-// IVF_FLAT: an inverted-file index over a vector column that stores the raw vectors.
+// The IVF families: inverted-file indexes over a vector column.
 //
 // A model (IvfModel: k-means centroids) splits vector space into partitions; a segment stores
-// each non-null vector of its fragments, as float32, in the partition of its nearest centroid.
-// A search probes the `nprobes` partitions nearest to the query and computes every reported
-// distance with vector::Distance on the raw vector, so probing all partitions returns exactly
-// the exact scan's answer, ties broken by row address.
+// each non-null vector of its fragments in the partition of its nearest centroid, and a search
+// probes the `nprobes` partitions nearest to the query. The families differ in what a
+// partition stores per row:
+//  - IVF_FLAT: the raw vector as float32. Every reported distance is vector::Distance on it, so
+//    probing all partitions returns exactly the exact scan's answer, ties broken by row address.
+//  - IVF_SQ: an 8-bit scalar-quantized code, dim + 4 bytes (scalar_quantizer.h).
+//  - IVF_PQ: a product-quantized code of the residual to the partition centroid, one byte per
+//    sub-vector (product_quantizer.h).
+// The quantized families report approximate distances (VectorSegmentReader::approximate());
+// the planner re-ranks k × refine_factor candidates with exact distances when asked. For
+// cosine their vectors and queries are normalized to unit length before quantization.
 //
 // Parameters (Validate fills in the defaults):
-//   metric          l2 | cosine | dot                                default l2
-//   num_partitions  partitions to train, in [1, 65536]               default 256
-//                   Training uses min(num_partitions, non-null vectors in the training sample)
-//                   partitions; the segment's details record the number actually used.
-//   sample_rate     training rows sampled per partition, [1, 65536]  default 256
-//                   (at most num_partitions × sample_rate rows are read for training)
-//   max_iters       k-means iterations, [1, 1000]                    default 50
-//   seed            seed of sampling and k-means, [0, 2^63 - 1]      default 42
+//   metric           l2 | cosine | dot                                default l2
+//   num_partitions   partitions to train, in [1, 65536]               default 256
+//                    Training uses min(num_partitions, non-null vectors in the training sample)
+//                    partitions; the segment's details record the number actually used.
+//   sample_rate      training rows sampled per partition, [1, 65536]  default 256
+//                    (at most num_partitions × sample_rate rows are read for training)
+//   max_iters        k-means iterations, [1, 1000]                    default 50
+//   seed             seed of sampling and k-means, [0, 2^63 - 1]      default 42
+// IVF_PQ only:
+//   num_sub_vectors  sub-vectors per vector; must divide the dimension. Default: dim / 8 when 8
+//                    divides dim, else dim / 4, else dim / 2, else dim.
+//   num_bits         bits per sub-vector code: 8 (the only value supported)
 //
-// Segment files (in _indices/<uuid>/): model.bin (the IvfModel, see ivf_model.h) and
-// partitions.arrow (see ivf_partitions.h). Details: metric, num_partitions, dim, num_vectors
-// (non-null vectors stored). SegmentMeta.num_rows counts every physical row of the covered
-// fragments, null or deleted ones included.
+// Segment files (in _indices/<uuid>/): model.bin (IVF_FLAT: the IvfModel, ivf_model.h; the
+// quantized families: IvfQuantizedModel, ivf_quantized_model.h) and partitions.arrow
+// (ivf_partitions.h; IVF_FLAT stores vectors, the others codes). Details: metric,
+// num_partitions, dim, num_vectors (non-null vectors stored), and for the quantized families
+// code_size (and IVF_PQ num_sub_vectors). SegmentMeta.num_rows counts every physical row of the
+// covered fragments, null or deleted ones included. Segments of one model merge by
+// concatenating their partitions.
 #pragma once
 
 #include <arrow/result.h>
@@ -35,18 +49,24 @@
 namespace tessera::index::vector {
 
 inline constexpr std::string_view kIvfFlatFamily = "IVF_FLAT";
+inline constexpr std::string_view kIvfSqFamily = "IVF_SQ";
+inline constexpr std::string_view kIvfPqFamily = "IVF_PQ";
 
-struct IvfFlatOptions {
+struct IvfOptions {
   Metric metric = Metric::kL2;
   int num_partitions = 256;
   int sample_rate = 256;
   int max_iterations = 50;
   uint64_t seed = 42;
+  int num_sub_vectors = 0;  // IVF_PQ
 };
 
+// The options of `family` (one of the three names above) for a column of dimension `dim`;
 // InvalidArgument for unknown keys and out-of-range values.
-arrow::Result<IvfFlatOptions> ParseIvfFlatOptions(const Params& params);
+arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim);
 
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();
+std::unique_ptr<IndexFamily> MakeIvfSqFamily();
+std::unique_ptr<IndexFamily> MakeIvfPqFamily();
 
 }  // namespace tessera::index::vector

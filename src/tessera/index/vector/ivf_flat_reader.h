@@ -22,6 +22,11 @@ namespace tessera::index::vector {
 
 inline constexpr const char* kIvfModelFile = "model.bin";
 
+// The bytes of `dir`/model.bin; Corrupt when their fingerprint is not `expected_fingerprint`
+// (skipped when empty).
+arrow::Result<std::string> ReadModelFile(const SegmentDirectory& dir,
+                                         const std::string& expected_fingerprint);
+
 // Reads and checks `dir`/model.bin: Corrupt when damaged or when its fingerprint is not
 // `expected_fingerprint` (skipped when empty). The model's bytes in *bytes when not null.
 arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
@@ -36,6 +41,7 @@ class IvfFlatReader final : public VectorSegmentReader {
   const format::SegmentMeta& meta() const override { return meta_; }
   Metric metric() const override { return model_.metric(); }
   int dim() const override { return model_.dim(); }
+  int num_partitions() const override { return model_.num_partitions(); }
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
 
   const IvfModel& model() const { return model_; }

@@ -13,26 +13,33 @@ namespace {
 constexpr const char* kPartitionsKey = "tessera.ivf.num_partitions";
 constexpr const char* kDimKey = "tessera.ivf.dim";
 
-std::shared_ptr<arrow::Schema> PartitionSchema(int dim, int num_partitions) {
+std::shared_ptr<arrow::DataType> ValueType(const PartitionLayout& layout) {
+  return layout.bytes ? arrow::uint8() : arrow::float32();
+}
+
+size_t ValueSize(const PartitionLayout& layout) { return layout.bytes ? 1 : sizeof(float); }
+
+std::shared_ptr<arrow::Schema> PartitionSchema(const PartitionLayout& layout, int num_partitions) {
   return arrow::schema(
       {arrow::field("_rowaddr", arrow::uint64(), /*nullable=*/false),
-       arrow::field("vector", arrow::fixed_size_list(arrow::float32(), dim), /*nullable=*/false)},
+       arrow::field(layout.column, arrow::fixed_size_list(ValueType(layout), layout.width),
+                    /*nullable=*/false)},
       arrow::key_value_metadata({kPartitionsKey, kDimKey},
-                                {std::to_string(num_partitions), std::to_string(dim)}));
+                                {std::to_string(num_partitions), std::to_string(layout.width)}));
 }
 
 }  // namespace
 
 arrow::Result<std::unique_ptr<IvfPartitionWriter>> IvfPartitionWriter::Open(io::Storage& storage,
                                                                             std::string path,
-                                                                            int dim,
+                                                                            PartitionLayout layout,
                                                                             int num_partitions) {
   std::unique_ptr<IvfPartitionWriter> writer(new IvfPartitionWriter());
   writer->storage_ = &storage;
   writer->path_ = std::move(path);
-  writer->dim_ = dim;
+  writer->layout_ = layout;
   writer->num_partitions_ = num_partitions;
-  writer->schema_ = PartitionSchema(dim, num_partitions);
+  writer->schema_ = PartitionSchema(layout, num_partitions);
   ARROW_ASSIGN_OR_RAISE(writer->stream_, storage.OpenForWrite(writer->path_));
   ARROW_ASSIGN_OR_RAISE(writer->writer_,
                         arrow::ipc::MakeFileWriter(writer->stream_, writer->schema_,
@@ -40,7 +47,7 @@ arrow::Result<std::unique_ptr<IvfPartitionWriter>> IvfPartitionWriter::Open(io::
   return writer;
 }
 
-arrow::Status IvfPartitionWriter::Write(const uint64_t* row_addresses, const float* vectors,
+arrow::Status IvfPartitionWriter::Write(const uint64_t* row_addresses, const void* values,
                                         int64_t count) {
   if (written_ >= num_partitions_) {
     return MakeError(ErrorKind::kInternal, "IVF partitions file " + path_ + " already has " +
@@ -51,14 +58,19 @@ arrow::Status IvfPartitionWriter::Write(const uint64_t* row_addresses, const flo
   static const float kNoValue = 0;
   if (count == 0) {
     row_addresses = &kNoAddress;
-    vectors = &kNoValue;
+    values = &kNoValue;
   }
   // The buffers wrap the caller's memory: the writer serializes them before returning.
   auto addresses = std::make_shared<arrow::UInt64Array>(
       count, arrow::Buffer::Wrap(row_addresses, static_cast<size_t>(count)));
-  auto values = std::make_shared<arrow::FloatArray>(
-      count * dim_, arrow::Buffer::Wrap(vectors, static_cast<size_t>(count * dim_)));
-  ARROW_ASSIGN_OR_RAISE(auto lists, arrow::FixedSizeListArray::FromArrays(values, dim_));
+  const int64_t value_count = count * layout_.width;
+  auto value_buffer = std::make_shared<arrow::Buffer>(
+      static_cast<const uint8_t*>(values),
+      static_cast<int64_t>(static_cast<size_t>(value_count) * ValueSize(layout_)));
+  auto value_array = arrow::MakeArray(
+      arrow::ArrayData::Make(ValueType(layout_), value_count, {nullptr, value_buffer}, 0));
+  ARROW_ASSIGN_OR_RAISE(auto lists,
+                        arrow::FixedSizeListArray::FromArrays(value_array, layout_.width));
   auto batch = arrow::RecordBatch::Make(schema_, count, {addresses, lists});
   ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*batch));
   ++written_;
@@ -77,7 +89,8 @@ arrow::Status IvfPartitionWriter::Finish() {
 }
 
 arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Storage& storage,
-                                                                  const std::string& path, int dim,
+                                                                  const std::string& path,
+                                                                  PartitionLayout layout,
                                                                   int num_partitions) {
   const std::string where = storage.AbsolutePath(path);
   std::unique_ptr<IvfPartitions> partitions(new IvfPartitions());
@@ -90,7 +103,7 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
   if (!reader.ok()) {
     return Corrupt("IVF partitions file ", where, " cannot be read: ", reader.status().message());
   }
-  const auto expected = PartitionSchema(dim, num_partitions);
+  const auto expected = PartitionSchema(layout, num_partitions);
   if (!(*reader)->schema()->Equals(*expected, /*check_metadata=*/true)) {
     return Corrupt("IVF partitions file ", where, " has schema ",
                    (*reader)->schema()->ToString(true), "; expected ", expected->ToString(true));
@@ -109,14 +122,16 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
     }
     const auto& addresses = static_cast<const arrow::UInt64Array&>(*(*batch)->column(0));
     const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*(*batch)->column(1));
-    const auto& values = static_cast<const arrow::FloatArray&>(*lists.values());
+    const auto& values = *lists.values();
     if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
       return Corrupt("IVF partitions file ", where, " partition ", p, " holds nulls");
     }
     Partition& partition = partitions->partitions_[p];
     partition.size = (*batch)->num_rows();
     partition.row_addresses = addresses.raw_values();
-    partition.vectors = values.raw_values() + (partition.size == 0 ? 0 : lists.value_offset(0));
+    const size_t first = static_cast<size_t>(partition.size == 0 ? 0 : lists.value_offset(0));
+    partition.values = values.data()->GetValues<uint8_t>(1, 0) +
+                       (static_cast<size_t>(values.offset()) + first) * ValueSize(layout);
     partition.batch = std::move(*batch);
   }
   return partitions;

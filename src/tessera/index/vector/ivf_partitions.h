@@ -1,9 +1,13 @@
-// The partitions file of an IVF_FLAT segment, `partitions.arrow`: an Arrow IPC file with one
-// record batch per partition, in partition order (an empty partition is an empty batch).
+// The partitions file of an IVF segment, `partitions.arrow`: an Arrow IPC file with one record
+// batch per partition, in partition order (an empty partition is an empty batch).
 //
-// Columns: `_rowaddr` uint64 (the row address) and `vector` fixed_size_list<float32>[dim] (the
-// row's raw vector as float32: float16 columns are converted exactly). Rows are never null.
-// Schema metadata records the partition count and dimension, checked on open.
+// Columns: `_rowaddr` uint64 (the row address), then the row's payload, by layout:
+//  - IVF_FLAT: `vector` fixed_size_list<float32>[dim], the raw vector as float32 (float16
+//    columns are converted exactly);
+//  - quantized families (IVF_PQ, IVF_SQ): `code` fixed_size_list<uint8>[code size], the row's
+//    code as the family defines it.
+// Rows are never null. Schema metadata records the partition count and the payload width
+// (key tessera.ivf.dim), checked on open.
 //
 // The file is written uncompressed and read through a memory map, zero-copy: opening it
 // decodes only batch metadata, and a search touches only the pages of the partitions it
@@ -26,14 +30,25 @@ namespace tessera::index::vector {
 
 inline constexpr const char* kIvfPartitionsFile = "partitions.arrow";
 
+// The payload column of a partitions file.
+struct PartitionLayout {
+  static PartitionLayout Vectors(int dim) { return {"vector", false, dim}; }
+  static PartitionLayout Codes(int code_size) { return {"code", true, code_size}; }
+
+  const char* column = "vector";
+  bool bytes = false;  // uint8 values; float32 otherwise
+  int width = 0;       // values per row
+};
+
 // Writes the partitions in order 0, 1, ..., num_partitions - 1, then Finish() closes and syncs.
 class IvfPartitionWriter {
  public:
   static arrow::Result<std::unique_ptr<IvfPartitionWriter>> Open(io::Storage& storage,
-                                                                 std::string path, int dim,
+                                                                 std::string path,
+                                                                 PartitionLayout layout,
                                                                  int num_partitions);
-  // `count` rows: row addresses and count × dim floats.
-  arrow::Status Write(const uint64_t* row_addresses, const float* vectors, int64_t count);
+  // `count` rows: row addresses and count × width values (floats or bytes, by layout).
+  arrow::Status Write(const uint64_t* row_addresses, const void* values, int64_t count);
   arrow::Status Finish();
 
  private:
@@ -41,7 +56,7 @@ class IvfPartitionWriter {
 
   io::Storage* storage_ = nullptr;
   std::string path_;
-  int dim_ = 0;
+  PartitionLayout layout_;
   int num_partitions_ = 0;
   int written_ = 0;
   std::shared_ptr<arrow::Schema> schema_;
@@ -55,7 +70,8 @@ class IvfPartitions {
  public:
   // Corrupt when the file does not hold `num_partitions` valid partitions of dimension `dim`.
   static arrow::Result<std::unique_ptr<IvfPartitions>> Open(const io::Storage& storage,
-                                                            const std::string& path, int dim,
+                                                            const std::string& path,
+                                                            PartitionLayout layout,
                                                             int num_partitions);
 
   int num_partitions() const { return static_cast<int>(partitions_.size()); }
@@ -63,8 +79,14 @@ class IvfPartitions {
   const uint64_t* row_addresses(int partition) const {
     return partitions_[partition].row_addresses;
   }
-  // size(partition) × dim floats.
-  const float* vectors(int partition) const { return partitions_[partition].vectors; }
+  // size(partition) × width floats (layout Vectors).
+  const float* vectors(int partition) const {
+    return static_cast<const float*>(partitions_[partition].values);
+  }
+  // size(partition) × width bytes (layout Codes).
+  const uint8_t* codes(int partition) const {
+    return static_cast<const uint8_t*>(partitions_[partition].values);
+  }
   int64_t total_rows() const;
 
  private:
@@ -72,7 +94,7 @@ class IvfPartitions {
     std::shared_ptr<arrow::RecordBatch> batch;  // keeps the mapped buffers alive
     int64_t size = 0;
     const uint64_t* row_addresses = nullptr;
-    const float* vectors = nullptr;
+    const void* values = nullptr;
   };
 
   std::shared_ptr<arrow::io::RandomAccessFile> file_;

@@ -1,0 +1,101 @@
+#include "tessera/index/vector/ivf_quantized_model.h"
+
+#include <cstring>
+
+#include "tessera/index/vector/product_quantizer.h"
+#include "tessera/index/vector/scalar_quantizer.h"
+#include "tessera/io/checksum.h"
+#include "tessera/status.h"
+
+namespace tessera::index::vector {
+
+namespace {
+
+constexpr char kMagic[8] = {'T', 'S', 'I', 'V', 'F', 'Q', 'N', 'T'};
+constexpr uint32_t kFormatVersion = 1;
+
+void AppendU32(std::string& out, uint32_t value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(value));
+}
+
+// Reads a uint32 at `*at` and advances it; false when the bytes end first.
+bool ReadU32(std::string_view bytes, size_t* at, uint32_t* value) {
+  if (bytes.size() - *at < sizeof(uint32_t)) return false;
+  std::memcpy(value, bytes.data() + *at, sizeof(uint32_t));
+  *at += sizeof(uint32_t);
+  return true;
+}
+
+// Reads a length-prefixed section at `*at` and advances past it.
+bool ReadSection(std::string_view bytes, size_t* at, std::string_view* section) {
+  uint32_t size = 0;
+  if (!ReadU32(bytes, at, &size) || bytes.size() - *at < size) return false;
+  *section = bytes.substr(*at, size);
+  *at += size;
+  return true;
+}
+
+}  // namespace
+
+std::string IvfQuantizedModel::Serialize() const {
+  std::string bytes(kMagic, sizeof(kMagic));
+  AppendU32(bytes, kFormatVersion);
+  AppendU32(bytes, static_cast<uint32_t>(kind));
+  const std::string ivf_bytes = ivf.Serialize();
+  AppendU32(bytes, static_cast<uint32_t>(ivf_bytes.size()));
+  bytes += ivf_bytes;
+  const std::string quantizer_bytes = quantizer->Serialize();
+  AppendU32(bytes, static_cast<uint32_t>(quantizer_bytes.size()));
+  bytes += quantizer_bytes;
+  AppendU32(bytes, io::Crc32c(bytes.data(), bytes.size()));
+  return bytes;
+}
+
+arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view bytes,
+                                                                QuantizerKind kind,
+                                                                std::string_view what) {
+  if (bytes.size() < sizeof(kMagic) + 3 * sizeof(uint32_t) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return Corrupt(what, " is not a quantized IVF model (", bytes.size(), " bytes, bad header)");
+  }
+  const size_t body = bytes.size() - sizeof(uint32_t);
+  uint32_t crc = 0;
+  std::memcpy(&crc, bytes.data() + body, sizeof(crc));
+  if (io::Crc32c(bytes.data(), body) != crc) {
+    return Corrupt(what, " fails its checksum: the quantized IVF model is damaged");
+  }
+  const std::string_view content = bytes.substr(0, body);
+  size_t at = sizeof(kMagic);
+  uint32_t version = 0;
+  uint32_t stored_kind = 0;
+  std::string_view ivf_bytes;
+  std::string_view quantizer_bytes;
+  if (!ReadU32(content, &at, &version) || !ReadU32(content, &at, &stored_kind) ||
+      !ReadSection(content, &at, &ivf_bytes) || !ReadSection(content, &at, &quantizer_bytes) ||
+      at != content.size()) {
+    return Corrupt(what, " has sections that do not add up to its ", bytes.size(), " bytes");
+  }
+  if (version != kFormatVersion) {
+    return Corrupt(what, " has quantized IVF model format version ", version,
+                   "; this build reads version ", kFormatVersion);
+  }
+  if (stored_kind != static_cast<uint32_t>(kind)) {
+    return Corrupt(what, " holds quantizer kind ", stored_kind, "; expected ",
+                   static_cast<uint32_t>(kind));
+  }
+  IvfQuantizedModel model;
+  model.kind = kind;
+  ARROW_ASSIGN_OR_RAISE(model.ivf, IvfModel::Deserialize(ivf_bytes, what));
+  if (kind == QuantizerKind::kScalar8) {
+    ARROW_ASSIGN_OR_RAISE(auto sq,
+                          ScalarQuantizer::Deserialize(quantizer_bytes, model.ivf.dim(), what));
+    model.quantizer = std::make_shared<ScalarQuantizer>(std::move(sq));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(auto pq,
+                          ProductQuantizer::Deserialize(quantizer_bytes, model.ivf.dim(), what));
+    model.quantizer = std::make_shared<ProductQuantizer>(std::move(pq));
+  }
+  return model;
+}
+
+}  // namespace tessera::index::vector

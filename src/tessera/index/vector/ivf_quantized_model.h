@@ -1,0 +1,38 @@
+// The model of a quantized IVF index (IVF_SQ, IVF_PQ): the IVF coarse quantizer plus the
+// trained vector quantizer, serialized together so that one fingerprint covers both.
+//
+// Serialized form (little-endian):
+//   8 bytes   magic "TSIVFQNT"
+//   uint32    format version (1)
+//   uint32    quantizer kind: 1 SQ8 (scalar_quantizer.h), 2 PQ8 (product_quantizer.h)
+//   uint32    n, then n bytes: the IvfModel (ivf_model.h)
+//   uint32    q, then q bytes: the quantizer
+//   uint32    CRC-32C of all the bytes before it
+// The fingerprint is IvfModel::FingerprintOf these bytes.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/quantizer.h"
+
+namespace tessera::index::vector {
+
+enum class QuantizerKind { kScalar8 = 1, kProduct8 = 2 };
+
+struct IvfQuantizedModel {
+  IvfModel ivf;
+  QuantizerKind kind = QuantizerKind::kScalar8;
+  std::shared_ptr<const Quantizer> quantizer;
+
+  std::string Serialize() const;
+  // Corrupt (naming `what`) for bytes that are not such a model, or of another kind.
+  static arrow::Result<IvfQuantizedModel> Deserialize(std::string_view bytes, QuantizerKind kind,
+                                                      std::string_view what);
+};
+
+}  // namespace tessera::index::vector

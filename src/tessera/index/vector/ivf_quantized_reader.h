@@ -1,0 +1,44 @@
+// The reader of one IVF_SQ or IVF_PQ segment: nearest-neighbour search over quantized codes.
+//
+// Search probes the query.nprobes partitions nearest to the query (cosine: the unit query),
+// scores their codes with the model's quantizer (approximate distances, quantizer.h) and keeps
+// the k best by (approximate distance, row address), with the rules of TopRows (ivf_search.h).
+// The planner re-ranks them with exact distances when asked (refine_factor). Immutable after
+// Open: Search may run on many threads.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <memory>
+#include <string_view>
+
+#include "tessera/index/vector/ivf_partitions.h"
+#include "tessera/index/vector/ivf_quantized_model.h"
+#include "tessera/index/vector_segment.h"
+
+namespace tessera::index::vector {
+
+class IvfQuantizedReader final : public VectorSegmentReader {
+ public:
+  static arrow::Result<std::unique_ptr<IvfQuantizedReader>> Open(const format::SegmentMeta& segment,
+                                                                 const SegmentDirectory& dir,
+                                                                 QuantizerKind kind);
+
+  const format::SegmentMeta& meta() const override { return meta_; }
+  Metric metric() const override { return model_.ivf.metric(); }
+  int dim() const override { return model_.ivf.dim(); }
+  int num_partitions() const override { return model_.ivf.num_partitions(); }
+  bool approximate() const override { return true; }
+  arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
+
+ private:
+  IvfQuantizedReader(format::SegmentMeta meta, IvfQuantizedModel model,
+                     std::unique_ptr<IvfPartitions> partitions)
+      : meta_(std::move(meta)), model_(std::move(model)), partitions_(std::move(partitions)) {}
+
+  format::SegmentMeta meta_;
+  IvfQuantizedModel model_;
+  std::unique_ptr<IvfPartitions> partitions_;
+};
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,90 @@
+#include "tessera/index/vector/ivf_search.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tessera/index/vector/simd/kernels.h"
+#include "tessera/status.h"
+
+namespace tessera::index::vector {
+
+namespace {
+
+bool Before(const ScoredRow& a, const ScoredRow& b) {
+  return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
+}
+
+}  // namespace
+
+arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::string& index_name) {
+  if (query.vector == nullptr) return InvalidArgument("a vector search needs a query vector");
+  if (query.dim != dim) {
+    return InvalidArgument("the query vector has dimension ", query.dim, "; index ", index_name,
+                           " holds vectors of dimension ", dim);
+  }
+  if (query.k < 0) return InvalidArgument("k must not be negative, got ", query.k);
+  if (query.nprobes < 1) return InvalidArgument("nprobes must be at least 1, got ", query.nprobes);
+  for (int d = 0; d < query.dim; ++d) {
+    if (!std::isfinite(query.vector[d])) {
+      return InvalidArgument("the query vector holds ", query.vector[d], " at position ", d,
+                             "; a query must be finite");
+    }
+  }
+  if ((query.lower_distance && std::isnan(*query.lower_distance)) ||
+      (query.upper_distance && std::isnan(*query.upper_distance))) {
+    return InvalidArgument("a distance range bound must be a number, not NaN");
+  }
+  return arrow::Status::OK();
+}
+
+TopRows::TopRows(const VectorQuery& query)
+    : query_(query),
+      // An empty std::function accepts every row, like a null pointer.
+      accept_(query.accept != nullptr && *query.accept ? query.accept : nullptr),
+      capacity_(static_cast<size_t>(std::max(query.k, 0))) {
+  heap_.reserve(capacity_);
+}
+
+void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64_t count) {
+  if (capacity_ == 0) return;
+  for (int64_t i = 0; i < count; ++i) {
+    const ScoredRow candidate{row_addresses[i], distances[i]};
+    if (std::isnan(candidate.distance)) continue;
+    if (heap_.size() == capacity_ && !Before(candidate, heap_.front())) continue;
+    if (query_.lower_distance && !(candidate.distance >= *query_.lower_distance)) continue;
+    if (query_.upper_distance && !(candidate.distance < *query_.upper_distance)) continue;
+    // accept() last: it may cost more (a bitmap lookup, a filter) than the checks above.
+    if (accept_ != nullptr && !(*accept_)(candidate.row_address)) continue;
+    if (heap_.size() == capacity_) {
+      std::pop_heap(heap_.begin(), heap_.end(), Before);
+      heap_.back() = candidate;
+    } else {
+      heap_.push_back(candidate);
+    }
+    std::push_heap(heap_.begin(), heap_.end(), Before);
+  }
+}
+
+std::vector<ScoredRow> TopRows::Finish() && {
+  std::sort_heap(heap_.begin(), heap_.end(), Before);
+  return std::move(heap_);
+}
+
+void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,
+                 float* out) {
+  const simd::Kernels& kernels = simd::ActiveKernels();
+  switch (metric) {
+    case Metric::kL2:
+      kernels.l2_squared_batch(query, rows, count, dim, out);
+      return;
+    case Metric::kDot:
+      kernels.inner_product_batch(query, rows, count, dim, out);
+      for (int64_t i = 0; i < count; ++i) out[i] = -out[i];
+      return;
+    case Metric::kCosine:
+      for (int64_t i = 0; i < count; ++i) out[i] = Distance(metric, query, rows + i * dim, dim);
+      return;
+  }
+}
+
+}  // namespace tessera::index::vector

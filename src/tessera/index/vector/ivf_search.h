@@ -1,0 +1,44 @@
+// What every IVF segment reader shares when it answers a VectorQuery: checking the query and
+// keeping the k best rows of the partitions it probes.
+//
+// Rows outside [lower, upper), rows rejected by query.accept and rows whose distance is NaN are
+// skipped as they are offered, so they never take a place in the top k; ties break by row
+// address.
+#pragma once
+
+#include <arrow/status.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/index/vector_segment.h"
+
+namespace tessera::index::vector {
+
+// InvalidArgument for a missing query vector, a query of another dimension than `dim`, with a
+// non-finite element, k < 0, nprobes < 1 or a NaN range bound.
+arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::string& index_name);
+
+// The query.k best rows offered, by (distance, row address).
+class TopRows {
+ public:
+  explicit TopRows(const VectorQuery& query);
+
+  // `count` rows with their distances.
+  void Offer(const uint64_t* row_addresses, const float* distances, int64_t count);
+  // The rows kept, best first.
+  std::vector<ScoredRow> Finish() &&;
+
+ private:
+  const VectorQuery& query_;
+  const std::function<bool(uint64_t)>* accept_;
+  size_t capacity_;
+  std::vector<ScoredRow> heap_;  // a max-heap under (distance, row address): worst on top
+};
+
+// Exact distances (vector::Distance) of `query` to `count` contiguous rows.
+void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,
+                 float* out);
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,52 @@
+// Quantizer: how a quantized IVF family (IVF_SQ, IVF_PQ) turns a vector into a short code and
+// scores codes against a query without decoding them.
+//
+// A quantizer is trained once per model, on the training sample, after the IVF centroids (it
+// may encode a vector relative to its partition's centroid: residual encoding). It is immutable
+// once trained, so one quantizer serves every thread.
+//
+// Approximate distances follow tessera's metrics on the decoded vector x̂ (DESIGN §8): l2 is
+// ‖q − x̂‖², dot is −q·x̂, cosine is 1 − q·x̂ (the family normalizes vectors and queries to unit
+// length for cosine before they reach the quantizer). Smaller is closer.
+#pragma once
+
+#include <arrow/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tessera/index/vector/distance.h"
+#include "tessera/index/vector/ivf_model.h"
+
+namespace tessera::index::vector {
+
+// Scores the codes of one query, partition by partition. Holds per-query state (tables);
+// use one per query and thread.
+class QueryScorer {
+ public:
+  virtual ~QueryScorer() = default;
+  // out[i]: the approximate distance of the `count` codes of partition `partition`, code i at
+  // codes + i × code_size.
+  virtual void Score(int partition, const uint8_t* codes, int64_t count, float* out) = 0;
+};
+
+class Quantizer {
+ public:
+  virtual ~Quantizer() = default;
+
+  // Bytes of one row's code.
+  virtual int code_size() const = 0;
+  // The quantizer's parameters, to be stored in the model (see ivf_quantized_model.h).
+  virtual std::string Serialize() const = 0;
+
+  // Encodes `count` vectors (row-major, dim floats each), vector i stored in partition
+  // partitions[i] of `ivf`, into count × code_size() bytes.
+  virtual arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
+                               int64_t count, uint8_t* codes) const = 0;
+
+  // The scorer of `query` (dim floats, unit length for cosine).
+  virtual std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const = 0;
+};
+
+}  // namespace tessera::index::vector

@@ -1,0 +1,74 @@
+#include "tessera/index/vector/raw_vectors.h"
+
+#include "tessera/dataset/dataset.h"
+
+#include "tessera/index/vector/simd/kernels.h"
+#include "tessera/status.h"
+
+namespace tessera::index::vector {
+
+arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
+                                           const std::shared_ptr<arrow::Schema>& schema,
+                                           int column_index,
+                                           const std::vector<format::Fragment>& fragments) {
+  RawVectors result;
+  const auto& type = schema->field(column_index)->type();
+  if (type->id() != arrow::Type::FIXED_SIZE_LIST) {
+    return InvalidArgument("column '", schema->field(column_index)->name(),
+                           "' is not a vector column");
+  }
+  result.dim_ = static_cast<const arrow::FixedSizeListType&>(*type).list_size();
+  for (const auto& source : fragments) {
+    const uint32_t id = source.id();
+    if (result.fragments_.contains(id)) continue;
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          dataset::FragmentReader::Open(storage, source, schema, {column_index}));
+    Fragment fragment;
+    fragment.rows_per_batch = reader->rows_per_batch();
+    for (int b = 0; b < reader->num_batches(); ++b) {
+      ARROW_ASSIGN_OR_RAISE(auto record_batch, reader->ReadBatch(b));
+      Batch batch;
+      batch.array = std::static_pointer_cast<arrow::FixedSizeListArray>(record_batch->column(0));
+      const auto& values = *batch.array->values();
+      const int64_t first = batch.array->offset() * result.dim_;
+      if (values.type_id() == arrow::Type::FLOAT) {
+        batch.f32 = values.data()->GetValues<float>(1) + first;
+      } else if (values.type_id() == arrow::Type::HALF_FLOAT) {
+        batch.f16 = values.data()->GetValues<uint16_t>(1) + first;
+      } else {
+        return InvalidArgument("column '", schema->field(column_index)->name(), "' holds ",
+                               values.type()->ToString(), ", not float32 or float16");
+      }
+      batch.may_have_nulls = batch.array->null_count() != 0 || values.null_count() != 0;
+      fragment.batches.push_back(std::move(batch));
+    }
+    fragment.reader = std::move(reader);
+    result.fragments_.emplace(id, std::move(fragment));
+  }
+  return result;
+}
+
+const float* RawVectors::Find(uint64_t address, float* scratch) const {
+  auto found = fragments_.find(dataset::FragmentOf(address));
+  if (found == fragments_.end() || found->second.rows_per_batch == 0) return nullptr;
+  const Fragment& fragment = found->second;
+  const uint64_t offset = dataset::OffsetOf(address);
+  const uint64_t batch_index = offset / fragment.rows_per_batch;
+  if (batch_index >= fragment.batches.size()) return nullptr;
+  const Batch& batch = fragment.batches[batch_index];
+  const int64_t row = static_cast<int64_t>(offset % fragment.rows_per_batch);
+  if (row >= batch.array->length()) return nullptr;
+  if (batch.may_have_nulls) {
+    if (batch.array->IsNull(row)) return nullptr;
+    const auto& values = *batch.array->values();
+    const int64_t begin = (batch.array->offset() + row) * dim_;
+    for (int64_t i = begin; i < begin + dim_; ++i) {
+      if (values.IsNull(i)) return nullptr;
+    }
+  }
+  if (batch.f32 != nullptr) return batch.f32 + row * dim_;
+  index::vector::simd::ActiveKernels().f16_to_f32(batch.f16 + row * dim_, dim_, scratch);
+  return scratch;
+}
+
+}  // namespace tessera::index::vector

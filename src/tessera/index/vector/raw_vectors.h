@@ -1,0 +1,59 @@
+// RawVectors: the raw vectors of some fragments, addressed by row address: for re-ranking the
+// candidates of quantized indexes with exact distances (refinement), and for IVF_FLAT builds,
+// which gather each partition's vectors from the data files instead of holding a copy of the
+// column.
+//
+// Opening decodes only the metadata of the fragments' record batches: data files are
+// memory-mapped and their batches are zero-copy, so a lookup touches the pages of the rows
+// read and nothing else. float32 rows are returned in place; float16 rows are converted into
+// the caller's buffer (exactly, as everywhere in tessera). Immutable after Open: lookups may
+// run on many threads.
+#pragma once
+
+#include <arrow/array.h>
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/format/manifest.pb.h"
+#include "tessera/io/storage.h"
+
+namespace tessera::index::vector {
+
+class RawVectors {
+ public:
+  // The vector column `column_index` of `schema` in `fragments`.
+  static arrow::Result<RawVectors> Open(const io::Storage& storage,
+                                        const std::shared_ptr<arrow::Schema>& schema,
+                                        int column_index,
+                                        const std::vector<format::Fragment>& fragments);
+
+  // dim floats of the row at `address`: a pointer into the data file (float32) or into
+  // `scratch` (float16, converted; scratch holds at least dim floats). Null when the row is not
+  // in the opened fragments, is beyond them or has no vector (null).
+  const float* Find(uint64_t address, float* scratch) const;
+
+  int dim() const { return dim_; }
+
+ private:
+  struct Batch {
+    std::shared_ptr<arrow::FixedSizeListArray> array;
+    const float* f32 = nullptr;     // row 0, float32 columns
+    const uint16_t* f16 = nullptr;  // row 0, float16 columns
+    bool may_have_nulls = false;
+  };
+  struct Fragment {
+    std::shared_ptr<dataset::FragmentReader> reader;  // keeps the mapping alive
+    uint64_t rows_per_batch = 0;
+    std::vector<Batch> batches;
+  };
+
+  int dim_ = 0;
+  std::unordered_map<uint32_t, Fragment> fragments_;
+};
+
+}  // namespace tessera::index::vector

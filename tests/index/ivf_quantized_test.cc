@@ -1,0 +1,394 @@
+// The quantized IVF families, IVF_SQ and IVF_PQ (index/vector/ivf_family.h): their quantizers'
+// arithmetic, parameters, recall with and without refinement, batch search equal to single
+// search, merges that answer like their inputs, and damaged models. Exactness with refinement
+// over everything is proven in tests/query/nearest_test.cc.
+#include <arrow/api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/brute_force.h"
+#include "support/status_assertions.h"
+#include "support/temp_directory.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/index/index_family.h"
+#include "tessera/index/lifecycle.h"
+#include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/kmeans.h"
+#include "tessera/index/vector/product_quantizer.h"
+#include "tessera/index/vector/scalar_quantizer.h"
+#include "tessera/query/prepared_nearest.h"
+#include "tessera/status.h"
+#include "tessera/synthetic/embedding_generator.h"
+
+namespace tessera::index::vector {
+namespace {
+
+using testing::TempDirectory;
+
+std::vector<float> RandomVectors(int64_t count, int dim, uint64_t seed, float scale = 1.0f) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> values(static_cast<size_t>(count) * dim);
+  for (float& value : values) value = normal(random);
+  return values;
+}
+
+float Dot(const float* a, const float* b, int dim) {
+  double sum = 0;
+  for (int i = 0; i < dim; ++i) sum += static_cast<double>(a[i]) * b[i];
+  return static_cast<float>(sum);
+}
+
+float SquaredDistance(const float* a, const float* b, int dim) {
+  double sum = 0;
+  for (int i = 0; i < dim; ++i) sum += (static_cast<double>(a[i]) - b[i]) * (a[i] - b[i]);
+  return static_cast<float>(sum);
+}
+
+TEST(ScalarQuantizer, CodesDecodeWithinHalfAStepAndScoresApproximateTheDecodedVector) {
+  constexpr int kDim = 37;  // odd: no kernel lane aligns
+  const auto sample = RandomVectors(500, kDim, 1, 3.0f);
+  const ScalarQuantizer sq = ScalarQuantizer::Train(sample.data(), 500, kDim);
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim, std::vector<float>(kDim, 0)));
+  const auto rows = RandomVectors(50, kDim, 2, 3.0f);
+  std::vector<int32_t> partitions(50, 0);
+  std::vector<uint8_t> codes(50 * static_cast<size_t>(sq.code_size()));
+  ASSERT_OK(sq.Encode(ivf, rows.data(), partitions.data(), 50, codes.data()));
+  ASSERT_OK_AND_ASSIGN(auto restored, ScalarQuantizer::Deserialize(sq.Serialize(), kDim, "test"));
+  EXPECT_EQ(restored.Serialize(), sq.Serialize());
+
+  const auto query = RandomVectors(1, kDim, 3, 3.0f);
+  for (Metric metric : {Metric::kL2, Metric::kDot}) {
+    ASSERT_OK_AND_ASSIGN(auto model, IvfModel::Make(metric, kDim, std::vector<float>(kDim, 0)));
+    auto scorer = sq.Prepare(model, query.data());
+    std::vector<float> scores(50);
+    scorer->Score(0, codes.data(), 50, scores.data());
+    for (int i = 0; i < 50; ++i) {
+      const uint8_t* code = codes.data() + static_cast<size_t>(i) * sq.code_size();
+      const auto decoded = sq.Decode(code);
+      for (int d = 0; d < kDim; ++d) {
+        const float value = rows[static_cast<size_t>(i) * kDim + d];
+        if (value >= sq.low(d) && value <= sq.low(d) + 255 * sq.step(d)) {
+          EXPECT_LE(std::fabs(decoded[d] - value), 0.5f * sq.step(d) * 1.001f + 1e-6f);
+        }
+      }
+      const float exact = metric == Metric::kL2
+                              ? SquaredDistance(query.data(), decoded.data(), kDim)
+                              : -Dot(query.data(), decoded.data(), kDim);
+      // The query's weights q_d · step_d are rounded to multiples of (largest weight / 127):
+      // at most half such a multiple per dimension, times a code of at most 255.
+      double largest_weight = 0;
+      for (int d = 0; d < kDim; ++d) {
+        largest_weight =
+            std::max(largest_weight, std::fabs(static_cast<double>(query[d]) * sq.step(d)));
+      }
+      const double tolerance = 2.0 * kDim * 255.0 * 0.5 * largest_weight / 127.0 + 1e-3;
+      EXPECT_NEAR(scores[i], exact, tolerance) << "row " << i;
+    }
+  }
+}
+
+TEST(ProductQuantizer, ScoresEqualDistancesToTheDecodedVectors) {
+  constexpr int kDim = 24;
+  constexpr int kRows = 600;
+  for (Metric metric : {Metric::kL2, Metric::kDot, Metric::kCosine}) {
+    auto sample = RandomVectors(kRows, kDim, 4);
+    if (metric == Metric::kCosine) {
+      for (int i = 0; i < kRows; ++i) Normalize(sample.data() + i * kDim, kDim);
+    }
+    // Four partitions: centroids are four sample rows.
+    std::vector<float> centroids(sample.begin(), sample.begin() + 4 * kDim);
+    ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(metric, kDim, centroids));
+    std::vector<int32_t> partitions(kRows);
+    ASSERT_OK(ivf.AssignBatch(sample.data(), kRows, partitions.data()));
+    ProductQuantizerOptions options;
+    options.num_sub_vectors = 6;
+    options.max_iterations = 8;
+    ASSERT_OK_AND_ASSIGN(
+        auto pq, ProductQuantizer::Train(ivf, sample.data(), partitions.data(), kRows, options));
+    ASSERT_OK_AND_ASSIGN(auto restored, ProductQuantizer::Deserialize(pq.Serialize(), kDim, "t"));
+    EXPECT_EQ(restored.Serialize(), pq.Serialize());
+    std::vector<uint8_t> codes(static_cast<size_t>(kRows) * pq.code_size());
+    ASSERT_OK(pq.Encode(ivf, sample.data(), partitions.data(), kRows, codes.data()));
+
+    auto query = RandomVectors(1, kDim, 5);
+    if (metric == Metric::kCosine) Normalize(query.data(), kDim);
+    auto scorer = pq.Prepare(ivf, query.data());
+    for (int p = 0; p < 4; ++p) {
+      std::vector<int> rows;
+      std::vector<uint8_t> partition_codes;
+      for (int i = 0; i < kRows; ++i) {
+        if (partitions[i] != p) continue;
+        rows.push_back(i);
+        partition_codes.insert(partition_codes.end(), codes.begin() + i * pq.code_size(),
+                               codes.begin() + (i + 1) * pq.code_size());
+      }
+      std::vector<float> scores(rows.size());
+      scorer->Score(p, partition_codes.data(), static_cast<int64_t>(rows.size()), scores.data());
+      for (size_t r = 0; r < rows.size(); ++r) {
+        // x̂ = centroid + the codebook entries of the code.
+        std::vector<float> decoded(centroids.begin() + p * kDim,
+                                   centroids.begin() + (p + 1) * kDim);
+        for (int j = 0; j < pq.num_sub_vectors(); ++j) {
+          const uint8_t entry = partition_codes[r * pq.code_size() + j];
+          for (int d = 0; d < pq.sub_dim(); ++d) {
+            decoded[j * pq.sub_dim() + d] += pq.codebook(j)[entry * pq.sub_dim() + d];
+          }
+        }
+        float expected = metric == Metric::kL2 ? SquaredDistance(query.data(), decoded.data(), kDim)
+                                               : -Dot(query.data(), decoded.data(), kDim);
+        if (metric == Metric::kCosine) expected += 1.0f;
+        EXPECT_NEAR(scores[r], expected, 1e-4 * std::max(1.0f, std::fabs(expected)))
+            << MetricName(metric) << " partition " << p << " row " << rows[r];
+      }
+    }
+    // Residual codes are much closer to the rows than their centroids are.
+    double residual_error = 0;
+    double centroid_error = 0;
+    for (int i = 0; i < kRows; ++i) {
+      const float* centroid = centroids.data() + partitions[i] * kDim;
+      std::vector<float> decoded(centroid, centroid + kDim);
+      for (int j = 0; j < pq.num_sub_vectors(); ++j) {
+        const uint8_t entry = codes[static_cast<size_t>(i) * pq.code_size() + j];
+        for (int d = 0; d < pq.sub_dim(); ++d) {
+          decoded[j * pq.sub_dim() + d] += pq.codebook(j)[entry * pq.sub_dim() + d];
+        }
+      }
+      residual_error += SquaredDistance(sample.data() + i * kDim, decoded.data(), kDim);
+      centroid_error += SquaredDistance(sample.data() + i * kDim, centroid, kDim);
+    }
+    EXPECT_LT(residual_error, 0.5 * centroid_error) << MetricName(metric);
+  }
+}
+
+// --- through datasets ---
+
+constexpr int kDim = 32;
+
+synthetic::EmbeddingOptions Embeddings(int64_t rows, uint64_t seed) {
+  synthetic::EmbeddingOptions options;
+  options.rows = rows;
+  options.dim = kDim;
+  options.latent_dim = 8;
+  options.clusters = 12;
+  options.seed = seed;
+  options.batch_rows = 500;
+  return options;
+}
+
+dataset::WriteOptions Files() {
+  dataset::WriteOptions options;
+  options.max_rows_per_file = 1500;
+  options.rows_per_batch = 256;
+  return options;
+}
+
+IndexSpec Spec(const std::string& family, Metric metric = Metric::kL2) {
+  IndexSpec spec{"vec_idx", "vector", family, {}};
+  spec.params = {
+      {"metric", std::string(MetricName(metric))}, {"num_partitions", "16"}, {"max_iters", "15"}};
+  if (family == "IVF_PQ") spec.params["num_sub_vectors"] = "8";
+  return spec;
+}
+
+std::vector<std::vector<float>> Queries(int count, uint64_t seed) {
+  auto flat = synthetic::MakeQueryVectorsFlat(Embeddings(0, seed), count).ValueOrDie();
+  std::vector<std::vector<float>> queries;
+  for (int i = 0; i < count; ++i) {
+    queries.emplace_back(flat.begin() + i * kDim, flat.begin() + (i + 1) * kDim);
+  }
+  return queries;
+}
+
+std::shared_ptr<dataset::Dataset> Indexed(const std::string& uri, const std::string& family,
+                                          Metric metric = Metric::kL2) {
+  auto data = dataset::Dataset::Create(
+                  uri, synthetic::MakeEmbeddingReader(Embeddings(4500, 21)).ValueOrDie(), Files())
+                  .ValueOrDie();
+  auto created = CreateIndex(*data, Spec(family, metric));
+  EXPECT_TRUE(created.ok()) << created.status().ToString();
+  return *created;
+}
+
+TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
+  const auto column = arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 48));
+  ASSERT_OK_AND_ASSIGN(const IndexFamily* pq, GetFamily("ivf_pq"));
+  ASSERT_OK_AND_ASSIGN(auto normalized, pq->Validate(*column, {}));
+  EXPECT_EQ(normalized.at("num_sub_vectors"), "6");  // 48 / 8
+  EXPECT_EQ(normalized.at("num_bits"), "8");
+  auto not_dividing = pq->Validate(*column, {{"num_sub_vectors", "5"}});
+  ASSERT_FALSE(not_dividing.ok());
+  EXPECT_EQ(KindOf(not_dividing.status()), ErrorKind::kInvalidArgument);
+  EXPECT_NE(not_dividing.status().message().find("must divide the vector dimension 48"),
+            std::string::npos)
+      << not_dividing.status().message();
+  EXPECT_FALSE(pq->Validate(*column, {{"num_bits", "4"}}).ok());
+  ASSERT_OK_AND_ASSIGN(const IndexFamily* sq, GetFamily("IVF_SQ"));
+  auto unknown = sq->Validate(*column, {{"num_sub_vectors", "8"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("num_sub_vectors"), std::string::npos);
+  auto scalar = sq->Validate(*arrow::field("x", arrow::int32()), {});
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(KindOf(scalar.status()), ErrorKind::kUnsupported);
+}
+
+struct RecallCase {
+  std::string family;
+  Metric metric;
+  int refine_factor;
+  double minimum_recall;
+};
+
+TEST(IvfQuantizedFamilies, RecallAtFewProbesWithAndWithoutRefinement) {
+  TempDirectory directory;
+  const std::vector<RecallCase> cases = {
+      {"IVF_SQ", Metric::kL2, 1, 0.80},     {"IVF_SQ", Metric::kL2, 4, 0.95},
+      {"IVF_PQ", Metric::kL2, 1, 0.50},     {"IVF_PQ", Metric::kL2, 10, 0.90},
+      {"IVF_PQ", Metric::kCosine, 10, 0.9}, {"IVF_SQ", Metric::kDot, 4, 0.9},
+  };
+  const auto queries = Queries(40, 77);
+  for (const auto& test : cases) {
+    const std::string name = test.family + "_" + std::string(MetricName(test.metric));
+    auto data = Indexed(directory.Child(name + std::to_string(test.refine_factor)), test.family,
+                        test.metric);
+    query::NearestOptions options;
+    options.column = "vector";
+    options.nprobes = 6;
+    options.refine_factor = test.refine_factor;
+    ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
+    double recall = 0;
+    for (const auto& query : queries) {
+      ASSERT_OK_AND_ASSIGN(auto found, prepared->Search(query.data()));
+      recall += testing::RecallAt(10, found,
+                                  testing::BruteForceNearest(*data, "vector", query, test.metric));
+    }
+    recall /= static_cast<double>(queries.size());
+    EXPECT_GE(recall, test.minimum_recall) << name << " refine " << test.refine_factor;
+    std::cout << name << " refine " << test.refine_factor << ": recall@10 " << recall << "\n";
+  }
+}
+
+bool SameRows(const std::vector<ScoredRow>& a, const std::vector<ScoredRow>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].row_address != b[i].row_address || a[i].distance != b[i].distance) return false;
+  }
+  return true;
+}
+
+TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
+  TempDirectory directory;
+  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ"}) {
+    auto data = Indexed(directory.Child(family), family);
+    // An unindexed fragment and deletions in both parts.
+    ASSERT_OK_AND_ASSIGN(
+        data,
+        data->Append(synthetic::MakeEmbeddingReader(Embeddings(700, 22)).ValueOrDie(), Files()));
+    ASSERT_OK_AND_ASSIGN(data, data->Delete("id < 300 OR (id >= 2000 AND id < 2150)"));
+    const auto queries = Queries(25, 9);
+    std::vector<float> flat;
+    for (const auto& query : queries) flat.insert(flat.end(), query.begin(), query.end());
+    query::NearestOptions options;
+    options.column = "vector";
+    options.k = 7;
+    options.offset = 2;
+    ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
+    for (int refine : {1, 3}) {
+      for (int nprobes : {1, 5}) {
+        query::NearestKnobs knobs;
+        knobs.nprobes = nprobes;
+        knobs.refine_factor = refine;
+        ASSERT_OK_AND_ASSIGN(auto batch, prepared->SearchBatch(flat.data(), 25, knobs));
+        ASSERT_EQ(batch.size(), 25u);
+        for (size_t q = 0; q < queries.size(); ++q) {
+          ASSERT_OK_AND_ASSIGN(auto single, prepared->Search(queries[q].data(), knobs));
+          EXPECT_EQ(single.size(), 7u);
+          EXPECT_TRUE(SameRows(batch[q], single))
+              << family << " query " << q << " refine " << refine << " nprobes " << nprobes;
+        }
+      }
+    }
+    // The knobs are checked like the options.
+    query::NearestKnobs bad;
+    bad.refine_factor = 0;
+    EXPECT_FALSE(prepared->Search(queries[0].data(), bad).ok());
+    std::vector<float> infinite(queries[0]);
+    infinite[3] = INFINITY;
+    auto rejected = prepared->Search(infinite.data());
+    ASSERT_FALSE(rejected.ok());
+    EXPECT_EQ(KindOf(rejected.status()), ErrorKind::kInvalidArgument);
+  }
+}
+
+TEST(IvfQuantizedFamilies, MergedSegmentsAnswerLikeTheirInputs) {
+  TempDirectory directory;
+  for (const std::string family : {"IVF_SQ", "IVF_PQ"}) {
+    auto data = Indexed(directory.Child(family), family);
+    ASSERT_OK_AND_ASSIGN(
+        data,
+        data->Append(synthetic::MakeEmbeddingReader(Embeddings(1000, 23)).ValueOrDie(), Files()));
+    OptimizeOptions delta;
+    delta.merge.kind = MergePolicy::Kind::kNone;
+    ASSERT_OK_AND_ASSIGN(auto report, OptimizeIndexes(*data, delta));
+    data = report.dataset;
+    ASSERT_OK_AND_ASSIGN(auto described, DescribeIndex(*data, "vec_idx"));
+    ASSERT_EQ(described.segments.size(), 2u) << family;
+
+    query::NearestOptions options;
+    options.column = "vector";
+    options.nprobes = 4;
+    // Unrefined: a merged segment keeps the k best codes of its inputs' union, which are the
+    // inputs' k best merged (with refinement each segment keeps k × refine_factor candidates,
+    // so the candidate pool depends on the segment count).
+    options.refine_factor = 1;
+    const auto queries = Queries(10, 31);
+    std::vector<std::vector<ScoredRow>> before;
+    {
+      ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
+      for (const auto& query : queries) {
+        ASSERT_OK_AND_ASSIGN(auto found, prepared->Search(query.data()));
+        before.push_back(found);
+      }
+    }
+    OptimizeOptions merge;
+    merge.merge.kind = MergePolicy::Kind::kMaxSegments;
+    merge.merge.max_segments = 1;
+    ASSERT_OK_AND_ASSIGN(report, OptimizeIndexes(*data, merge));
+    data = report.dataset;
+    ASSERT_OK_AND_ASSIGN(described, DescribeIndex(*data, "vec_idx"));
+    ASSERT_EQ(described.segments.size(), 1u) << family;
+    ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
+    for (size_t q = 0; q < queries.size(); ++q) {
+      ASSERT_OK_AND_ASSIGN(auto after, prepared->Search(queries[q].data()));
+      EXPECT_TRUE(SameRows(before[q], after)) << family << " query " << q;
+    }
+  }
+}
+
+TEST(IvfQuantizedFamilies, DamagedModelIsCorrupt) {
+  TempDirectory directory;
+  auto data = Indexed(directory.Child("pq"), "IVF_PQ");
+  ASSERT_OK_AND_ASSIGN(auto described, DescribeIndex(*data, "vec_idx"));
+  ASSERT_EQ(described.segments.size(), 1u);
+  const std::string model =
+      directory.Child("pq") + "/_indices/" + described.segments[0].uuid() + "/model.bin";
+  {
+    std::fstream file(model, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(40);
+    file.put('\x7f');
+  }
+  query::NearestOptions options;
+  options.column = "vector";
+  auto opened = query::PreparedNearest::Make(*data, options);
+  ASSERT_FALSE(opened.ok());
+  EXPECT_EQ(KindOf(opened.status()), ErrorKind::kCorrupt) << opened.status().ToString();
+}
+
+}  // namespace
+}  // namespace tessera::index::vector
