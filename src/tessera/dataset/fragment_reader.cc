@@ -26,7 +26,11 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
                                             " of dataset " + storage.root());
   }
   arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
-  options.included_fields = columns;
+  // A memory-mapped batch read whole is zero-copy: every buffer is a slice of the mapping.
+  // Arrow reads a projected batch buffer by buffer into fresh memory instead (a copy of the
+  // column per batch), so projection is used only where reading costs I/O (remote storage);
+  // ReadBatch selects the columns either way.
+  if (!storage.is_local()) options.included_fields = columns;
   options.use_threads = false;
   auto file_reader = arrow::ipc::RecordBatchFileReader::Open(*source, options);
   if (!file_reader.ok()) {
