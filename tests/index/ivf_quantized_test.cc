@@ -119,33 +119,39 @@ TEST(ProductQuantizer, ScoresEqualDistancesToTheDecodedVectors) {
 
     auto query = RandomVectors(1, kDim, 5);
     if (metric == Metric::kCosine) Normalize(query.data(), kDim);
-    auto scorer = pq.Prepare(ivf, query.data());
-    for (int p = 0; p < 4; ++p) {
-      std::vector<int> rows;
-      std::vector<uint8_t> partition_codes;
-      for (int i = 0; i < kRows; ++i) {
-        if (partitions[i] != p) continue;
-        rows.push_back(i);
-        partition_codes.insert(partition_codes.end(), codes.begin() + i * pq.code_size(),
-                               codes.begin() + (i + 1) * pq.code_size());
-      }
-      std::vector<float> scores(rows.size());
-      scorer->Score(p, partition_codes.data(), static_cast<int64_t>(rows.size()), scores.data());
-      for (size_t r = 0; r < rows.size(); ++r) {
-        // x̂ = centroid + the codebook entries of the code.
-        std::vector<float> decoded(centroids.begin() + p * kDim,
-                                   centroids.begin() + (p + 1) * kDim);
-        for (int j = 0; j < pq.num_sub_vectors(); ++j) {
-          const uint8_t entry = partition_codes[r * pq.code_size() + j];
-          for (int d = 0; d < pq.sub_dim(); ++d) {
-            decoded[j * pq.sub_dim() + d] += pq.codebook(j)[entry * pq.sub_dim() + d];
-          }
+    // Scored twice: with per-partition tables, then (l2) with the precomputed terms.
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) pq.PrepareSearch(ivf);
+      auto scorer = pq.Prepare(ivf, query.data());
+      for (int p = 0; p < 4; ++p) {
+        std::vector<int> rows;
+        std::vector<uint8_t> partition_codes;
+        for (int i = 0; i < kRows; ++i) {
+          if (partitions[i] != p) continue;
+          rows.push_back(i);
+          partition_codes.insert(partition_codes.end(), codes.begin() + i * pq.code_size(),
+                                 codes.begin() + (i + 1) * pq.code_size());
         }
-        float expected = metric == Metric::kL2 ? SquaredDistance(query.data(), decoded.data(), kDim)
-                                               : -Dot(query.data(), decoded.data(), kDim);
-        if (metric == Metric::kCosine) expected += 1.0f;
-        EXPECT_NEAR(scores[r], expected, 1e-4 * std::max(1.0f, std::fabs(expected)))
-            << MetricName(metric) << " partition " << p << " row " << rows[r];
+        std::vector<float> scores(rows.size());
+        scorer->Score(p, partition_codes.data(), static_cast<int64_t>(rows.size()), scores.data());
+        for (size_t r = 0; r < rows.size(); ++r) {
+          // x̂ = centroid + the codebook entries of the code.
+          std::vector<float> decoded(centroids.begin() + p * kDim,
+                                     centroids.begin() + (p + 1) * kDim);
+          for (int j = 0; j < pq.num_sub_vectors(); ++j) {
+            const uint8_t entry = partition_codes[r * pq.code_size() + j];
+            for (int d = 0; d < pq.sub_dim(); ++d) {
+              decoded[j * pq.sub_dim() + d] += pq.codebook(j)[entry * pq.sub_dim() + d];
+            }
+          }
+          float expected = metric == Metric::kL2
+                               ? SquaredDistance(query.data(), decoded.data(), kDim)
+                               : -Dot(query.data(), decoded.data(), kDim);
+          if (metric == Metric::kCosine) expected += 1.0f;
+          const float scale = SquaredDistance(query.data(), centroids.data() + p * kDim, kDim);
+          EXPECT_NEAR(scores[r], expected, 1e-4 * std::max({1.0f, std::fabs(expected), scale}))
+              << MetricName(metric) << " partition " << p << " row " << rows[r] << " pass " << pass;
+        }
       }
     }
     // Residual codes are much closer to the rows than their centroids are.

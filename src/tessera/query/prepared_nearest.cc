@@ -621,7 +621,14 @@ class PreparedNearest::Impl {
         static_cast<int64_t>(pairs.size()),
         [&](int64_t begin, int64_t end) -> arrow::Status {
           std::vector<float> scratch(static_cast<size_t>(dim_));
+          // Rows are far apart in memory: the row a few pairs ahead is requested early.
+          constexpr int64_t kAhead = 4;
+          for (int64_t i = begin; i < std::min(end, begin + kAhead); ++i) {
+            raw_vectors_->Prefetch(pairs[static_cast<size_t>(i)].address);
+          }
           for (int64_t i = begin; i < end; ++i) {
+            if (i + kAhead < end)
+              raw_vectors_->Prefetch(pairs[static_cast<size_t>(i + kAhead)].address);
             Pair& pair = pairs[static_cast<size_t>(i)];
             const float* raw = raw_vectors_->Find(pair.address, scratch.data());
             if (raw == nullptr) {

@@ -8,6 +8,7 @@
 
 #include "tessera/index/vector/centroid_assignment.h"
 #include "tessera/index/vector/kmeans.h"
+#include "tessera/index/vector/simd/kernels.h"
 #include "tessera/io/checksum.h"
 #include "tessera/status.h"
 
@@ -147,11 +148,17 @@ std::vector<std::vector<int>> IvfModel::ProbeBatch(const float* queries, int64_t
 
 std::vector<int> IvfModel::Probe(const float* query, int count) const {
   count = std::clamp(count, 0, num_partitions_);
+  // AssignmentScore of every centroid, through the batch kernels (bit-equal to it per row).
   std::vector<float> scores(static_cast<size_t>(num_partitions_));
-  for (int p = 0; p < num_partitions_; ++p) {
-    const float score =
-        AssignmentScore(metric_, query, centroids_.data() + static_cast<size_t>(p) * dim_, dim_);
-    scores[p] = std::isnan(score) ? INFINITY : score;
+  const simd::Kernels& kernels = simd::ActiveKernels();
+  if (metric_ == Metric::kL2) {
+    kernels.l2_squared_batch(query, centroids_.data(), num_partitions_, dim_, scores.data());
+  } else {
+    kernels.inner_product_batch(query, centroids_.data(), num_partitions_, dim_, scores.data());
+    for (float& score : scores) score = -score;
+  }
+  for (float& score : scores) {
+    if (std::isnan(score)) score = INFINITY;
   }
   std::vector<int> order(static_cast<size_t>(num_partitions_));
   std::iota(order.begin(), order.end(), 0);

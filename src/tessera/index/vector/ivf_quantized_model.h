@@ -27,7 +27,7 @@ enum class QuantizerKind { kScalar8 = 1, kProduct8 = 2 };
 struct IvfQuantizedModel {
   IvfModel ivf;
   QuantizerKind kind = QuantizerKind::kScalar8;
-  std::shared_ptr<const Quantizer> quantizer;
+  std::shared_ptr<Quantizer> quantizer;
 
   std::string Serialize() const;
   // Corrupt (naming `what`) for bytes that are not such a model, or of another kind.

@@ -18,6 +18,7 @@ arrow::Result<std::unique_ptr<IvfQuantizedReader>> IvfQuantizedReader::Open(
       IvfQuantizedModel model,
       IvfQuantizedModel::Deserialize(
           bytes, kind, "model " + dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile)));
+  model.quantizer->PrepareSearch(model.ivf);
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
                                             PartitionLayout::Codes(model.quantizer->code_size()),

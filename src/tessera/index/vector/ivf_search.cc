@@ -10,9 +10,12 @@ namespace tessera::index::vector {
 
 namespace {
 
-bool Before(const ScoredRow& a, const ScoredRow& b) {
-  return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
-}
+// A function object, so that the heap algorithms inline it.
+struct Before {
+  bool operator()(const ScoredRow& a, const ScoredRow& b) const {
+    return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
+  }
+};
 
 }  // namespace
 
@@ -47,26 +50,29 @@ TopRows::TopRows(const VectorQuery& query)
 
 void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64_t count) {
   if (capacity_ == 0) return;
+  // Rows farther than the worst kept row (and NaN) fail one comparison: the common case.
+  float bound = heap_.size() == capacity_ ? heap_.front().distance : INFINITY;
   for (int64_t i = 0; i < count; ++i) {
+    if (!(distances[i] <= bound)) continue;
     const ScoredRow candidate{row_addresses[i], distances[i]};
-    if (std::isnan(candidate.distance)) continue;
-    if (heap_.size() == capacity_ && !Before(candidate, heap_.front())) continue;
+    if (heap_.size() == capacity_ && !Before()(candidate, heap_.front())) continue;
     if (query_.lower_distance && !(candidate.distance >= *query_.lower_distance)) continue;
     if (query_.upper_distance && !(candidate.distance < *query_.upper_distance)) continue;
     // accept() last: it may cost more (a bitmap lookup, a filter) than the checks above.
     if (accept_ != nullptr && !(*accept_)(candidate.row_address)) continue;
     if (heap_.size() == capacity_) {
-      std::pop_heap(heap_.begin(), heap_.end(), Before);
+      std::pop_heap(heap_.begin(), heap_.end(), Before());
       heap_.back() = candidate;
     } else {
       heap_.push_back(candidate);
     }
-    std::push_heap(heap_.begin(), heap_.end(), Before);
+    std::push_heap(heap_.begin(), heap_.end(), Before());
+    if (heap_.size() == capacity_) bound = heap_.front().distance;
   }
 }
 
 std::vector<ScoredRow> TopRows::Finish() && {
-  std::sort_heap(heap_.begin(), heap_.end(), Before);
+  std::sort_heap(heap_.begin(), heap_.end(), Before());
   return std::move(heap_);
 }
 

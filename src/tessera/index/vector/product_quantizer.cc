@@ -36,12 +36,24 @@ std::vector<float> Residuals(const IvfModel& ivf, const float* vectors, const in
   return residuals;
 }
 
+}  // namespace
+
 class ProductQueryScorer final : public QueryScorer {
  public:
   ProductQueryScorer(const ProductQuantizer& pq, const IvfModel& ivf, const float* query)
       : pq_(pq), ivf_(ivf), query_(query, query + ivf.dim()) {
     table_.resize(static_cast<size_t>(pq.num_sub_vectors()) * kPqCodebookSize);
-    if (ivf.metric() != Metric::kL2) {
+    if (ivf.metric() == Metric::kL2 && !pq.partition_terms_.empty()) {
+      // −2 q_j · codebook_j[c]: the query's part, the same for every partition.
+      query_table_.resize(table_.size());
+      const int sub_dim = pq.sub_dim();
+      for (int j = 0; j < pq.num_sub_vectors(); ++j) {
+        simd::ActiveKernels().inner_product_batch(query_.data() + j * sub_dim, pq.codebook(j),
+                                                  kPqCodebookSize, sub_dim,
+                                                  query_table_.data() + j * kPqCodebookSize);
+      }
+      for (float& entry : query_table_) entry *= -2.0f;
+    } else if (ivf.metric() != Metric::kL2) {
       // −q_j · codebook_j[c]: the same for every partition.
       const int sub_dim = pq.sub_dim();
       for (int j = 0; j < pq.num_sub_vectors(); ++j) {
@@ -57,7 +69,15 @@ class ProductQueryScorer final : public QueryScorer {
     const int dim = ivf_.dim();
     const float* centroid = ivf_.centroids().data() + static_cast<size_t>(partition) * dim;
     float bias = 0;
-    if (ivf_.metric() == Metric::kL2) {
+    if (ivf_.metric() == Metric::kL2 && !query_table_.empty()) {
+      bias = simd::ActiveKernels().l2_squared(query_.data(), centroid, dim);
+      if (partition != table_partition_) {
+        const float* terms =
+            pq_.partition_terms_.data() + static_cast<size_t>(partition) * table_.size();
+        for (size_t i = 0; i < table_.size(); ++i) table_[i] = query_table_[i] + terms[i];
+        table_partition_ = partition;
+      }
+    } else if (ivf_.metric() == Metric::kL2) {
       if (partition != table_partition_) {
         // ‖(q − c_p)_j − codebook_j[c]‖² for every j and c.
         residual_.resize(static_cast<size_t>(dim));
@@ -85,11 +105,10 @@ class ProductQueryScorer final : public QueryScorer {
   const IvfModel& ivf_;
   std::vector<float> query_;
   std::vector<float> residual_;
-  std::vector<float> table_;  // m × 256
+  std::vector<float> query_table_;  // l2 with precomputed terms: m × 256 entries −2 q_j·e
+  std::vector<float> table_;        // m × 256
   int table_partition_ = -1;
 };
-
-}  // namespace
 
 arrow::Result<ProductQuantizer> ProductQuantizer::Train(const IvfModel& ivf, const float* sample,
                                                         const int32_t* partitions, int64_t count,
@@ -177,6 +196,33 @@ arrow::Status ProductQuantizer::Encode(const IvfModel& ivf, const float* vectors
     }
   }
   return arrow::Status::OK();
+}
+
+void ProductQuantizer::PrepareSearch(const IvfModel& ivf) {
+  const size_t per_partition = static_cast<size_t>(num_sub_vectors_) * kPqCodebookSize;
+  const size_t bytes = per_partition * static_cast<size_t>(ivf.num_partitions()) * sizeof(float);
+  if (ivf.metric() != Metric::kL2 || bytes > kMaxPrecomputedTableBytes) return;
+  partition_terms_.assign(per_partition * static_cast<size_t>(ivf.num_partitions()), 0.0f);
+  std::vector<float> norms(per_partition);
+  for (int j = 0; j < num_sub_vectors_; ++j) {
+    for (int c = 0; c < kPqCodebookSize; ++c) {
+      const float* entry = codebook(j) + static_cast<size_t>(c) * sub_dim_;
+      norms[static_cast<size_t>(j) * kPqCodebookSize + c] =
+          simd::ActiveKernels().inner_product(entry, entry, sub_dim_);
+    }
+  }
+  for (int p = 0; p < ivf.num_partitions(); ++p) {
+    const float* centroid = ivf.centroids().data() + static_cast<size_t>(p) * dim_;
+    float* terms = partition_terms_.data() + static_cast<size_t>(p) * per_partition;
+    for (int j = 0; j < num_sub_vectors_; ++j) {
+      float* row = terms + static_cast<size_t>(j) * kPqCodebookSize;
+      simd::ActiveKernels().inner_product_batch(centroid + j * sub_dim_, codebook(j),
+                                                kPqCodebookSize, sub_dim_, row);
+      for (int c = 0; c < kPqCodebookSize; ++c) {
+        row[c] = norms[static_cast<size_t>(j) * kPqCodebookSize + c] + 2.0f * row[c];
+      }
+    }
+  }
 }
 
 std::unique_ptr<QueryScorer> ProductQuantizer::Prepare(const IvfModel& ivf,

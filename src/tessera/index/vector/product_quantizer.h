@@ -7,8 +7,11 @@
 // code is m bytes, the nearest codebook entry (squared l2) of each residual sub-vector.
 //
 // Asymmetric distance computation (the query is not quantized), with x̂ = c_p + r̂:
-//  - l2: ‖q − c_p − r̂‖² = Σ_j ‖(q − c_p)_j − codebook_j[code_j]‖², a table of m × 256 entries
-//    per probed partition (it depends on c_p);
+//  - l2: ‖q − c_p − r̂‖² = ‖q − c_p‖² + Σ_j (‖e‖² + 2 c_p,j·e − 2 q_j·e) with e =
+//    codebook_j[code_j]. The terms ‖e‖² + 2 c_p,j·e are precomputed per (partition, j, entry)
+//    when the model is opened for search (PrepareSearch, up to kMaxPrecomputedTableBytes), so a
+//    query computes −2 q_j·e once and adds the partition's terms per probed partition; beyond
+//    that size, a table ‖(q − c_p)_j − e‖² is computed per probed partition;
 //  - dot: −q·x̂ = −q·c_p − Σ_j q_j · codebook_j[code_j], one table per query plus a per-partition
 //    bias; cosine is 1 + the same on unit vectors.
 // The sum over the table is simd::Kernels::pq_adc_batch.
@@ -27,6 +30,9 @@
 namespace tessera::index::vector {
 
 inline constexpr int kPqCodebookSize = 256;
+// The most memory the per-partition l2 terms of one segment may take (num_partitions ×
+// num_sub_vectors × 256 floats): 64 MiB, 1024 partitions at 64 sub-vectors.
+inline constexpr size_t kMaxPrecomputedTableBytes = size_t{64} << 20;
 
 struct ProductQuantizerOptions {
   int num_sub_vectors = 16;
@@ -48,6 +54,7 @@ class ProductQuantizer final : public Quantizer {
   std::string Serialize() const override;
   arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                        int64_t count, uint8_t* codes) const override;
+  void PrepareSearch(const IvfModel& ivf) override;
   std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const override;
 
   int num_sub_vectors() const { return num_sub_vectors_; }
@@ -62,6 +69,10 @@ class ProductQuantizer final : public Quantizer {
   int num_sub_vectors_ = 0;
   int sub_dim_ = 0;
   std::vector<float> codebooks_;  // m × 256 × sub_dim
+  // l2 only, after PrepareSearch: partitions × m × 256 terms ‖e‖² + 2 c_p,j·e; empty otherwise.
+  std::vector<float> partition_terms_;
+
+  friend class ProductQueryScorer;
 };
 
 }  // namespace tessera::index::vector

@@ -45,6 +45,10 @@ class Quantizer {
   virtual arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                                int64_t count, uint8_t* codes) const = 0;
 
+  // Precomputes, once per model, what every query's scorer of `ivf` shares. Called before the
+  // quantizer is shared between threads; optional (scorers work without it, more slowly).
+  virtual void PrepareSearch(const IvfModel& ivf) {}
+
   // The scorer of `query` (dim floats, unit length for cosine).
   virtual std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const = 0;
 };

@@ -48,7 +48,7 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
   return result;
 }
 
-const float* RawVectors::Find(uint64_t address, float* scratch) const {
+const RawVectors::Batch* RawVectors::Locate(uint64_t address, int64_t* row) const {
   auto found = fragments_.find(dataset::FragmentOf(address));
   if (found == fragments_.end() || found->second.rows_per_batch == 0) return nullptr;
   const Fragment& fragment = found->second;
@@ -56,8 +56,26 @@ const float* RawVectors::Find(uint64_t address, float* scratch) const {
   const uint64_t batch_index = offset / fragment.rows_per_batch;
   if (batch_index >= fragment.batches.size()) return nullptr;
   const Batch& batch = fragment.batches[batch_index];
-  const int64_t row = static_cast<int64_t>(offset % fragment.rows_per_batch);
-  if (row >= batch.array->length()) return nullptr;
+  *row = static_cast<int64_t>(offset % fragment.rows_per_batch);
+  if (*row >= batch.array->length()) return nullptr;
+  return &batch;
+}
+
+void RawVectors::Prefetch(uint64_t address) const {
+  int64_t row = 0;
+  const Batch* batch = Locate(address, &row);
+  if (batch == nullptr || batch->f32 == nullptr) return;
+  const char* begin = reinterpret_cast<const char*>(batch->f32 + row * dim_);
+  const char* end = begin + sizeof(float) * static_cast<size_t>(dim_);
+  constexpr size_t kCacheLine = 64;
+  for (const char* line = begin; line < end; line += kCacheLine) __builtin_prefetch(line);
+}
+
+const float* RawVectors::Find(uint64_t address, float* scratch) const {
+  int64_t row = 0;
+  const Batch* located = Locate(address, &row);
+  if (located == nullptr) return nullptr;
+  const Batch& batch = *located;
   if (batch.may_have_nulls) {
     if (batch.array->IsNull(row)) return nullptr;
     const auto& values = *batch.array->values();

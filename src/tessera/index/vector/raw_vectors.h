@@ -37,6 +37,10 @@ class RawVectors {
   // in the opened fragments, is beyond them or has no vector (null).
   const float* Find(uint64_t address, float* scratch) const;
 
+  // Asks the CPU to start loading the row at `address` (float32 columns), so that a Find a few
+  // rows later does not wait for memory: refinement reads rows in random order.
+  void Prefetch(uint64_t address) const;
+
   int dim() const { return dim_; }
 
  private:
@@ -51,6 +55,9 @@ class RawVectors {
     uint64_t rows_per_batch = 0;
     std::vector<Batch> batches;
   };
+
+  // The batch holding `address` and the row's index in it; null when there is none.
+  const Batch* Locate(uint64_t address, int64_t* row) const;
 
   int dim_ = 0;
   std::unordered_map<uint32_t, Fragment> fragments_;
