@@ -27,8 +27,9 @@
 
 namespace tessera::index::vector {
 
-// Faster, differently rounded, versions of L2Squared and InnerProduct (independent partial
-// sums the compiler can vectorize). Not for reported distances.
+// The kernels of training and partition choice. They run on the active SIMD kernels, like
+// L2Squared and InnerProduct today; they stay separate names so that training may round
+// differently from reported distances without touching search.
 float FastL2Squared(const float* a, const float* b, int dim);
 float FastInnerProduct(const float* a, const float* b, int dim);
 
