@@ -21,6 +21,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/vector/distance.h"
+#include "tessera/query/prepared_nearest.h"
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 
@@ -240,6 +241,52 @@ TEST_P(QueryNearestMetric, PrefilterReturnsKRowsWheneverKPass) {
       }
     }
   }
+}
+
+TEST_P(QueryNearestMetric, SeveralSegmentsAndUnindexedFragmentsEqualBruteForce) {
+  const Metric metric = this->metric();
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), metric, family());
+  // The unindexed fragment becomes a delta segment of the same model; one more fragment stays
+  // unindexed; deletions land in every part.
+  index::OptimizeOptions delta;
+  delta.merge.kind = index::MergePolicy::Kind::kNone;
+  ASSERT_OK_AND_ASSIGN(auto report, index::OptimizeIndexes(*data, delta));
+  data = report.dataset;
+  ASSERT_OK_AND_ASSIGN(
+      data,
+      data->Append(synthetic::MakeEmbeddingReader(Embeddings(300, 13)).ValueOrDie(), Files()));
+  ASSERT_OK_AND_ASSIGN(data, data->Delete("id >= 200 AND id < 230"));
+  ASSERT_OK_AND_ASSIGN(auto described, index::DescribeIndex(*data, "vec_idx"));
+  ASSERT_EQ(described.segments.size(), 2u);
+  ASSERT_EQ(described.unindexed_fragments, 1u);
+
+  NearestOptions options;
+  options.column = "vector";
+  options.k = 15;
+  options.nprobes = kPartitions;
+  options.refine_factor = kFullRefine;
+  ASSERT_OK_AND_ASSIGN(auto prepared, PreparedNearest::Make(*data, options));
+  double recall = 0;
+  const auto queries = Queries(8, 41);
+  for (const auto& query : queries) {
+    const auto expected = BruteForce(*data, "vector", query, metric);
+    // Every partition probed and every candidate re-ranked: exact.
+    ASSERT_OK_AND_ASSIGN(auto exact, prepared->Search(query.data()));
+    std::vector<Hit> hits;
+    for (const auto& row : exact) hits.push_back({row.row_address, row.distance});
+    EXPECT_EQ(hits, Window(expected, 0, 15));
+    // Half of the partitions with a modest refinement: most of the true neighbours (dot, whose
+    // partitions serve inner products less well, finds the fewest).
+    NearestKnobs knobs;
+    knobs.nprobes = kPartitions / 2;
+    knobs.refine_factor = 4;
+    ASSERT_OK_AND_ASSIGN(auto approximate, prepared->Search(query.data(), knobs));
+    std::vector<index::ScoredRow> truth;
+    for (const auto& hit : expected) truth.push_back({hit.address, hit.distance});
+    recall += testing::RecallAt(15, approximate, truth);
+  }
+  EXPECT_GE(recall / static_cast<double>(queries.size()), 0.7) << family();
 }
 
 TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {

@@ -13,6 +13,7 @@ namespace tessera::index::vector {
 namespace {
 
 constexpr uint32_t kBits = 8;
+constexpr int kCodebookSamplesPerEntry = 256;
 constexpr size_t kHeaderWords = 3;
 
 // Sub-vector j of `count` vectors: count × sub_dim floats, contiguous.
@@ -124,6 +125,23 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Train(const IvfModel& ivf, con
   pq.num_sub_vectors_ = m;
   pq.sub_dim_ = dim / m;
   pq.codebooks_.assign(static_cast<size_t>(m) * kPqCodebookSize * pq.sub_dim_, 0.0f);
+  // 256 centroids of a few dimensions need far fewer points than the IVF partitions: codebooks
+  // train on an evenly spread subset of at most kCodebookSamplesPerEntry × 256 sample rows.
+  std::vector<float> subset;
+  std::vector<int32_t> subset_partitions;
+  const int64_t most = int64_t{kCodebookSamplesPerEntry} * kPqCodebookSize;
+  if (count > most) {
+    subset.resize(static_cast<size_t>(most) * dim);
+    subset_partitions.resize(static_cast<size_t>(most));
+    for (int64_t i = 0; i < most; ++i) {
+      const int64_t row = i * count / most;
+      std::memcpy(subset.data() + i * dim, sample + row * dim, sizeof(float) * dim);
+      subset_partitions[i] = partitions[row];
+    }
+    sample = subset.data();
+    partitions = subset_partitions.data();
+    count = most;
+  }
   const std::vector<float> residuals = Residuals(ivf, sample, partitions, count);
   std::vector<float> sub(static_cast<size_t>(count) * pq.sub_dim_);
   for (int j = 0; j < m; ++j) {

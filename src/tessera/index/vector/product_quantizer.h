@@ -43,7 +43,8 @@ struct ProductQuantizerOptions {
 class ProductQuantizer final : public Quantizer {
  public:
   // Trains the codebooks on the residuals of `count` sample vectors (partitions[i]: the IVF
-  // partition of sample i). InvalidArgument unless num_sub_vectors divides dim.
+  // partition of sample i), or of an evenly spread subset of 65,536 of them (256 per codebook
+  // entry) when there are more. InvalidArgument unless num_sub_vectors divides dim.
   static arrow::Result<ProductQuantizer> Train(const IvfModel& ivf, const float* sample,
                                                const int32_t* partitions, int64_t count,
                                                const ProductQuantizerOptions& options);
