@@ -8,7 +8,7 @@ BUILD_DIR ?= build
 ASAN_BUILD_DIR ?= build-asan
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap build build-asan demo test test-release test-asan bench format check-format clean
+.PHONY: all bootstrap build build-asan demo test test-release test-asan bench bench-ann format check-format clean
 
 all: build
 
@@ -40,6 +40,11 @@ test: test-release test-asan
 
 bench: build
 	bash bench/run_dataset_benchmarks.sh $(BUILD_DIR)
+
+# tessera vs faiss-cpu and pylance (docs/benchmarks.md); e.g. make bench-ann ANN_ARGS=--quick
+ANN_ARGS ?=
+bench-ann: bootstrap
+	bash bench/ann/run.sh $(ANN_ARGS)
 
 format:
 	clang-format -i $$(git ls-files '*.h' '*.cc')
