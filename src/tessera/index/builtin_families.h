@@ -17,6 +17,6 @@ namespace vector {
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfPqFamily();    // vector/ivf_family.cc
-}
+}  // namespace vector
 
 }  // namespace tessera::index
