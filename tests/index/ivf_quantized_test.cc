@@ -25,6 +25,7 @@
 #include "tessera/query/prepared_nearest.h"
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 namespace {
@@ -171,6 +172,30 @@ TEST(ProductQuantizer, ScoresEqualDistancesToTheDecodedVectors) {
     }
     EXPECT_LT(residual_error, 0.5 * centroid_error) << MetricName(metric);
   }
+}
+
+TEST(ProductQuantizer, CodebooksDoNotDependOnTheThreadCount) {
+  constexpr int kDim = 32;
+  constexpr int kRows = 3000;
+  const auto sample = RandomVectors(kRows, kDim, 6);
+  std::vector<float> centroids(sample.begin(), sample.begin() + 3 * kDim);
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim, centroids));
+  std::vector<int32_t> partitions(kRows);
+  ASSERT_OK(ivf.AssignBatch(sample.data(), kRows, partitions.data()));
+  ProductQuantizerOptions options;
+  options.num_sub_vectors = 8;
+  options.max_iterations = 6;
+  ASSERT_OK_AND_ASSIGN(auto parallel, ProductQuantizer::Train(ivf, sample.data(), partitions.data(),
+                                                              kRows, options));
+  // Inside a loop body every nested ParallelFor runs on the calling thread: a serial reference.
+  std::string serial;
+  ASSERT_OK(util::ParallelFor(1, [&](int64_t, int64_t) -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto trained, ProductQuantizer::Train(ivf, sample.data(),
+                                                                partitions.data(), kRows, options));
+    serial = trained.Serialize();
+    return arrow::Status::OK();
+  }));
+  EXPECT_EQ(parallel.Serialize(), serial);
 }
 
 // --- through datasets ---

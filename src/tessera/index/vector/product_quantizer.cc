@@ -7,6 +7,7 @@
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
@@ -143,25 +144,31 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Train(const IvfModel& ivf, con
     count = most;
   }
   const std::vector<float> residuals = Residuals(ivf, sample, partitions, count);
-  std::vector<float> sub(static_cast<size_t>(count) * pq.sub_dim_);
-  for (int j = 0; j < m; ++j) {
-    ExtractSubVectors(residuals.data(), count, dim, j, pq.sub_dim_, sub.data());
-    KMeansOptions kmeans;
-    kmeans.num_clusters = static_cast<int>(std::min<int64_t>(kPqCodebookSize, count));
-    kmeans.max_iterations = options.max_iterations;
-    kmeans.seed = options.seed + static_cast<uint64_t>(j);
-    kmeans.metric = Metric::kL2;
-    ARROW_ASSIGN_OR_RAISE(KMeansResult clusters,
-                          TrainKMeans(sub.data(), count, pq.sub_dim_, kmeans));
-    // With fewer sample vectors than codebook entries the rest repeat entry 0: never nearer.
-    float* codebook = pq.codebooks_.data() + static_cast<size_t>(j) * kPqCodebookSize * pq.sub_dim_;
-    for (int c = 0; c < kPqCodebookSize; ++c) {
-      const int source = c < clusters.num_clusters ? c : 0;
-      std::memcpy(codebook + static_cast<size_t>(c) * pq.sub_dim_,
-                  clusters.centroids.data() + static_cast<size_t>(source) * pq.sub_dim_,
-                  sizeof(float) * static_cast<size_t>(pq.sub_dim_));
+  // One k-means per sub-vector, independent of each other: they run in parallel (each one's
+  // own loops then run serially, so the result does not depend on the thread count).
+  ARROW_RETURN_NOT_OK(util::ParallelFor(m, [&](int64_t first, int64_t last) -> arrow::Status {
+    std::vector<float> sub(static_cast<size_t>(count) * pq.sub_dim_);
+    for (int64_t j = first; j < last; ++j) {
+      ExtractSubVectors(residuals.data(), count, dim, static_cast<int>(j), pq.sub_dim_, sub.data());
+      KMeansOptions kmeans;
+      kmeans.num_clusters = static_cast<int>(std::min<int64_t>(kPqCodebookSize, count));
+      kmeans.max_iterations = options.max_iterations;
+      kmeans.seed = options.seed + static_cast<uint64_t>(j);
+      kmeans.metric = Metric::kL2;
+      ARROW_ASSIGN_OR_RAISE(KMeansResult clusters,
+                            TrainKMeans(sub.data(), count, pq.sub_dim_, kmeans));
+      // With fewer sample vectors than codebook entries the rest repeat entry 0: never nearer.
+      float* codebook =
+          pq.codebooks_.data() + static_cast<size_t>(j) * kPqCodebookSize * pq.sub_dim_;
+      for (int c = 0; c < kPqCodebookSize; ++c) {
+        const int source = c < clusters.num_clusters ? c : 0;
+        std::memcpy(codebook + static_cast<size_t>(c) * pq.sub_dim_,
+                    clusters.centroids.data() + static_cast<size_t>(source) * pq.sub_dim_,
+                    sizeof(float) * static_cast<size_t>(pq.sub_dim_));
+      }
     }
-  }
+    return arrow::Status::OK();
+  }));
   return pq;
 }
 
