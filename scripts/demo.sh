@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tour of the tessera CLI on synthetic data: create, append, filter, delete, time travel,
-# history and cleanup. Usage: scripts/demo.sh [path/to/tessera]
+# history, vector indexes and search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
 set -euo pipefail
 tessera=${1:-build/tessera}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo-XXXXXX")
@@ -24,6 +24,13 @@ step "$tessera" count "$work/items" --version 2 --where "category = 'toys'"
 step "$tessera" count "$work/items" --where "category = 'toys'"
 step "$tessera" scan "$work/items" --version 1 --columns id,category,ts --limit 3 --format json
 step "$tessera" info "$work/items"
+echo
+echo "# vector indexes: a product-quantized index, then nearest neighbours re-ranked exactly"
+step "$tessera" index create "$work/items" --name vec_pq --column vector --type IVF_PQ \
+  --param num_partitions=32 --param num_sub_vectors=8
+step "$tessera" gen "$work/queries.arrow" --queries 3 --dim 32 --seed 7
+step "$tessera" search "$work/items" --column vector --queries "$work/queries.arrow" --k 3 \
+  --nprobes 4 --refine-factor 10 --columns id,category --explain
 step "$tessera" cleanup "$work/items" --older-than 0s --dry-run
 echo
 echo "# errors are typed and name the fix"

@@ -335,7 +335,7 @@ class PreparedNearest::Impl {
         description = source.family + " index '" + source.index_name + "' segment " +
                       ShortUuid(source.segment_uuid) + " (metric " +
                       std::string(MetricName(metric_)) + ", nprobes " +
-                      std::to_string(options_.nprobes) + ")";
+                      std::to_string(options_.nprobes) + RefinementNote(source) + ")";
       } else {
         description = state.exact_reason;
       }
@@ -346,6 +346,14 @@ class PreparedNearest::Impl {
     for (const auto& description : order) {
       explain->Add(DescribeFragments(groups[description]) + ": " + description);
     }
+  }
+
+  // How an approximate (quantized) segment's distances are reported, for explain.
+  std::string RefinementNote(const VectorSource& source) const {
+    if (!source.reader->AsVector()->approximate()) return "";
+    if (options_.refine_factor <= 1) return ", approximate distances (refine_factor 1)";
+    return ", k × " + std::to_string(options_.refine_factor) +
+           " candidates re-ranked by exact distance";
   }
 
   // Whether the search may return the row at `address` of a fragment in `state`.
