@@ -18,6 +18,7 @@
 #include "tessera/expr/filter.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/index/vector/ivf_search.h"
 #include "tessera/index/vector/raw_vectors.h"
 #include "tessera/index/vector/vector_column.h"
 #include "tessera/index/vector_segment.h"
@@ -30,41 +31,13 @@ namespace tessera::query {
 namespace {
 
 using index::ScoredRow;
+using index::vector::BestRows;
 using index::vector::Metric;
 using index::vector::MetricName;
 
 // Exact scans of a fragment read only its allowed rows when the allow-list holds fewer than
 // 1 / kTakeFraction of its rows; otherwise they read the whole vector column.
 constexpr uint64_t kTakeFraction = 4;
-
-// The order of results: by distance, then by row address. Distances are never NaN here.
-bool Before(const ScoredRow& a, const ScoredRow& b) {
-  return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
-}
-
-// The `capacity` best rows seen, by Before.
-class BestRows {
- public:
-  explicit BestRows(size_t capacity) : capacity_(capacity) {}
-
-  void Add(const ScoredRow& row) {
-    if (capacity_ == 0) return;
-    if (heap_.size() == capacity_) {
-      if (!Before(row, heap_.front())) return;
-      std::pop_heap(heap_.begin(), heap_.end(), Before);
-      heap_.back() = row;
-    } else {
-      heap_.push_back(row);
-    }
-    std::push_heap(heap_.begin(), heap_.end(), Before);
-  }
-
-  std::vector<ScoredRow> Take() && { return std::move(heap_); }
-
- private:
-  size_t capacity_;
-  std::vector<ScoredRow> heap_;  // a max-heap under Before: the worst kept row on top
-};
 
 std::string ShortUuid(const std::string& uuid) { return uuid.substr(0, 8); }
 
@@ -660,7 +633,7 @@ class PreparedNearest::Impl {
   // The rows [offset, offset + k) of a finished query.
   std::vector<ScoredRow> Finish(Partial& partial, const Knobs& knobs) const {
     std::vector<ScoredRow>& rows = partial.rows;
-    std::sort(rows.begin(), rows.end(), Before);
+    std::sort(rows.begin(), rows.end(), index::vector::NearerFirst());
     const size_t begin = std::min(rows.size(), static_cast<size_t>(options_.offset));
     const size_t end = std::min(rows.size(), knobs.capacity);
     return std::vector<ScoredRow>(rows.begin() + static_cast<std::ptrdiff_t>(begin),

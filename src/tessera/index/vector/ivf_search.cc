@@ -8,17 +8,6 @@
 
 namespace tessera::index::vector {
 
-namespace {
-
-// A function object, so that the heap algorithms inline it.
-struct Before {
-  bool operator()(const ScoredRow& a, const ScoredRow& b) const {
-    return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
-  }
-};
-
-}  // namespace
-
 arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::string& index_name) {
   if (query.vector == nullptr) return InvalidArgument("a vector search needs a query vector");
   if (query.dim != dim) {
@@ -40,41 +29,46 @@ arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::str
   return arrow::Status::OK();
 }
 
+void BestRows::Add(const ScoredRow& row) {
+  if (!Improves(row)) return;
+  if (full()) {
+    std::pop_heap(heap_.begin(), heap_.end(), NearerFirst());
+    heap_.back() = row;
+  } else {
+    heap_.push_back(row);
+  }
+  std::push_heap(heap_.begin(), heap_.end(), NearerFirst());
+}
+
+std::vector<ScoredRow> BestRows::Take() && {
+  std::sort_heap(heap_.begin(), heap_.end(), NearerFirst());
+  return std::move(heap_);
+}
+
 TopRows::TopRows(const VectorQuery& query)
     : query_(query),
       // An empty std::function accepts every row, like a null pointer.
       accept_(query.accept != nullptr && *query.accept ? query.accept : nullptr),
-      capacity_(static_cast<size_t>(std::max(query.k, 0))) {
-  heap_.reserve(capacity_);
-}
+      best_(static_cast<size_t>(std::max(query.k, 0))) {}
 
 void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64_t count) {
-  if (capacity_ == 0) return;
+  if (query_.k <= 0) return;
   // Rows farther than the worst kept row (and NaN) fail one comparison: the common case.
-  float bound = heap_.size() == capacity_ ? heap_.front().distance : INFINITY;
+  float bound = best_.full() ? best_.worst().distance : INFINITY;
   for (int64_t i = 0; i < count; ++i) {
     if (!(distances[i] <= bound)) continue;
     const ScoredRow candidate{row_addresses[i], distances[i]};
-    if (heap_.size() == capacity_ && !Before()(candidate, heap_.front())) continue;
+    if (!best_.Improves(candidate)) continue;
     if (query_.lower_distance && !(candidate.distance >= *query_.lower_distance)) continue;
     if (query_.upper_distance && !(candidate.distance < *query_.upper_distance)) continue;
     // accept() last: it may cost more (a bitmap lookup, a filter) than the checks above.
     if (accept_ != nullptr && !(*accept_)(candidate.row_address)) continue;
-    if (heap_.size() == capacity_) {
-      std::pop_heap(heap_.begin(), heap_.end(), Before());
-      heap_.back() = candidate;
-    } else {
-      heap_.push_back(candidate);
-    }
-    std::push_heap(heap_.begin(), heap_.end(), Before());
-    if (heap_.size() == capacity_) bound = heap_.front().distance;
+    best_.Add(candidate);
+    if (best_.full()) bound = best_.worst().distance;
   }
 }
 
-std::vector<ScoredRow> TopRows::Finish() && {
-  std::sort_heap(heap_.begin(), heap_.end(), Before());
-  return std::move(heap_);
-}
+std::vector<ScoredRow> TopRows::Finish() && { return std::move(best_).Take(); }
 
 void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,
                  float* out) {

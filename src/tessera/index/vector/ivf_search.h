@@ -20,7 +20,35 @@ namespace tessera::index::vector {
 // non-finite element, k < 0, nprobes < 1 or a NaN range bound.
 arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::string& index_name);
 
-// The query.k best rows offered, by (distance, row address).
+// The order of results everywhere: by distance, then by row address (distances are not NaN).
+struct NearerFirst {
+  bool operator()(const ScoredRow& a, const ScoredRow& b) const {
+    return a.distance < b.distance || (a.distance == b.distance && a.row_address < b.row_address);
+  }
+};
+
+// The `capacity` best rows added, by NearerFirst.
+class BestRows {
+ public:
+  explicit BestRows(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
+
+  bool full() const { return heap_.size() == capacity_; }
+  // The worst row kept; only when full() and capacity > 0.
+  const ScoredRow& worst() const { return heap_.front(); }
+  // Whether Add(row) would keep `row`.
+  bool Improves(const ScoredRow& row) const {
+    return capacity_ > 0 && (!full() || NearerFirst()(row, worst()));
+  }
+  void Add(const ScoredRow& row);
+  // The rows kept, best first.
+  std::vector<ScoredRow> Take() &&;
+
+ private:
+  size_t capacity_;
+  std::vector<ScoredRow> heap_;  // a max-heap under NearerFirst: the worst kept row on top
+};
+
+// The query.k best rows offered, by NearerFirst, with the query's range and accept rules.
 class TopRows {
  public:
   explicit TopRows(const VectorQuery& query);
@@ -33,8 +61,7 @@ class TopRows {
  private:
   const VectorQuery& query_;
   const std::function<bool(uint64_t)>* accept_;
-  size_t capacity_;
-  std::vector<ScoredRow> heap_;  // a max-heap under (distance, row address): worst on top
+  BestRows best_;
 };
 
 // Exact distances (vector::Distance) of `query` to `count` contiguous rows.
