@@ -8,30 +8,44 @@
 
 namespace tessera::index::vector {
 
+namespace {
+
+std::string ModelPath(const SegmentDirectory& dir) { return dir.path + "/" + kIvfModelFile; }
+
+arrow::Result<std::string> ReadModelBytes(const SegmentDirectory& dir) {
+  auto buffer = dir.storage->ReadFile(ModelPath(dir));
+  if (!buffer.ok()) {
+    return WithContext(buffer.status(),
+                       "reading IVF model " + dir.storage->AbsolutePath(ModelPath(dir)));
+  }
+  return std::string((*buffer)->data_as<char>(), static_cast<size_t>((*buffer)->size()));
+}
+
+arrow::Status CheckFingerprint(const SegmentDirectory& dir, std::string_view bytes,
+                               const std::string& expected) {
+  if (expected.empty() || IvfModel::FingerprintOf(bytes) == expected) return arrow::Status::OK();
+  return Corrupt("IVF model ", dir.storage->AbsolutePath(ModelPath(dir)), " has fingerprint ",
+                 IvfModel::FingerprintOf(bytes), " but its segment ", dir.uuid, " records ",
+                 expected);
+}
+
+}  // namespace
+
 arrow::Result<std::string> ReadModelFile(const SegmentDirectory& dir,
                                          const std::string& expected_fingerprint) {
-  const std::string path = dir.path + "/" + kIvfModelFile;
-  const std::string where = dir.storage->AbsolutePath(path);
-  auto buffer = dir.storage->ReadFile(path);
-  if (!buffer.ok()) return WithContext(buffer.status(), "reading IVF model " + where);
-  std::string bytes((*buffer)->data_as<char>(), static_cast<size_t>((*buffer)->size()));
-  if (!expected_fingerprint.empty() && IvfModel::FingerprintOf(bytes) != expected_fingerprint) {
-    return Corrupt("IVF model ", where, " has fingerprint ", IvfModel::FingerprintOf(bytes),
-                   " but its segment ", dir.uuid, " records ", expected_fingerprint);
-  }
+  ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelBytes(dir));
+  ARROW_RETURN_NOT_OK(CheckFingerprint(dir, bytes, expected_fingerprint));
   return bytes;
 }
 
 arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
                                      const std::string& expected_fingerprint, std::string* bytes) {
-  const std::string where = dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile);
   // Decoding first: a damaged file is reported as damaged, not as a fingerprint mismatch.
-  ARROW_ASSIGN_OR_RAISE(std::string content, ReadModelFile(dir, ""));
-  ARROW_ASSIGN_OR_RAISE(IvfModel model, IvfModel::Deserialize(content, "IVF model " + where));
-  if (!expected_fingerprint.empty() && IvfModel::FingerprintOf(content) != expected_fingerprint) {
-    return Corrupt("IVF model ", where, " has fingerprint ", IvfModel::FingerprintOf(content),
-                   " but its segment ", dir.uuid, " records ", expected_fingerprint);
-  }
+  ARROW_ASSIGN_OR_RAISE(std::string content, ReadModelBytes(dir));
+  ARROW_ASSIGN_OR_RAISE(
+      IvfModel model,
+      IvfModel::Deserialize(content, "IVF model " + dir.storage->AbsolutePath(ModelPath(dir))));
+  ARROW_RETURN_NOT_OK(CheckFingerprint(dir, content, expected_fingerprint));
   if (bytes != nullptr) *bytes = std::move(content);
   return model;
 }

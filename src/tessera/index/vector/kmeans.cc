@@ -166,16 +166,9 @@ void UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
 
 }  // namespace
 
-// The SIMD kernels of the active level (index/vector/simd/kernels.h).
-float FastL2Squared(const float* a, const float* b, int dim) {
-  static const simd::Kernels* const kernels = &simd::ActiveKernels();
-  return kernels->l2_squared(a, b, dim);
-}
+float FastL2Squared(const float* a, const float* b, int dim) { return L2Squared(a, b, dim); }
 
-float FastInnerProduct(const float* a, const float* b, int dim) {
-  static const simd::Kernels* const kernels = &simd::ActiveKernels();
-  return kernels->inner_product(a, b, dim);
-}
+float FastInnerProduct(const float* a, const float* b, int dim) { return InnerProduct(a, b, dim); }
 
 float AssignmentScore(Metric metric, const float* point, const float* centroid, int dim) {
   if (metric == Metric::kL2) return FastL2Squared(point, centroid, dim);
