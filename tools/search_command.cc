@@ -161,18 +161,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
 
 arrow::Status PrintTables(const std::vector<std::shared_ptr<arrow::Table>>& tables,
                           OutputFormat format) {
-  auto printer = MakeRecordPrinter(format, std::cout);
-  ARROW_RETURN_NOT_OK(printer->Begin(*tables.front()->schema()));
-  for (const auto& table : tables) {
-    arrow::TableBatchReader reader(*table);
-    while (true) {
-      std::shared_ptr<arrow::RecordBatch> batch;
-      ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
-      if (batch == nullptr) break;
-      ARROW_RETURN_NOT_OK(printer->Print(*batch));
-    }
-  }
-  return printer->Finish();
+  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
+  arrow::TableBatchReader reader(*all);
+  return PrintReader(reader, format, std::cout);
 }
 
 arrow::Status RunSearch(const SearchArguments& args) {
