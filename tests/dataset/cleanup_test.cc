@@ -77,7 +77,7 @@ TEST(DatasetCleanup, RemovesOldVersionsAndTheirFilesButNeverTheLatest) {
   EXPECT_EQ(report->removed_files, preview->removed_files);
   EXPECT_EQ(KindOf(Dataset::Open(path, 1).status()), ErrorKind::kNotFound);
   // The version-1 data file is gone; the shared version-2 data file stays for version 3.
-  EXPECT_EQ(CountFiles(path + "/data"), 1u);
+  EXPECT_EQ(CountFiles(path + "/data"), 2u);  // the data file and its checksums
   EXPECT_EQ(CountFiles(path + "/_versions"), 1u);
   EXPECT_EQ(CountFiles(path + "/_transactions"), 1u);
   EXPECT_EQ(CountFiles(path + "/_deletions"), 1u);

@@ -120,7 +120,8 @@ TEST_P(CrashTest, CrashLeavesPreviousVersionAndCleanupReclaimsOrphans) {
   const bool wrote_rows = crash.operation != "delete";
   const bool wrote_transaction = crash.point != io::kCrashAfterDataFiles;
   const bool wrote_temporary_manifest = crash.point == io::kCrashWhileWritingManifest;
-  EXPECT_EQ(Under(orphans, format::kDataDir).size(), wrote_rows ? 1u : 0u) << Join(orphans);
+  // A data file and its block checksums.
+  EXPECT_EQ(Under(orphans, format::kDataDir).size(), wrote_rows ? 2u : 0u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kDeletionsDir).size(), wrote_rows ? 0u : 1u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kTransactionsDir).size(), wrote_transaction ? 1u : 0u)
       << Join(orphans);
@@ -244,7 +245,7 @@ TEST(CrashOfStaleWriter, LeavesNewerVersionIntact) {
 
   const std::set<std::string> orphans = testing::NewFiles(before, testing::ListDatasetFiles(uri));
   // Its data file, its transaction and its temporary manifest.
-  EXPECT_EQ(Under(orphans, format::kDataDir).size(), 1u) << Join(orphans);
+  EXPECT_EQ(Under(orphans, format::kDataDir).size(), 2u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kTransactionsDir).size(), 1u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kVersionsDir).size(), 1u) << Join(orphans);
   for (const auto& orphan : orphans) {

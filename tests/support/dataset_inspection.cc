@@ -9,6 +9,7 @@
 
 #include "support/table_builders.h"
 #include "tessera/format/paths.h"
+#include "tessera/io/block_checksums.h"
 
 namespace tessera::testing {
 
@@ -46,7 +47,10 @@ std::set<std::string> FilesReferencedBy(const format::Manifest& manifest) {
   files.insert(format::ManifestPath(manifest.version()));
   files.insert(manifest.transaction_file());
   for (const auto& fragment : manifest.fragments()) {
-    for (const auto& file : fragment.files()) files.insert(file.path());
+    for (const auto& file : fragment.files()) {
+      files.insert(file.path());
+      files.insert(io::ChecksumPathOf(file.path()));
+    }
     if (fragment.has_deletion() && !fragment.deletion().path().empty()) {
       files.insert(fragment.deletion().path());
     }

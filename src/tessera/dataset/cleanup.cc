@@ -6,6 +6,7 @@
 
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/format/paths.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -20,7 +21,10 @@ void AddReferencedFiles(const format::Manifest& manifest, std::set<std::string>*
     }
   }
   for (const auto& fragment : manifest.fragments()) {
-    for (const auto& file : fragment.files()) referenced->insert(file.path());
+    for (const auto& file : fragment.files()) {
+      referenced->insert(file.path());
+      referenced->insert(io::ChecksumPathOf(file.path()));
+    }
     if (fragment.has_deletion()) referenced->insert(fragment.deletion().path());
   }
 }

@@ -1,5 +1,11 @@
 #include "tessera/dataset/fragment_reader.h"
 
+#include <arrow/array.h>
+
+#include <algorithm>
+
+#include "tessera/io/array_verification.h"
+
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
@@ -20,25 +26,16 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   reader->rows_per_batch_ = file.rows_per_batch();
   reader->path_ = storage.AbsolutePath(file.path());
 
-  auto source = storage.OpenForRead(file.path());
-  if (!source.ok()) {
-    return WithContext(source.status(), "reading fragment " + std::to_string(fragment.id()) +
-                                            " of dataset " + storage.root());
-  }
-  arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
-  // A memory-mapped batch read whole is zero-copy: every buffer is a slice of the mapping.
-  // Arrow reads a projected batch buffer by buffer into fresh memory instead (a copy of the
-  // column per batch), so projection is used only where reading costs I/O (remote storage);
-  // ReadBatch selects the columns either way.
-  if (!storage.is_local()) options.included_fields = columns;
-  options.use_threads = false;
-  auto file_reader = arrow::ipc::RecordBatchFileReader::Open(*source, options);
-  if (!file_reader.ok()) {
-    return Corrupt("data file ", reader->path_, " of fragment ", fragment.id(),
-                   " cannot be read: ", file_reader.status().message());
-  }
-  reader->reader_ = *file_reader;
-  reader->num_batches_ = reader->reader_->num_record_batches();
+  ARROW_ASSIGN_OR_RAISE(
+      reader->file_,
+      io::VerifiedIpcFile::Open(
+          storage, file.path(),
+          Concat("data file ", reader->path_, " of fragment ", fragment.id(), " of dataset ",
+                 storage.root()),
+          "restore the file from a backup; versions that do not reference this fragment "
+          "still read",
+          columns));
+  reader->num_batches_ = reader->file_->num_batches();
   const uint64_t expected_batches =
       reader->rows_per_batch_ == 0
           ? 0
@@ -58,21 +55,47 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   return reader;
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int index) const {
-  auto batch = reader_->ReadRecordBatch(index);
-  if (!batch.ok()) {
-    return Corrupt("data file ", path_, " batch ", index,
-                   " cannot be read: ", batch.status().message());
-  }
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnverified(int index) const {
+  ARROW_ASSIGN_OR_RAISE(auto batch, file_->ReadBatchUnverified(index));
   GlobalReadStatistics().batches_opened++;
+  if (static_cast<uint64_t>(batch->num_rows()) !=
+      std::min(rows_per_batch_, physical_rows_ - static_cast<uint64_t>(index) * rows_per_batch_)) {
+    return file_->file().CorruptError(Concat("batch ", index, " holds ", batch->num_rows(),
+                                             " rows; the manifest implies ", rows_per_batch_,
+                                             " per batch and ", physical_rows_, " in all"));
+  }
   // The IPC reader orders included fields by their position in the file; restore the order
   // the caller asked for.
-  if ((*batch)->schema()->Equals(*schema_, /*check_metadata=*/false)) return *batch;
+  if (batch->schema()->Equals(*schema_, /*check_metadata=*/false)) return batch;
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (const auto& field : schema_->fields()) {
-    columns.push_back((*batch)->GetColumnByName(field->name()));
+    auto column = batch->GetColumnByName(field->name());
+    if (column == nullptr || !column->type()->Equals(*field->type())) {
+      return file_->file().CorruptError(Concat("batch ", index, " lacks column '", field->name(),
+                                               "' of type ", field->type()->ToString()));
+    }
+    columns.push_back(std::move(column));
   }
-  return arrow::RecordBatch::Make(schema_, (*batch)->num_rows(), std::move(columns));
+  return arrow::RecordBatch::Make(schema_, batch->num_rows(), std::move(columns));
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int index) const {
+  ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
+  ARROW_RETURN_NOT_OK(io::VerifyBatch(file_->file(), *batch));
+  return batch;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadRowsOfBatch(
+    int index, const std::vector<uint32_t>& rows) const {
+  ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
+  for (uint32_t row : rows) {
+    if (row >= batch->num_rows()) {
+      return InvalidArgument("row ", row, " is outside batch ", index, " of ",
+                             file_->file().description());
+    }
+  }
+  ARROW_RETURN_NOT_OK(file_->VerifyRows(*batch, rows));
+  return batch;
 }
 
 }  // namespace tessera::dataset

@@ -2,6 +2,8 @@
 //
 // The data file is memory-mapped and its record batches are decoded lazily and zero-copy, so
 // opening a batch costs its metadata only and reading a row touches the pages of that row.
+// Every byte is verified against the file's block checksums before it is returned, and every
+// batch is structurally validated (io/verified_ipc_file.h).
 // The fragment's deletion vector is loaded once and exposed for callers to subtract.
 #pragma once
 
@@ -15,6 +17,7 @@
 
 #include "tessera/format/manifest.pb.h"
 #include "tessera/io/storage.h"
+#include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::dataset {
 
@@ -33,8 +36,17 @@ class FragmentReader {
   const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
   const Roaring& deletions() const { return *deletions_; }
 
-  // Batch `index` (its first row has offset index * rows_per_batch()).
+  // Batch `index` (its first row has offset index * rows_per_batch()), verified: Corrupt,
+  // naming the data file, if its bytes fail their checksums or its arrays are malformed.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(int index) const;
+  // Batch `index` of which only `rows` (ascending offsets within the batch) are verified and
+  // may be used: a take reads a few rows of a batch and checks only their bytes.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadRowsOfBatch(
+      int index, const std::vector<uint32_t>& rows) const;
+  // Batch `index` with its structure checked (lengths, buffer sizes) but not its values: for
+  // readers that verify each value they use through file() (io::VerifiedFile::VerifyRange).
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatchUnverified(int index) const;
+  const io::VerifiedFile& file() const { return file_->file(); }
 
  private:
   FragmentReader() = default;
@@ -45,7 +57,7 @@ class FragmentReader {
   int num_batches_ = 0;
   std::string path_;
   std::shared_ptr<arrow::Schema> schema_;
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader_;
+  std::unique_ptr<io::VerifiedIpcFile> file_;
   std::shared_ptr<const Roaring> deletions_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tessera/format/paths.h"
+#include "tessera/io/checksummed_output.h"
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
 
@@ -60,7 +61,7 @@ class FragmentSink {
 
   arrow::Status OpenFile() {
     path_ = format::DataFilePath(io::NewUuid());
-    ARROW_ASSIGN_OR_RAISE(stream_, storage_.OpenForWrite(path_));
+    ARROW_ASSIGN_OR_RAISE(stream_, io::OpenChecksummedForWrite(storage_, path_));
     arrow::ipc::IpcWriteOptions ipc_options = arrow::ipc::IpcWriteOptions::Defaults();
     ipc_options.codec = nullptr;  // uncompressed: rows are read in place from a memory map
     ARROW_ASSIGN_OR_RAISE(writer_, arrow::ipc::MakeFileWriter(stream_, schema_, ipc_options));
@@ -128,6 +129,12 @@ arrow::Result<std::vector<format::Fragment>> WriteFragments(
     std::shared_ptr<arrow::RecordBatch> batch;
     ARROW_RETURN_NOT_OK(source.ReadNext(&batch));
     if (batch == nullptr) break;
+    // Malformed input (a damaged Arrow file given to append) must not become a data file.
+    arrow::Status valid = batch->ValidateFull();
+    if (!valid.ok()) {
+      return InvalidArgument("an input batch is malformed (", valid.message(),
+                             "); the write is abandoned; check the input file");
+    }
     ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
     ARROW_RETURN_NOT_OK(sink.Add(conformed));
   }

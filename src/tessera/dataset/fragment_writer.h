@@ -3,6 +3,7 @@
 // Every file holds at most max_rows_per_file rows, cut into record batches of exactly
 // rows_per_batch rows (the last may be shorter), uncompressed, so that a reader maps a row
 // offset to a batch arithmetically and reads a fixed-width value straight from a memory map.
+// Each file gets its block checksums (`<file>.crc32c`, io/block_checksums.h) as it is written.
 // Files are fsynced before the fragments are returned: a manifest may only reference durable
 // data. Fragment ids are left 0; the commit assigns them.
 #pragma once

@@ -87,7 +87,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
         local.push_back(static_cast<uint32_t>(row - batch_first));
         piece_positions.push_back(requests[next].position);
       }
-      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(batch_index));
+      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadRowsOfBatch(batch_index, local));
       ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
       ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
       GlobalReadStatistics().rows_taken += local.size();

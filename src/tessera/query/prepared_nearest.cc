@@ -611,7 +611,8 @@ class PreparedNearest::Impl {
             if (i + kAhead < end)
               raw_vectors_->Prefetch(pairs[static_cast<size_t>(i + kAhead)].address);
             Pair& pair = pairs[static_cast<size_t>(i)];
-            const float* raw = raw_vectors_->Find(pair.address, scratch.data());
+            ARROW_ASSIGN_OR_RAISE(const float* raw,
+                                  raw_vectors_->Find(pair.address, scratch.data()));
             if (raw == nullptr) {
               return Corrupt("a vector index of column '", options_.column, "' of dataset ",
                              dataset_.uri(), " lists row ", dataset::FragmentOf(pair.address), ":",

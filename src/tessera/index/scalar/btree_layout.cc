@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "tessera/io/checksummed_output.h"
+#include "tessera/status.h"
+
 namespace tessera::index::scalar {
 
 namespace {
@@ -33,7 +36,8 @@ arrow::Result<std::unique_ptr<IpcFileWriter>> IpcFileWriter::Open(
   std::unique_ptr<IpcFileWriter> writer(new IpcFileWriter());
   writer->storage_ = directory.storage;
   writer->path_ = FilePath(directory, name);
-  ARROW_ASSIGN_OR_RAISE(writer->stream_, writer->storage_->OpenForWrite(writer->path_));
+  ARROW_ASSIGN_OR_RAISE(writer->stream_,
+                        io::OpenChecksummedForWrite(*writer->storage_, writer->path_));
   ARROW_ASSIGN_OR_RAISE(writer->writer_, arrow::ipc::MakeFileWriter(writer->stream_, schema));
   return writer;
 }
@@ -62,39 +66,28 @@ arrow::Status WriteAddressFile(const SegmentDirectory& directory, std::string_vi
   return writer->Close();
 }
 
-arrow::Result<std::shared_ptr<arrow::ipc::RecordBatchFileReader>> OpenIpcFile(
-    const SegmentDirectory& directory, std::string_view name, const arrow::Schema* expected) {
-  const std::string path = FilePath(directory, name);
-  auto source = directory.storage->OpenForRead(path);
-  if (!source.ok()) {
-    return WithContext(source.status(),
-                       "reading BTREE segment " + directory.uuid + " file " + std::string(name));
-  }
-  arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
-  options.use_threads = false;
-  auto reader = arrow::ipc::RecordBatchFileReader::Open(*source, options);
-  if (!reader.ok()) {
-    return Corrupt("file ", name, " of BTREE segment ", directory.uuid,
-                   " cannot be read: ", reader.status().message());
-  }
-  if (expected != nullptr && !(*reader)->schema()->Equals(*expected, /*check_metadata=*/false)) {
+arrow::Result<std::unique_ptr<io::VerifiedIpcFile>> OpenIpcFile(const SegmentDirectory& directory,
+                                                                std::string_view name,
+                                                                const arrow::Schema* expected) {
+  ARROW_ASSIGN_OR_RAISE(
+      auto file, io::VerifiedIpcFile::Open(
+                     *directory.storage, FilePath(directory, name),
+                     Concat("file ", name, " of BTREE segment ", directory.uuid),
+                     "rebuild the index (tessera index create --replace) or drop it"));
+  if (expected != nullptr && !file->schema()->Equals(*expected, /*check_metadata=*/false)) {
     return Corrupt("file ", name, " of BTREE segment ", directory.uuid, " has schema ",
-                   (*reader)->schema()->ToString(), "; expected ", expected->ToString());
+                   file->schema()->ToString(), "; expected ", expected->ToString());
   }
-  return *reader;
+  return file;
 }
 
 arrow::Result<std::vector<uint64_t>> ReadAddressFile(const SegmentDirectory& directory,
-                                                     arrow::ipc::RecordBatchFileReader& file,
+                                                     const io::VerifiedIpcFile& file,
                                                      std::string_view name) {
   std::vector<uint64_t> rows;
-  for (int i = 0; i < file.num_record_batches(); ++i) {
-    auto batch = file.ReadRecordBatch(i);
-    if (!batch.ok()) {
-      return Corrupt("file ", name, " of BTREE segment ", directory.uuid, " batch ", i,
-                     " cannot be read: ", batch.status().message());
-    }
-    const auto& column = *(*batch)->column(0);
+  for (int i = 0; i < file.num_batches(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto batch, file.ReadBatch(i));
+    const auto& column = *batch->column(0);
     if (column.null_count() != 0) {
       return Corrupt("file ", name, " of BTREE segment ", directory.uuid,
                      " holds null row addresses");

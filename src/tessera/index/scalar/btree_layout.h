@@ -11,7 +11,9 @@
 //                 of at most kAddressBatchRows.
 //   nans.arrow    float columns only, same shape: the rows whose value is NaN, ascending.
 //
-// The files never change after the build. Readers memory-map them: opening a segment reads the
+// Each file has its block checksums beside it (`<name>.crc32c`, io/block_checksums.h); every
+// batch is verified before it is used. The files never change after the build. Readers
+// memory-map them: opening a segment reads the
 // footers and the lookup layer; pages are decoded on demand.
 #pragma once
 
@@ -28,6 +30,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/scalar/btree_key.h"
 #include "tessera/io/storage.h"
+#include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::index::scalar {
 
@@ -71,14 +74,15 @@ class IpcFileWriter {
 arrow::Status WriteAddressFile(const SegmentDirectory& directory, std::string_view name,
                                const std::vector<uint64_t>& rows);
 
-// Opens an IPC file of a segment; Corrupt (naming the segment) when it cannot be read or its
-// schema is not `expected` (when given).
-arrow::Result<std::shared_ptr<arrow::ipc::RecordBatchFileReader>> OpenIpcFile(
-    const SegmentDirectory& directory, std::string_view name, const arrow::Schema* expected);
+// Opens an IPC file of a segment through its block checksums; Corrupt (naming the segment and
+// file) when it cannot be read or its schema is not `expected` (when given).
+arrow::Result<std::unique_ptr<io::VerifiedIpcFile>> OpenIpcFile(const SegmentDirectory& directory,
+                                                                std::string_view name,
+                                                                const arrow::Schema* expected);
 
 // All addresses of an address file, ascending; Corrupt if they are not.
 arrow::Result<std::vector<uint64_t>> ReadAddressFile(const SegmentDirectory& directory,
-                                                     arrow::ipc::RecordBatchFileReader& file,
+                                                     const io::VerifiedIpcFile& file,
                                                      std::string_view name);
 
 // One page of the sorted run, decoded into keys. Binary keys view into `batch`.

@@ -291,19 +291,15 @@ arrow::Result<std::unique_ptr<BtreeSegmentReader>> BtreeSegmentReader::Open(
 
   const auto lookup_schema = LookupSchema(reader->storage_);
   ARROW_ASSIGN_OR_RAISE(auto lookup, OpenIpcFile(directory, kLookupFile, lookup_schema.get()));
-  if (lookup->num_record_batches() != 1) {
+  if (lookup->num_batches() != 1) {
     return Corrupt("file ", kLookupFile, " of BTREE segment ", segment.uuid(), " has ",
-                   lookup->num_record_batches(), " record batches; expected 1");
+                   lookup->num_batches(), " record batches; expected 1");
   }
-  auto lookup_batch = lookup->ReadRecordBatch(0);
-  if (!lookup_batch.ok() || !(*lookup_batch)->ValidateFull().ok()) {
-    return Corrupt("file ", kLookupFile, " of BTREE segment ", segment.uuid(), " cannot be read");
-  }
-  reader->lookup_ = *lookup_batch;
+  ARROW_ASSIGN_OR_RAISE(reader->lookup_, lookup->ReadBatch(0));
   reader->num_pages_ = static_cast<int>(reader->lookup_->num_rows());
-  if (reader->num_pages_ != reader->pages_->num_record_batches() ||
+  if (reader->num_pages_ != reader->pages_->num_batches() ||
       reader->lookup_->column(2)->null_count() != 0) {
-    return Corrupt("BTREE segment ", segment.uuid(), " has ", reader->pages_->num_record_batches(),
+    return Corrupt("BTREE segment ", segment.uuid(), " has ", reader->pages_->num_batches(),
                    " pages but its lookup layer describes ", reader->num_pages_);
   }
   reader->page_sizes_ =
@@ -343,14 +339,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> BtreeSegmentReader::ReadPage(
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> batch;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    batch = pages_->ReadRecordBatch(index);
+    batch = pages_->ReadBatch(index);
   }
-  if (!batch.ok()) {
-    return Corrupt("page ", index, " of BTREE segment ", meta_.uuid(),
-                   " cannot be read: ", batch.status().message());
-  }
-  if ((*batch)->num_rows() != static_cast<int64_t>(page_sizes_[index]) ||
-      !(*batch)->ValidateFull().ok()) {
+  if (!batch.ok()) return batch.status();
+  if ((*batch)->num_rows() != static_cast<int64_t>(page_sizes_[index])) {
     return Corrupt("page ", index, " of BTREE segment ", meta_.uuid(), " has ",
                    (*batch)->num_rows(), " rows; its lookup entry says ", page_sizes_[index]);
   }

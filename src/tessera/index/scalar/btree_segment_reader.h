@@ -73,9 +73,9 @@ class BtreeSegmentReader final : public ScalarSegmentReader {
   int num_pages_ = 0;
   std::shared_ptr<arrow::RecordBatch> lookup_;
   const uint32_t* page_sizes_ = nullptr;
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> pages_;
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> nulls_;
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> nans_;  // float domain only
+  std::unique_ptr<io::VerifiedIpcFile> pages_;
+  std::unique_ptr<io::VerifiedIpcFile> nulls_;
+  std::unique_ptr<io::VerifiedIpcFile> nans_;  // float domain only
   // The IPC file reader is not documented as thread-safe; reads are from a memory map and short.
   mutable std::mutex mutex_;
   mutable std::atomic<uint64_t> pages_read_{0};

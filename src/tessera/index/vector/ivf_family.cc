@@ -237,7 +237,8 @@ class IvfFamily final : public IndexFamily {
     std::optional<RawVectors> raw;
     if (decoded.quantizer == nullptr) {
       ARROW_ASSIGN_OR_RAISE(
-          raw, RawVectors::Open(*input.storage, input.schema, input.column_index, input.fragments));
+          raw, RawVectors::Open(*input.storage, input.schema, input.column_index, input.fragments,
+                                /*verify_all=*/true));
     }
     std::vector<float> gathered;
     for (int p = 0; p < ivf.num_partitions(); ++p) {
@@ -247,7 +248,7 @@ class IvfFamily final : public IndexFamily {
         gathered.resize(partition_rows.size() * static_cast<size_t>(dim));
         for (size_t i = 0; i < partition_rows.size(); ++i) {
           float* destination = gathered.data() + i * static_cast<size_t>(dim);
-          const float* vector = raw->Find(partition_rows[i], destination);
+          ARROW_ASSIGN_OR_RAISE(const float* vector, raw->Find(partition_rows[i], destination));
           if (vector == nullptr) {
             return Corrupt("row ", dataset::FragmentOf(partition_rows[i]), ":",
                            dataset::OffsetOf(partition_rows[i]), " of column '", ColumnName(input),
@@ -348,6 +349,7 @@ class IvfFamily final : public IndexFamily {
       row_addresses.clear();
       payloads.clear();
       for (const auto& source : sources) {
+        ARROW_RETURN_NOT_OK(source->Verify(p));
         const size_t size = static_cast<size_t>(source->size(p));
         row_addresses.insert(row_addresses.end(), source->row_addresses(p),
                              source->row_addresses(p) + size);

@@ -71,6 +71,7 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
   if (query.k == 0) return std::move(best).Finish();
   std::vector<float> distances;
   for (int partition : model_.Probe(query.vector, query.nprobes)) {
+    ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
     distances.resize(static_cast<size_t>(size));
     DistancesTo(model_.metric(), query.vector, partitions_->vectors(partition), size, dim(),

@@ -4,6 +4,8 @@
 #include <arrow/buffer.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include "tessera/io/array_verification.h"
+#include "tessera/io/checksummed_output.h"
 #include "tessera/status.h"
 
 namespace tessera::index::vector {
@@ -40,7 +42,7 @@ arrow::Result<std::unique_ptr<IvfPartitionWriter>> IvfPartitionWriter::Open(io::
   writer->layout_ = layout;
   writer->num_partitions_ = num_partitions;
   writer->schema_ = PartitionSchema(layout, num_partitions);
-  ARROW_ASSIGN_OR_RAISE(writer->stream_, storage.OpenForWrite(writer->path_));
+  ARROW_ASSIGN_OR_RAISE(writer->stream_, io::OpenChecksummedForWrite(storage, writer->path_));
   ARROW_ASSIGN_OR_RAISE(writer->writer_,
                         arrow::ipc::MakeFileWriter(writer->stream_, writer->schema_,
                                                    arrow::ipc::IpcWriteOptions::Defaults()));
@@ -94,47 +96,51 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
                                                                   int num_partitions) {
   const std::string where = storage.AbsolutePath(path);
   std::unique_ptr<IvfPartitions> partitions(new IvfPartitions());
-  auto file = storage.OpenForRead(path);
-  if (!file.ok()) return WithContext(file.status(), "opening IVF partitions file " + where);
-  partitions->file_ = *file;
-  auto options = arrow::ipc::IpcReadOptions::Defaults();
-  options.use_threads = false;
-  auto reader = arrow::ipc::RecordBatchFileReader::Open(partitions->file_, options);
-  if (!reader.ok()) {
-    return Corrupt("IVF partitions file ", where, " cannot be read: ", reader.status().message());
-  }
+  ARROW_ASSIGN_OR_RAISE(partitions->file_,
+                        io::VerifiedIpcFile::Open(
+                            storage, path, "IVF partitions file " + where,
+                            "rebuild the index (tessera index create --replace) or drop it"));
+  const auto& file = *partitions->file_;
   const auto expected = PartitionSchema(layout, num_partitions);
-  if (!(*reader)->schema()->Equals(*expected, /*check_metadata=*/true)) {
-    return Corrupt("IVF partitions file ", where, " has schema ",
-                   (*reader)->schema()->ToString(true), "; expected ", expected->ToString(true));
+  if (!file.schema()->Equals(*expected, /*check_metadata=*/true)) {
+    return Corrupt("IVF partitions file ", where, " has schema ", file.schema()->ToString(true),
+                   "; expected ", expected->ToString(true));
   }
-  if ((*reader)->num_record_batches() != num_partitions) {
-    return Corrupt("IVF partitions file ", where, " has ", (*reader)->num_record_batches(),
+  if (file.num_batches() != num_partitions) {
+    return Corrupt("IVF partitions file ", where, " has ", file.num_batches(),
                    " partitions; its model has ", num_partitions);
   }
   partitions->partitions_.resize(static_cast<size_t>(num_partitions));
   for (int p = 0; p < num_partitions; ++p) {
-    auto batch = (*reader)->ReadRecordBatch(p);
-    arrow::Status valid = batch.ok() ? (*batch)->Validate() : batch.status();
-    if (!valid.ok()) {
-      return Corrupt("IVF partitions file ", where, " partition ", p,
-                     " cannot be read: ", valid.message());
-    }
-    const auto& addresses = static_cast<const arrow::UInt64Array&>(*(*batch)->column(0));
-    const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*(*batch)->column(1));
+    // Metadata only: the values are verified when the partition is first used.
+    ARROW_ASSIGN_OR_RAISE(auto batch, file.ReadBatchUnverified(p));
+    const auto& addresses = static_cast<const arrow::UInt64Array&>(*batch->column(0));
+    const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*batch->column(1));
     const auto& values = *lists.values();
     if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
       return Corrupt("IVF partitions file ", where, " partition ", p, " holds nulls");
     }
     Partition& partition = partitions->partitions_[p];
-    partition.size = (*batch)->num_rows();
+    partition.size = batch->num_rows();
     partition.row_addresses = addresses.raw_values();
     const size_t first = static_cast<size_t>(partition.size == 0 ? 0 : lists.value_offset(0));
     partition.values = values.data()->GetValues<uint8_t>(1, 0) +
                        (static_cast<size_t>(values.offset()) + first) * ValueSize(layout);
-    partition.batch = std::move(*batch);
+    partition.batch = std::move(batch);
   }
   return partitions;
+}
+
+arrow::Status IvfPartitions::Verify(int partition) const {
+  if (partition < 0 || partition >= num_partitions()) {
+    return file_->file().CorruptError(Concat("has no partition ", partition));
+  }
+  const Partition& entry = partitions_[static_cast<size_t>(partition)];
+  if (entry.verified->load(std::memory_order_acquire)) return arrow::Status::OK();
+  arrow::Status status = io::VerifyBatch(file_->file(), *entry.batch);
+  if (!status.ok()) return WithContext(status, Concat("partition ", partition));
+  entry.verified->store(true, std::memory_order_release);
+  return arrow::Status::OK();
 }
 
 int64_t IvfPartitions::total_rows() const {

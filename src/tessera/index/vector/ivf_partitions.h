@@ -11,7 +11,8 @@
 //
 // The file is written uncompressed and read through a memory map, zero-copy: opening it
 // decodes only batch metadata, and a search touches only the pages of the partitions it
-// probes.
+// probes. Its block checksums are beside it (`partitions.arrow.crc32c`, io/block_checksums.h);
+// a partition's bytes are verified the first time it is used (Verify).
 #pragma once
 
 #include <arrow/io/interfaces.h>
@@ -20,11 +21,13 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/io/storage.h"
+#include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::index::vector {
 
@@ -75,6 +78,9 @@ class IvfPartitions {
                                                             int num_partitions);
 
   int num_partitions() const { return static_cast<int>(partitions_.size()); }
+  // Verifies the partition's bytes against their checksums (once; later calls are free).
+  // Callers verify a partition before reading its rows; Corrupt names the file and partition.
+  arrow::Status Verify(int partition) const;
   int64_t size(int partition) const { return partitions_[partition].size; }
   const uint64_t* row_addresses(int partition) const {
     return partitions_[partition].row_addresses;
@@ -92,12 +98,13 @@ class IvfPartitions {
  private:
   struct Partition {
     std::shared_ptr<arrow::RecordBatch> batch;  // keeps the mapped buffers alive
+    std::unique_ptr<std::atomic<bool>> verified = std::make_unique<std::atomic<bool>>(false);
     int64_t size = 0;
     const uint64_t* row_addresses = nullptr;
     const void* values = nullptr;
   };
 
-  std::shared_ptr<arrow::io::RandomAccessFile> file_;
+  std::unique_ptr<io::VerifiedIpcFile> file_;
   std::vector<Partition> partitions_;
 };
 

@@ -41,6 +41,7 @@ arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQue
   auto scorer = model_.quantizer->Prepare(model_.ivf, vector);
   std::vector<float> distances;
   for (int partition : model_.ivf.Probe(vector, query.nprobes)) {
+    ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
     distances.resize(static_cast<size_t>(size));
     scorer->Score(partition, partitions_->codes(partition), size, distances.data());

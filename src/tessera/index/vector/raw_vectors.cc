@@ -10,7 +10,8 @@ namespace tessera::index::vector {
 arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
                                            const std::shared_ptr<arrow::Schema>& schema,
                                            int column_index,
-                                           const std::vector<format::Fragment>& fragments) {
+                                           const std::vector<format::Fragment>& fragments,
+                                           bool verify_all) {
   RawVectors result;
   const auto& type = schema->field(column_index)->type();
   if (type->id() != arrow::Type::FIXED_SIZE_LIST) {
@@ -26,8 +27,10 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
     Fragment fragment;
     fragment.rows_per_batch = reader->rows_per_batch();
     for (int b = 0; b < reader->num_batches(); ++b) {
-      ARROW_ASSIGN_OR_RAISE(auto record_batch, reader->ReadBatch(b));
+      ARROW_ASSIGN_OR_RAISE(auto record_batch,
+                            verify_all ? reader->ReadBatch(b) : reader->ReadBatchUnverified(b));
       Batch batch;
+      batch.verified = verify_all;
       batch.array = std::static_pointer_cast<arrow::FixedSizeListArray>(record_batch->column(0));
       const auto& values = *batch.array->values();
       const int64_t first = batch.array->offset() * result.dim_;
@@ -71,15 +74,37 @@ void RawVectors::Prefetch(uint64_t address) const {
   for (const char* line = begin; line < end; line += kCacheLine) __builtin_prefetch(line);
 }
 
-const float* RawVectors::Find(uint64_t address, float* scratch) const {
+arrow::Result<const float*> RawVectors::Find(uint64_t address, float* scratch) const {
   int64_t row = 0;
   const Batch* located = Locate(address, &row);
   if (located == nullptr) return nullptr;
   const Batch& batch = *located;
+  const auto& values = *batch.array->values();
+  const int64_t begin = (batch.array->offset() + row) * dim_;
+  if (!batch.verified) {
+    const io::VerifiedFile& file =
+        fragments_.find(dataset::FragmentOf(address))->second.reader->file();
+    const size_t value_bytes = batch.f32 != nullptr ? sizeof(float) : sizeof(uint16_t);
+    const uint8_t* row_bytes = batch.f32 != nullptr
+                                   ? reinterpret_cast<const uint8_t*>(batch.f32 + row * dim_)
+                                   : reinterpret_cast<const uint8_t*>(batch.f16 + row * dim_);
+    ARROW_RETURN_NOT_OK(file.VerifyRange(row_bytes, static_cast<int64_t>(value_bytes) * dim_));
+    if (batch.may_have_nulls) {
+      const auto* list_validity = batch.array->null_bitmap_data();
+      const int64_t list_bit = batch.array->offset() + row;
+      if (list_validity != nullptr) {
+        ARROW_RETURN_NOT_OK(file.VerifyRange(list_validity + list_bit / 8, 1));
+      }
+      const auto* value_validity = values.null_bitmap_data();
+      const int64_t value_bit = values.offset() + begin;
+      if (value_validity != nullptr) {
+        ARROW_RETURN_NOT_OK(file.VerifyRange(value_validity + value_bit / 8,
+                                             (value_bit + dim_ + 7) / 8 - value_bit / 8));
+      }
+    }
+  }
   if (batch.may_have_nulls) {
     if (batch.array->IsNull(row)) return nullptr;
-    const auto& values = *batch.array->values();
-    const int64_t begin = (batch.array->offset() + row) * dim_;
     for (int64_t i = begin; i < begin + dim_; ++i) {
       if (values.IsNull(i)) return nullptr;
     }

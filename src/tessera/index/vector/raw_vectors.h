@@ -26,16 +26,20 @@ namespace tessera::index::vector {
 
 class RawVectors {
  public:
-  // The vector column `column_index` of `schema` in `fragments`.
+  // The vector column `column_index` of `schema` in `fragments`. With `verify_all`, every
+  // batch is verified against its checksums now (a build that reads every row); otherwise Find
+  // verifies each row it returns (refinement, which reads a few rows).
   static arrow::Result<RawVectors> Open(const io::Storage& storage,
                                         const std::shared_ptr<arrow::Schema>& schema,
                                         int column_index,
-                                        const std::vector<format::Fragment>& fragments);
+                                        const std::vector<format::Fragment>& fragments,
+                                        bool verify_all = false);
 
   // dim floats of the row at `address`: a pointer into the data file (float32) or into
   // `scratch` (float16, converted; scratch holds at least dim floats). Null when the row is not
-  // in the opened fragments, is beyond them or has no vector (null).
-  const float* Find(uint64_t address, float* scratch) const;
+  // in the opened fragments, is beyond them or has no vector (null). Corrupt, naming the data
+  // file, when the row's bytes fail their checksums.
+  arrow::Result<const float*> Find(uint64_t address, float* scratch) const;
 
   // Asks the CPU to start loading the row at `address` (float32 columns), so that a Find a few
   // rows later does not wait for memory: refinement reads rows in random order.
@@ -49,6 +53,7 @@ class RawVectors {
     const float* f32 = nullptr;     // row 0, float32 columns
     const uint16_t* f16 = nullptr;  // row 0, float16 columns
     bool may_have_nulls = false;
+    bool verified = false;  // every byte checked at Open
   };
   struct Fragment {
     std::shared_ptr<dataset::FragmentReader> reader;  // keeps the mapping alive

@@ -1,0 +1,89 @@
+#include "tessera/io/verified_ipc_file.h"
+
+#include <cstring>
+
+#include "tessera/io/array_verification.h"
+#include "tessera/status.h"
+
+namespace tessera::io {
+
+arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
+    const Storage& storage, std::string_view path, std::string description, std::string remedy,
+    const std::vector<int>& included_fields) {
+  std::unique_ptr<VerifiedIpcFile> ipc(new VerifiedIpcFile());
+  ARROW_ASSIGN_OR_RAISE(ipc->file_, VerifiedFile::Open(storage, path, std::move(description),
+                                                       std::move(remedy)));
+  ARROW_RETURN_NOT_OK(ipc->VerifyFooter());
+  arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
+  // A memory-mapped batch read whole is zero-copy: every buffer is a slice of the mapping.
+  // Arrow reads a projected batch buffer by buffer into fresh memory instead (a copy of the
+  // column per batch), so projection is used only where reading costs I/O.
+  if (!ipc->file_->supports_zero_copy()) options.included_fields = included_fields;
+  options.use_threads = false;
+  auto reader = arrow::ipc::RecordBatchFileReader::Open(ipc->file_, options);
+  if (!reader.ok()) {
+    if (KindOf(reader.status()) == ErrorKind::kCorrupt) return reader.status();
+    return ipc->file_->CorruptError("cannot be read as an Arrow IPC file: " +
+                                    reader.status().message());
+  }
+  ipc->reader_ = *reader;
+  return ipc;
+}
+
+arrow::Status VerifiedIpcFile::VerifyFooter() const {
+  // The file ends with the footer, its int32 length and the magic "ARROW1". The footer locates
+  // every batch, so it is verified whole, however large (small reads are verified anyway).
+  constexpr int64_t kTrailerBytes = 10;
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file_->GetSize());
+  if (size < kTrailerBytes) return file_->CorruptError("is too short for an Arrow IPC file");
+  ARROW_RETURN_NOT_OK(file_->VerifyOffsets(size - kTrailerBytes, kTrailerBytes));
+  ARROW_ASSIGN_OR_RAISE(auto trailer, file_->ReadAt(size - kTrailerBytes, 4));
+  int32_t footer_bytes = 0;
+  std::memcpy(&footer_bytes, trailer->data(), sizeof(footer_bytes));
+  if (footer_bytes < 0 || footer_bytes > size - kTrailerBytes) {
+    return file_->CorruptError(Concat("declares an Arrow IPC footer of ", footer_bytes, " bytes"));
+  }
+  return file_->VerifyOffsets(size - kTrailerBytes - footer_bytes, footer_bytes);
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnverified(
+    int index) const {
+  if (index < 0 || index >= reader_->num_record_batches()) {
+    return file_->CorruptError(Concat("has no record batch ", index, " (it has ",
+                                      reader_->num_record_batches(), ")"));
+  }
+  auto batch = reader_->ReadRecordBatch(index);
+  if (!batch.ok()) {
+    if (KindOf(batch.status()) == ErrorKind::kCorrupt) return batch.status();
+    return file_->CorruptError(
+        Concat("cannot read record batch ", index, ": ", batch.status().message()));
+  }
+  // Lengths and buffer counts: cheap, and what VerifyRows relies on to find the rows' bytes.
+  arrow::Status valid = (*batch)->Validate();
+  if (!valid.ok()) {
+    return file_->CorruptError(Concat("holds an invalid record batch ", index, ": ",
+                                      valid.message()));
+  }
+  return *batch;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatch(int index) const {
+  ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
+  ARROW_RETURN_NOT_OK(VerifyBatch(*file_, *batch));
+  return batch;
+}
+
+arrow::Status VerifiedIpcFile::VerifyRows(const arrow::RecordBatch& batch,
+                                          const std::vector<uint32_t>& rows) const {
+  // Runs of consecutive rows are verified together.
+  size_t i = 0;
+  while (i < rows.size()) {
+    size_t end = i + 1;
+    while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
+    ARROW_RETURN_NOT_OK(VerifyBatchRows(*file_, batch, rows[i], static_cast<int64_t>(end - i)));
+    i = end;
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace tessera::io
