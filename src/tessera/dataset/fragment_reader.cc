@@ -55,7 +55,8 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   return reader;
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnverified(int index) const {
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnverified(
+    int index) const {
   ARROW_ASSIGN_OR_RAISE(auto batch, file_->ReadBatchUnverified(index));
   GlobalReadStatistics().batches_opened++;
   if (static_cast<uint64_t>(batch->num_rows()) !=

@@ -15,9 +15,9 @@ arrow::Status VerifyBufferBytes(const VerifiedFile& file, const arrow::Buffer* b
                                 int64_t begin, int64_t end) {
   if (begin == end) return arrow::Status::OK();
   if (buffer == nullptr || begin < 0 || end < begin || end > buffer->size()) {
-    return file.CorruptError(
-        Concat("holds an array whose buffer is too short (needs bytes [", begin, ", ", end,
-               "), has ", buffer == nullptr ? 0 : buffer->size(), ")"));
+    return file.CorruptError(Concat("holds an array whose buffer is too short (needs bytes [",
+                                    begin, ", ", end, "), has ",
+                                    buffer == nullptr ? 0 : buffer->size(), ")"));
   }
   return file.VerifyRange(buffer->data() + begin, end - begin);
 }
@@ -43,8 +43,7 @@ arrow::Result<std::pair<int64_t, int64_t>> VerifyOffsets(const VerifiedFile& fil
                                                          const arrow::Buffer* offsets,
                                                          int64_t first, int64_t count) {
   const auto width = static_cast<int64_t>(sizeof(Offset));
-  ARROW_RETURN_NOT_OK(
-      VerifyBufferBytes(file, offsets, first * width, (first + count + 1) * width));
+  ARROW_RETURN_NOT_OK(VerifyBufferBytes(file, offsets, first * width, (first + count + 1) * width));
   const int64_t begin = OffsetAt<Offset>(*offsets, first);
   const int64_t end = OffsetAt<Offset>(*offsets, first + count);
   if (begin < 0 || end < begin) {
@@ -89,11 +88,12 @@ arrow::Status VerifySlice(const VerifiedFile& file, const arrow::ArrayData& data
                           int64_t count) {
   if (count == 0) return arrow::Status::OK();
   if (start < 0 || count < 0 || start + count > data.length) {
-    return file.CorruptError(Concat("holds an array of ", data.length, " elements read at [",
-                                    start, ", ", start + count, ")"));
+    return file.CorruptError(Concat("holds an array of ", data.length, " elements read at [", start,
+                                    ", ", start + count, ")"));
   }
   const int64_t first = data.offset + start;
-  if (!data.buffers.empty()) ARROW_RETURN_NOT_OK(VerifyBits(file, data.buffers[0].get(), first, count));
+  if (!data.buffers.empty())
+    ARROW_RETURN_NOT_OK(VerifyBits(file, data.buffers[0].get(), first, count));
   const arrow::DataType& type = *data.type;
   switch (type.id()) {
     case arrow::Type::NA:

@@ -92,8 +92,8 @@ __attribute__((target("sse4.2"))) uint32_t UpdateHardware(uint32_t crc, const ui
 }
 
 // Three blocks of `block_bytes` (a multiple of 8) at once, one CRC stream each.
-__attribute__((target("sse4.2"))) void ThreeBlocksHardware(const uint8_t* bytes,
-                                                           size_t block_bytes, uint32_t* crcs) {
+__attribute__((target("sse4.2"))) void ThreeBlocksHardware(const uint8_t* bytes, size_t block_bytes,
+                                                           uint32_t* crcs) {
   uint64_t a = ~0u, b = ~0u, c = ~0u;
   for (size_t i = 0; i < block_bytes; i += 8) {
     uint64_t x, y, z;

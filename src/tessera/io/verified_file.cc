@@ -9,9 +9,9 @@
 namespace tessera::io {
 
 arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& storage,
-                                                                 std::string_view path,
-                                                                 std::string description,
-                                                                 std::string remedy) {
+                                                                std::string_view path,
+                                                                std::string description,
+                                                                std::string remedy) {
   std::shared_ptr<VerifiedFile> file(new VerifiedFile());
   file->description_ = std::move(description);
   file->remedy_ = std::move(remedy);
@@ -28,8 +28,8 @@ arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& s
     }
     return WithContext(companion.status(), "reading the checksums of " + file->description_);
   }
-  auto checksums = DecodeBlockChecksums((*companion)->ToString(),
-                                        storage.AbsolutePath(checksum_path));
+  auto checksums =
+      DecodeBlockChecksums((*companion)->ToString(), storage.AbsolutePath(checksum_path));
   if (!checksums.ok()) {
     return file->CorruptError("has a damaged checksum file: " + checksums.status().message());
   }
@@ -91,8 +91,8 @@ arrow::Status VerifiedFile::VerifyBlocks(int64_t first_block, int64_t last_block
 
 arrow::Status VerifiedFile::VerifyOffsets(int64_t offset, int64_t size) const {
   if (offset < 0 || size < 0 || offset > size_ || size > size_ - offset) {
-    return CorruptError(Concat("has no bytes [", offset, ", ", offset + size, ") (it is ", size_,
-                               " bytes long)"));
+    return CorruptError(
+        Concat("has no bytes [", offset, ", ", offset + size, ") (it is ", size_, " bytes long)"));
   }
   if (size == 0) return arrow::Status::OK();
   const auto block_bytes = static_cast<int64_t>(checksums_.block_bytes);

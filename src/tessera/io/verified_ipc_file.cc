@@ -11,8 +11,8 @@ arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
     const Storage& storage, std::string_view path, std::string description, std::string remedy,
     const std::vector<int>& included_fields) {
   std::unique_ptr<VerifiedIpcFile> ipc(new VerifiedIpcFile());
-  ARROW_ASSIGN_OR_RAISE(ipc->file_, VerifiedFile::Open(storage, path, std::move(description),
-                                                       std::move(remedy)));
+  ARROW_ASSIGN_OR_RAISE(
+      ipc->file_, VerifiedFile::Open(storage, path, std::move(description), std::move(remedy)));
   ARROW_RETURN_NOT_OK(ipc->VerifyFooter());
   arrow::ipc::IpcReadOptions options = arrow::ipc::IpcReadOptions::Defaults();
   // A memory-mapped batch read whole is zero-copy: every buffer is a slice of the mapping.
@@ -49,8 +49,8 @@ arrow::Status VerifiedIpcFile::VerifyFooter() const {
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnverified(
     int index) const {
   if (index < 0 || index >= reader_->num_record_batches()) {
-    return file_->CorruptError(Concat("has no record batch ", index, " (it has ",
-                                      reader_->num_record_batches(), ")"));
+    return file_->CorruptError(
+        Concat("has no record batch ", index, " (it has ", reader_->num_record_batches(), ")"));
   }
   auto batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
@@ -61,8 +61,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
   // Lengths and buffer counts: cheap, and what VerifyRows relies on to find the rows' bytes.
   arrow::Status valid = (*batch)->Validate();
   if (!valid.ok()) {
-    return file_->CorruptError(Concat("holds an invalid record batch ", index, ": ",
-                                      valid.message()));
+    return file_->CorruptError(
+        Concat("holds an invalid record batch ", index, ": ", valid.message()));
   }
   return *batch;
 }

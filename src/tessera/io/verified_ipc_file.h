@@ -25,8 +25,8 @@ class VerifiedIpcFile {
   // on storage that is not memory-mapped (all when empty); a mapped file always decodes every
   // column, zero-copy.
   static arrow::Result<std::unique_ptr<VerifiedIpcFile>> Open(
-      const Storage& storage, std::string_view path, std::string description,
-      std::string remedy, const std::vector<int>& included_fields = {});
+      const Storage& storage, std::string_view path, std::string description, std::string remedy,
+      const std::vector<int>& included_fields = {});
 
   std::shared_ptr<arrow::Schema> schema() const { return reader_->schema(); }
   int num_batches() const { return reader_->num_record_batches(); }
@@ -38,7 +38,8 @@ class VerifiedIpcFile {
   // io::VerifyBatch on the columns kept) before using any of them.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatchUnverified(int index) const;
   // Verifies the given rows (ascending offsets in `batch`) of a batch read from this file.
-  arrow::Status VerifyRows(const arrow::RecordBatch& batch, const std::vector<uint32_t>& rows) const;
+  arrow::Status VerifyRows(const arrow::RecordBatch& batch,
+                           const std::vector<uint32_t>& rows) const;
 
  private:
   VerifiedIpcFile() = default;

@@ -28,6 +28,7 @@ struct Source {
   std::string family;
   std::string segment_uuid;
   const index::ScalarSegmentReader* reader = nullptr;
+  Roaring fragments;  // the segment's fragment bitmap: every row it answers lies in one
 };
 
 // What a search asks of a leaf's column; with the leaf, the key of the search cache.
@@ -207,7 +208,10 @@ class Planner {
     std::unordered_map<int32_t, int> field_of_id;
     for (int field : fields) field_of_id[dataset_.field_ids()[static_cast<size_t>(field)]] = field;
     Roaring live;
-    for (const auto& fragment : dataset_.manifest().fragments()) live.add(fragment.id());
+    for (const auto& fragment : dataset_.manifest().fragments()) {
+      live.add(fragment.id());
+      physical_rows_[fragment.id()] = fragment.physical_rows();
+    }
 
     for (const auto& definition : dataset_.manifest().indexes()) {
       auto found = field_of_id.find(definition.field_id());
@@ -224,8 +228,9 @@ class Planner {
       for (auto& [segment, reader, covered] : segments) {
         const index::ScalarSegmentReader* scalar = reader->AsScalar();
         if (scalar == nullptr) break;  // not a scalar family: no predicate goes to it
-        auto source = std::make_unique<Source>(
-            Source{definition.name(), definition.family(), segment->uuid(), scalar});
+        ARROW_ASSIGN_OR_RAISE(Roaring fragments, index::DecodeFragmentBitmap(*segment));
+        auto source = std::make_unique<Source>(Source{
+            definition.name(), definition.family(), segment->uuid(), scalar, std::move(fragments)});
         auto& by_fragment = sources_[field];
         for (uint32_t fragment : covered) by_fragment.emplace(fragment, source.get());
         indexed_fields_.insert(field);
@@ -275,9 +280,31 @@ class Planner {
                                                 " of index '" + source.index_name + "' for " +
                                                 node.ToString());
       }
+      ARROW_RETURN_NOT_OK(CheckAnswer(source, answer->rows));
       cached = cache_.emplace(key, std::move(answer).ValueUnsafe()).first;
     }
     return Answer{SliceFragment(cached->second.rows, fragment), cached->second.exact};
+  }
+
+  // A segment answers only with rows of the fragments it covers; anything else means its files
+  // hold wrong row addresses, which must never be silently dropped or returned.
+  arrow::Status CheckAnswer(const Source& source, const std::vector<uint64_t>& rows) const {
+    for (uint64_t address : rows) {
+      const uint32_t fragment = dataset::FragmentOf(address);
+      const auto found = physical_rows_.find(fragment);
+      const bool covered = source.fragments.contains(fragment);
+      // Fragments the segment covers may have left the version (all rows deleted).
+      if (covered &&
+          (found == physical_rows_.end() || dataset::OffsetOf(address) < found->second)) {
+        continue;
+      }
+      return Corrupt("segment ", source.segment_uuid, " of index '", source.index_name,
+                     "' answers with row address ", address, " (fragment ", fragment, ", row ",
+                     dataset::OffsetOf(address), "), which ",
+                     covered ? "is beyond the fragment's rows" : "is not in a fragment it covers",
+                     "; rebuild the index (tessera index create --replace) or drop it");
+    }
+    return arrow::Status::OK();
   }
 
   Bound Leaf(const Source& source, const Node& node, bool truth, Roaring rows) const {
@@ -459,6 +486,7 @@ class Planner {
     return "scan (no index answers predicates on " + join(filter_.referenced_columns()) + ")";
   }
 
+  std::unordered_map<uint32_t, uint64_t> physical_rows_;  // of the version's fragments
   const dataset::Dataset& dataset_;
   const expr::Filter& filter_;
   std::vector<std::unique_ptr<index::SegmentReader>> readers_;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -354,9 +355,17 @@ class PreparedNearest::Impl {
                                    [&](uint32_t id) { return !allowed_->at(id).isEmpty(); });
       if (!any) return arrow::Status::OK();
     }
-    const std::function<bool(uint64_t)> accept = [this, source_id](uint64_t address) {
+    // A row beyond its fragment's rows means the segment's files hold wrong row addresses.
+    std::optional<uint64_t> invalid_address;
+    const std::function<bool(uint64_t)> accept = [this, source_id,
+                                                  &invalid_address](uint64_t address) {
       auto found = states_.find(dataset::FragmentOf(address));
       if (found == states_.end() || found->second.source != source_id) return false;
+      const auto& fragment = dataset_.manifest().fragments(found->second.position);
+      if (dataset::OffsetOf(address) >= fragment.physical_rows()) {
+        invalid_address = address;
+        return false;
+      }
       return Accepts(found->second, dataset::OffsetOf(address));
     };
     // The rows the search may return, an upper bound of what it can find.
@@ -385,6 +394,14 @@ class PreparedNearest::Impl {
       if (!found.ok()) {
         return WithContext(found.status(), "searching segment " + source.segment_uuid +
                                                " of index '" + source.index_name + "'");
+      }
+      if (invalid_address) {
+        return Corrupt("segment ", source.segment_uuid, " of index '", source.index_name,
+                       "' lists row address ", *invalid_address, " (fragment ",
+                       dataset::FragmentOf(*invalid_address), ", row ",
+                       dataset::OffsetOf(*invalid_address),
+                       "), beyond the fragment's rows; rebuild the index (tessera index create "
+                       "--replace) or drop it");
       }
       // The probed partitions may hold fewer than k acceptable rows (a selective prefilter,
       // many deletions) while others hold more: probe more partitions, so that k rows are

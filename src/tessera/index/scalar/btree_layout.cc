@@ -70,10 +70,10 @@ arrow::Result<std::unique_ptr<io::VerifiedIpcFile>> OpenIpcFile(const SegmentDir
                                                                 std::string_view name,
                                                                 const arrow::Schema* expected) {
   ARROW_ASSIGN_OR_RAISE(
-      auto file, io::VerifiedIpcFile::Open(
-                     *directory.storage, FilePath(directory, name),
-                     Concat("file ", name, " of BTREE segment ", directory.uuid),
-                     "rebuild the index (tessera index create --replace) or drop it"));
+      auto file,
+      io::VerifiedIpcFile::Open(*directory.storage, FilePath(directory, name),
+                                Concat("file ", name, " of BTREE segment ", directory.uuid),
+                                "rebuild the index (tessera index create --replace) or drop it"));
   if (expected != nullptr && !file->schema()->Equals(*expected, /*check_metadata=*/false)) {
     return Corrupt("file ", name, " of BTREE segment ", directory.uuid, " has schema ",
                    file->schema()->ToString(), "; expected ", expected->ToString());

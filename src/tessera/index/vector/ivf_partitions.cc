@@ -96,10 +96,10 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
                                                                   int num_partitions) {
   const std::string where = storage.AbsolutePath(path);
   std::unique_ptr<IvfPartitions> partitions(new IvfPartitions());
-  ARROW_ASSIGN_OR_RAISE(partitions->file_,
-                        io::VerifiedIpcFile::Open(
-                            storage, path, "IVF partitions file " + where,
-                            "rebuild the index (tessera index create --replace) or drop it"));
+  ARROW_ASSIGN_OR_RAISE(
+      partitions->file_,
+      io::VerifiedIpcFile::Open(storage, path, "IVF partitions file " + where,
+                                "rebuild the index (tessera index create --replace) or drop it"));
   const auto& file = *partitions->file_;
   const auto expected = PartitionSchema(layout, num_partitions);
   if (!file.schema()->Equals(*expected, /*check_metadata=*/true)) {
