@@ -1,11 +1,14 @@
 // Verifying an Arrow record batch read from a VerifiedFile before any kernel sees it.
 //
-// Two checks, in this order: the checksums of exactly the bytes a row range uses (validity bits,
+// Two checks, together: the checksums of exactly the bytes a row range uses (validity bits,
 // values, offsets, and the variable-length data those offsets point at, through nested lists),
-// then Arrow's full structural validation of that row range (offsets monotonic and in bounds,
-// lengths, UTF-8). Offsets are bounds-checked before they are followed, so a damaged file can
-// neither crash the check nor make it read outside the file. Verifying rows [start, start +
-// count) touches O(bytes of those rows), which keeps a take of a few rows cheap.
+// and the structure of that row range (every buffer long enough for it, offsets non-negative,
+// non-decreasing and within the data or child array they index). Offsets are checked before
+// they are followed, so a damaged file can neither crash the check nor make it read outside the
+// file, even when its checksums were rewritten to match. Verifying rows [start, start + count)
+// touches O(bytes of those rows), which keeps a take of a few rows cheap. The caller has run
+// Arrow's cheap Validate() on the batch (lengths, buffer counts). UTF-8 is not re-validated:
+// string data is validated when written, and its checksum proves it unchanged.
 #pragma once
 
 #include <arrow/record_batch.h>

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/io/verified_blocks.h"
+
 namespace tessera::io {
 
 struct FileEntry {
@@ -60,6 +62,9 @@ class Storage {
   arrow::Status DeleteDirectory(std::string_view relative);
   arrow::Status CreateDirectory(std::string_view relative);
 
+  // The blocks of this dataset's files that readers have verified (verified_blocks.h).
+  VerifiedBlocks& verified_blocks() const { return *verified_blocks_; }
+
  private:
   Storage(std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string base, std::string root,
           bool is_local);
@@ -69,6 +74,7 @@ class Storage {
   std::string base_;  // root as a path inside filesystem_
   std::string root_;
   bool is_local_;
+  std::unique_ptr<VerifiedBlocks> verified_blocks_ = std::make_unique<VerifiedBlocks>();
 };
 
 }  // namespace tessera::io

@@ -38,7 +38,8 @@ arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& s
     return file->CorruptError(Concat("is ", file->size_, " bytes long but was written with ",
                                      file->checksums_.file_bytes, " (truncated or extended)"));
   }
-  file->verified_.reset(new std::atomic<bool>[file->checksums_.crcs.size()]());
+  file->verified_ = storage.verified_blocks().Of(std::string(path), file->checksums_.file_bytes,
+                                                 file->checksums_.crcs.size());
   // A memory-mapped file returns zero-copy slices of one mapping, which VerifyRange locates.
   if (file->inner_->supports_zero_copy()) {
     auto whole = file->inner_->ReadAt(0, file->size_);
@@ -56,13 +57,13 @@ arrow::Status VerifiedFile::VerifyBlocks(int64_t first_block, int64_t last_block
   const auto block_bytes = static_cast<int64_t>(checksums_.block_bytes);
   int64_t block = first_block;
   while (block <= last_block) {
-    if (verified_[block].load(std::memory_order_acquire)) {
+    if (verified_->IsSet(static_cast<uint64_t>(block))) {
       ++block;
       continue;
     }
     // A run of unverified blocks is checked in one pass (three blocks side by side).
     int64_t end = block + 1;
-    while (end <= last_block && !verified_[end].load(std::memory_order_acquire)) ++end;
+    while (end <= last_block && !verified_->IsSet(static_cast<uint64_t>(end))) ++end;
     const int64_t offset = block * block_bytes;
     const int64_t length = std::min(end * block_bytes, size_) - offset;
     std::shared_ptr<arrow::Buffer> owned;
@@ -82,7 +83,7 @@ arrow::Status VerifiedFile::VerifyBlocks(int64_t first_block, int64_t last_block
                                    std::min((b + 1) * block_bytes, size_),
                                    "): its contents were damaged"));
       }
-      verified_[b].store(true, std::memory_order_release);
+      verified_->Set(static_cast<uint64_t>(b));
     }
     block = end;
   }

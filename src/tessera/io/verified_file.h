@@ -8,15 +8,15 @@
 // for Arrow arrays), so a take of a few rows checks a few blocks, not a whole record batch.
 // Files that are not memory-mapped (object stores) are verified on every read.
 //
-// Each block is verified at most once per VerifiedFile (a lock-free flag per block), so a
-// long-lived reader pays for a block once. Every failure is Corrupt, naming the file.
+// Each block is verified at most once per opened dataset: the flags live in the Storage
+// (verified_blocks.h), so a long-lived reader pays for a block once. Every failure is Corrupt,
+// naming the file.
 #pragma once
 
 #include <arrow/buffer.h>
 #include <arrow/io/interfaces.h>
 #include <arrow/result.h>
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,7 +73,7 @@ class VerifiedFile : public arrow::io::RandomAccessFile {
   std::string description_;
   std::string remedy_;
   BlockChecksums checksums_;
-  std::unique_ptr<std::atomic<bool>[]> verified_;
+  std::shared_ptr<BlockFlags> verified_;
 };
 
 }  // namespace tessera::io
