@@ -36,6 +36,17 @@ class FragmentSink {
     return std::move(fragments_);
   }
 
+  // After a failure: removes every file written so far, the unfinished one included (best
+  // effort), so that a failed write leaves no orphans.
+  void RemoveWritten() {
+    writer_.reset();
+    if (stream_ != nullptr) (void)stream_->Close();
+    if (!path_.empty()) (void)storage_.DeleteFile(path_);
+    for (const auto& fragment : fragments_) {
+      for (const auto& file : fragment.files()) (void)storage_.DeleteFile(file.path());
+    }
+  }
+
  private:
   // Rows the next batch should have: a full batch, or what fits in the current file.
   uint64_t BatchTarget() const {
@@ -124,14 +135,18 @@ arrow::Result<std::vector<format::Fragment>> WriteFragments(
     return InvalidArgument("max_rows_per_file must be in [1, 2^32) and rows_per_batch positive");
   }
   FragmentSink sink(storage, schema, options);
-  while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    ARROW_RETURN_NOT_OK(source.ReadNext(&batch));
-    if (batch == nullptr) break;
-    ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
-    ARROW_RETURN_NOT_OK(sink.Add(conformed));
-  }
-  return sink.Finish();
+  auto written = [&]() -> arrow::Result<std::vector<format::Fragment>> {
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(source.ReadNext(&batch));
+      if (batch == nullptr) break;
+      ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
+      ARROW_RETURN_NOT_OK(sink.Add(conformed));
+    }
+    return sink.Finish();
+  }();
+  if (!written.ok()) sink.RemoveWritten();
+  return written;
 }
 
 }  // namespace tessera::dataset

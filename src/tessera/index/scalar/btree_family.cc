@@ -331,6 +331,19 @@ arrow::Result<std::unique_ptr<SegmentReader>> BtreeFamily::Open(const format::Se
   return std::unique_ptr<SegmentReader>(std::move(reader));
 }
 
+std::vector<std::string> BtreeFamily::RequiredFiles(const format::SegmentMeta& segment) const {
+  std::vector<std::string> files{std::string(kPagesFile), std::string(kLookupFile),
+                                 std::string(kNullsFile)};
+  // The segment's value type decides whether the reader opens the NaN list (SetDetails above).
+  auto value_type = segment.details().find(std::string(kDetailValueType));
+  if (value_type != segment.details().end() &&
+      (value_type->second == arrow::float32()->ToString() ||
+       value_type->second == arrow::float64()->ToString())) {
+    files.emplace_back(kNansFile);
+  }
+  return files;
+}
+
 std::unique_ptr<IndexFamily> MakeBtreeFamily() { return std::make_unique<BtreeFamily>(); }
 
 }  // namespace tessera::index::scalar

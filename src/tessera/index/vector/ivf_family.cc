@@ -390,6 +390,11 @@ class IvfFamily final : public IndexFamily {
     return std::unique_ptr<SegmentReader>(std::move(reader));
   }
 
+  // Every IVF family keeps a model and its partitions, whatever the codes.
+  std::vector<std::string> RequiredFiles(const format::SegmentMeta&) const override {
+    return {kIvfModelFile, kIvfPartitionsFile};
+  }
+
  private:
   // The indexed column's dimension, after checking that `input` names one.
   arrow::Result<int> InputDimension(const BuildInput& input) const {
