@@ -11,19 +11,40 @@ namespace {
 struct CleanupArguments {
   std::string dataset;
   std::string older_than = "7d";
+  bool delete_unverified = false;
   bool dry_run = false;
 };
+
+// "1h", "90m", "45s": the grace period as a user would write it.
+std::string FormatGrace(std::chrono::seconds grace) {
+  const auto seconds = grace.count();
+  if (seconds > 0 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
+  if (seconds > 0 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
+  return std::to_string(seconds) + "s";
+}
 
 arrow::Status RunCleanup(const CleanupArguments& args) {
   ARROW_ASSIGN_OR_RAISE(std::chrono::seconds retention, ParseDuration(args.older_than));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, dataset::Dataset::Open(args.dataset));
   dataset::CleanupOptions options;
   options.older_than = retention;
+  options.delete_unverified = args.delete_unverified;
   options.dry_run = args.dry_run;
   ARROW_ASSIGN_OR_RAISE(dataset::CleanupReport report, snapshot->Cleanup(options));
 
+  for (const auto& unreadable : report.unreadable_versions) {
+    std::cerr << "warning: version " << unreadable.version << " is unreadable and was kept ("
+              << unreadable.error << "); no file was removed, since that version may reference "
+              << "any of them. Restore or remove its manifest, then run cleanup again" << std::endl;
+  }
+  const std::string kept = report.kept_by_grace == 0
+                               ? ""
+                               : "; kept " + Quantity(report.kept_by_grace, "unreferenced file") +
+                                     " younger than the grace period (" +
+                                     FormatGrace(options.grace_period) +
+                                     "): a write may be about to commit them";
   if (report.removed_versions.empty() && report.removed_files.empty()) {
-    std::cout << "nothing to remove (retention " << args.older_than << ")" << std::endl;
+    std::cout << "nothing to remove (retention " << args.older_than << kept << ")" << std::endl;
     return arrow::Status::OK();
   }
   std::cout << (args.dry_run ? "would remove " : "removed ") << report.removed_versions.size()
@@ -37,7 +58,7 @@ arrow::Status RunCleanup(const CleanupArguments& args) {
   }
   std::cout << " and " << report.removed_files.size()
             << (report.removed_files.size() == 1 ? " file, " : " files, ")
-            << FormatBytes(report.bytes_removed) << "\n";
+            << FormatBytes(report.bytes_removed) << kept << "\n";
   for (const auto& file : report.removed_files) std::cout << "  " << file << "\n";
   std::cout.flush();
   if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");
@@ -58,6 +79,9 @@ void AddCleanupCommand(CommandSet& commands) {
                    "latest version is always kept")
       ->type_name("DURATION")
       ->capture_default_str();
+  command->add_flag("--delete-unverified", args->delete_unverified,
+                    "Also remove unreferenced files younger than the grace period (1h); only safe "
+                    "when no other process writes to the dataset");
   command->add_flag("--dry-run", args->dry_run, "Report what would be removed; remove nothing");
 }
 

@@ -236,6 +236,14 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VersionsBatch(
   for (const auto& info : versions) {
     if (info.version > up_to) continue;
     ARROW_RETURN_NOT_OK(version_builder.Append(info.version));
+    if (!info.unreadable.empty()) {
+      // Listed, so the history has no silent gap; what it holds is unknown.
+      ARROW_RETURN_NOT_OK(created_builder.AppendNull());
+      ARROW_RETURN_NOT_OK(operation_builder.Append("unreadable"));
+      ARROW_RETURN_NOT_OK(rows_builder.AppendNull());
+      ARROW_RETURN_NOT_OK(fragments_builder.AppendNull());
+      continue;
+    }
     ARROW_RETURN_NOT_OK(created_builder.Append(
         std::chrono::duration_cast<std::chrono::microseconds>(info.created.time_since_epoch())
             .count()));
@@ -263,6 +271,11 @@ arrow::Status RunVersions(const VersionsArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto versions, snapshot->ListVersions());
   // With --version V: the history as it was when V was the latest.
   const uint64_t up_to = args.version.get().value_or(UINT64_MAX);
+  for (const auto& info : versions) {
+    if (info.unreadable.empty() || info.version > up_to) continue;
+    std::cerr << "warning: version " << info.version << " cannot be read: " << info.unreadable
+              << std::endl;
+  }
   ARROW_ASSIGN_OR_RAISE(auto batch, VersionsBatch(versions, up_to));
   return PrintBatch(*batch, format, std::cout);
 }

@@ -1,6 +1,7 @@
 // Crash safety (DESIGN §5): a writer process killed with SIGKILL at any point of a commit leaves
 // the last committed version intact, the dataset keeps working, and cleanup reclaims what the
-// dead writer left behind, but only once those files are older than the retention.
+// dead writer left behind, but only once those files are older than the retention and the grace
+// period.
 //
 // The victim is tests/helpers/tessera_test_writer.cc run with TESSERA_CRASH_AT=<point>
 // (io/fault_injection.h): the library kills its own process there.
@@ -159,14 +160,28 @@ TEST_P(CrashTest, CrashLeavesPreviousVersionAndCleanupReclaimsOrphans) {
   ASSERT_OK_AND_ASSIGN(ids, ScanIds(*next));
   EXPECT_EQ(ids, expected);
 
-  // A dry run reports the orphans and removes nothing.
-  for (const auto& orphan : orphans) {
-    testing::SetModificationTime(directory_.Child("dataset/" + orphan),
-                                 std::chrono::system_clock::now() - std::chrono::minutes(10));
-  }
+  // Ten minutes after the crash, the orphans are past a retention of 0s but within the grace
+  // period: a writer in flight could still commit them.
+  auto age_orphans = [&](std::chrono::minutes age) {
+    for (const auto& orphan : orphans) {
+      testing::SetModificationTime(directory_.Child("dataset/" + orphan),
+                                   std::chrono::system_clock::now() - age);
+    }
+  };
+  age_orphans(std::chrono::minutes(10));
   CleanupOptions now;
   now.older_than = std::chrono::seconds(0);
   now.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(auto within_grace, next->Cleanup(now));
+  for (const auto& orphan : orphans) {
+    EXPECT_EQ(
+        std::count(within_grace.removed_files.begin(), within_grace.removed_files.end(), orphan), 0)
+        << orphan << " is younger than the grace period";
+  }
+  EXPECT_EQ(within_grace.kept_by_grace, orphans.size());
+
+  // Past the grace period, a dry run reports the orphans and removes nothing.
+  age_orphans(std::chrono::minutes(120));
   ASSERT_OK_AND_ASSIGN(auto planned, next->Cleanup(now));
   const std::set<std::string> listed_before_cleanup = testing::ListDatasetFiles(Uri());
   for (const auto& orphan : orphans) {
@@ -248,9 +263,10 @@ TEST(CrashOfStaleWriter, LeavesNewerVersionIntact) {
   EXPECT_EQ(Under(orphans, format::kDataDir).size(), 2u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kTransactionsDir).size(), 1u) << Join(orphans);
   EXPECT_EQ(Under(orphans, format::kVersionsDir).size(), 1u) << Join(orphans);
+  // Older than the grace period, as if the crash happened two hours ago.
   for (const auto& orphan : orphans) {
     testing::SetModificationTime(directory.Child("dataset/" + orphan),
-                                 std::chrono::system_clock::now() - std::chrono::minutes(10));
+                                 std::chrono::system_clock::now() - std::chrono::minutes(120));
   }
   CleanupOptions now;
   now.older_than = std::chrono::seconds(0);

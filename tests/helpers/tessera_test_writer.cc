@@ -8,6 +8,11 @@
 //                                 stop|continue]
 //   tessera_test_writer overwrite DATASET --commits N --rows R --first-id ID
 //   tessera_test_writer delete    DATASET --where EXPR
+//   tessera_test_writer cleanup   DATASET --until PATH [--delete-unverified 1]
+//
+// `cleanup` runs Cleanup with a retention of 0s over and over, as fast as it can, until PATH
+// exists (a race partner for writers: tests/index/cleanup_race_test.cc); it creates --ready
+// after its first run.
 //
 // Common options:
 //   --version V            start from version V instead of the latest (a stale snapshot)
@@ -30,6 +35,7 @@
 //   committed op=<op> version=<v> base=<version started from> first_id=<id> rows=<r>
 //   conflict op=<op> base=<v> first_id=<id> rows=<r> retryable=<0|1>
 //   result op=delete version=<version returned> base=<v>
+//   cleanup runs=<n> removed_versions=<v> removed_files=<f>   (at the end of `cleanup`)
 // On failure, `error: <Kind>: <message>` on stderr and the exit code says what happened:
 //   0 success, 1 any other error, 2 bad usage, 3 CommitConflict (not retryable),
 //   4 CommitConflict (retryable). With --on-conflict continue, an append that hits a
@@ -77,11 +83,14 @@ struct Arguments {
   std::string ready;
   std::string barrier;
   std::optional<uint64_t> max_rows_per_file;
+  std::string until;
+  bool delete_unverified = false;
 };
 
 int Usage(const std::string& problem) {
-  std::cerr << "error: InvalidArgument: " << problem << "\n"
-            << "usage: tessera_test_writer create|append|overwrite|delete DATASET [options]\n";
+  std::cerr
+      << "error: InvalidArgument: " << problem << "\n"
+      << "usage: tessera_test_writer create|append|overwrite|delete|cleanup DATASET [options]\n";
   return kExitUsage;
 }
 
@@ -145,16 +154,25 @@ std::optional<std::string> ParseArguments(int argc, char** argv, Arguments* argu
       arguments->ready = value;
     } else if (option == "--barrier") {
       arguments->barrier = value;
+    } else if (option == "--until") {
+      arguments->until = value;
+    } else if (option == "--delete-unverified") {
+      if (value != "0" && value != "1") return "--delete-unverified takes 0 or 1";
+      arguments->delete_unverified = value == "1";
     } else {
       return "unknown option " + option;
     }
   }
   const std::string& command = arguments->command;
-  if (command != "create" && command != "append" && command != "overwrite" && command != "delete") {
+  if (command != "create" && command != "append" && command != "overwrite" && command != "delete" &&
+      command != "cleanup") {
     return "unknown command " + command;
   }
   if (command == "delete" && arguments->where.empty()) return "delete needs --where";
-  if (command != "delete" && arguments->rows <= 0) return command + " needs --rows";
+  if (command == "cleanup" && arguments->until.empty()) return "cleanup needs --until";
+  if (command != "delete" && command != "cleanup" && arguments->rows <= 0) {
+    return command + " needs --rows";
+  }
   return std::nullopt;
 }
 
@@ -326,6 +344,30 @@ int RunDelete(const Arguments& arguments) {
   return kExitOk;
 }
 
+int RunCleanupLoop(const Arguments& arguments) {
+  tessera::dataset::CleanupOptions options;
+  options.older_than = std::chrono::seconds(0);
+  options.delete_unverified = arguments.delete_unverified;
+  int64_t runs = 0;
+  uint64_t removed_versions = 0;
+  uint64_t removed_files = 0;
+  std::error_code error;
+  while (!std::filesystem::exists(arguments.until, error)) {
+    auto opened = Dataset::Open(arguments.dataset);
+    if (!opened.ok()) return Fail(opened.status());
+    auto report = (*opened)->Cleanup(options);
+    if (!report.ok()) return Fail(report.status());
+    removed_versions += report->removed_versions.size();
+    removed_files += report->removed_files.size();
+    if (++runs == 1) {
+      if (auto status = SignalReadyAndWait(arguments); !status.ok()) return Fail(status);
+    }
+  }
+  std::cout << "cleanup runs=" << runs << " removed_versions=" << removed_versions
+            << " removed_files=" << removed_files << std::endl;
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -333,5 +375,6 @@ int main(int argc, char** argv) {
   if (auto problem = ParseArguments(argc, argv, &arguments)) return Usage(*problem);
   if (arguments.command == "create") return RunCreate(arguments);
   if (arguments.command == "delete") return RunDelete(arguments);
+  if (arguments.command == "cleanup") return RunCleanupLoop(arguments);
   return RunWrites(arguments);
 }

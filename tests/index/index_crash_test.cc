@@ -1,6 +1,7 @@
 // Index builds in separate processes: a build killed after writing its segment and before
 // committing leaves no visible index, and cleanup reclaims the segment directory only once it
-// is older than the retention; concurrent creators of one name leave exactly one index.
+// is older than the retention and the grace period; concurrent creators of one name leave exactly
+// one index.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -52,6 +53,11 @@ TEST(IndexCrash, KilledBuildLeavesNoIndexAndCleanupReclaimsItsDirectory) {
   retention.older_than = std::chrono::hours(1);
   ASSERT_TRUE((*latest)->Cleanup(retention).ok());
   EXPECT_EQ(SegmentDirectories(path), 1u) << "young orphans are kept: a build may be running";
+  dataset::CleanupOptions no_retention;
+  no_retention.older_than = std::chrono::seconds(0);
+  ASSERT_TRUE((*latest)->Cleanup(no_retention).ok());
+  EXPECT_EQ(SegmentDirectories(path), 1u)
+      << "whatever the retention, orphans younger than the grace period are kept";
 
   // Age files and directories alike, as if the crash happened two hours ago.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(path)) {

@@ -336,13 +336,17 @@ TEST(IndexLifecycle, CleanupReclaimsReplacedAndOrphanedSegmentsAfterTheRetention
   ASSERT_TRUE((*second)->Cleanup(keep).ok());
   EXPECT_EQ(CountSegmentDirectories(directory), 3u) << "young directories are kept";
 
+  dataset::CleanupOptions now;
+  now.older_than = std::chrono::seconds(0);
+  ASSERT_TRUE((*second)->Cleanup(now).ok());
+  EXPECT_EQ(CountSegmentDirectories(directory), 2u)
+      << "the replaced segment goes with its version; the orphan stays for the grace period";
+
+  // Files and directories alike, as if the orphan were written two hours ago.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(directory.path())) {
-    if (!entry.is_regular_file()) continue;
     std::filesystem::last_write_time(
         entry.path(), std::filesystem::last_write_time(entry.path()) - std::chrono::hours(2));
   }
-  dataset::CleanupOptions now;
-  now.older_than = std::chrono::seconds(0);
   auto report = (*second)->Cleanup(now);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(CountSegmentDirectories(directory), 1u);

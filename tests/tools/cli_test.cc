@@ -167,6 +167,45 @@ TEST_F(CliTest, WorkflowFromGenToCleanup) {
   EXPECT_EQ(RunOk({"cleanup", ds, "--older-than", "0s"}), "nothing to remove (retention 0s)\n");
 }
 
+// cleanup keeps unreferenced files younger than the grace period, says so, and removes them
+// with --delete-unverified; a damaged old manifest is listed and reported, never fatal.
+TEST_F(CliTest, CleanupGraceAndDamagedManifests) {
+  const std::string ds = Path("ds");
+  const std::string data = Path("data.arrow");
+  RunOk({"gen", data, "--rows", "100", "--dim", "4", "--seed", "1"});
+  RunOk({"create", ds, "--from", data});
+  RunOk({"append", ds, "--from", data});
+  RunOk({"append", ds, "--from", data});
+  std::ofstream(ds + "/data/orphan.arrow") << "a write in flight";
+
+  const std::string kept = RunOk({"cleanup", ds, "--older-than", "0s", "--dry-run"});
+  EXPECT_TRUE(StartsWith(kept, "would remove 2 versions (1, 2) and 2 files")) << kept;
+  EXPECT_NE(kept.find("kept 1 unreferenced file younger than the grace period (1h)"),
+            std::string::npos)
+      << kept;
+  EXPECT_EQ(kept.find("orphan.arrow"), std::string::npos) << kept;
+  const std::string forced =
+      RunOk({"cleanup", ds, "--older-than", "0s", "--dry-run", "--delete-unverified"});
+  EXPECT_NE(forced.find("  data/orphan.arrow\n"), std::string::npos) << forced;
+
+  std::ofstream(ds + "/_versions/00000000000000000001.manifest", std::ios::trunc) << "damaged";
+  const CliResult versions = Run({"versions", ds, "--format", "csv"});
+  EXPECT_EQ(versions.exit_code, 0) << versions.err;
+  const auto rows = Lines(versions.out);
+  ASSERT_EQ(rows.size(), 4u) << versions.out;
+  EXPECT_TRUE(StartsWith(rows[1], "1,")) << rows[1];
+  EXPECT_NE(rows[1].find("unreadable"), std::string::npos) << rows[1];
+  EXPECT_TRUE(StartsWith(versions.err, "warning: version 1 cannot be read: Corrupt: "))
+      << versions.err;
+
+  const CliResult cleaned = Run({"cleanup", ds, "--older-than", "0s"});
+  EXPECT_EQ(cleaned.exit_code, 0) << cleaned.err;
+  EXPECT_TRUE(StartsWith(cleaned.out, "removed 1 version (2) and 0 files")) << cleaned.out;
+  EXPECT_TRUE(StartsWith(cleaned.err, "warning: version 1 is unreadable and was kept"))
+      << cleaned.err;
+  EXPECT_EQ(RunOk({"count", ds}), "300\n");
+}
+
 TEST_F(CliTest, GenWritesADatasetDirectly) {
   const std::string ds = Path("generated");
   EXPECT_EQ(

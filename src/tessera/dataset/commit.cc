@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tessera/dataset/manifest_store.h"
+#include "tessera/dataset/new_files.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/fault_injection.h"
 #include "tessera/io/uuid.h"
@@ -41,20 +42,24 @@ arrow::Status ReadNewerTransactions(const io::Storage& storage, uint64_t base_ve
                             "cannot be checked against it; reopen the dataset and retry");
     }
     ARROW_RETURN_NOT_OK(manifest.status());
-    ARROW_ASSIGN_OR_RAISE(auto transaction,
-                          ReadTransaction(storage, (*manifest)->transaction_file()));
-    transactions->push_back(std::move(transaction));
+    auto transaction = ReadTransaction(storage, (*manifest)->transaction_file());
+    if (!transaction.ok() && KindOf(transaction.status()) == ErrorKind::kNotFound) {
+      return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": version ", version,
+                            " was removed by cleanup while this write checked it; reopen the "
+                            "dataset and retry");
+    }
+    ARROW_RETURN_NOT_OK(transaction.status());
+    transactions->push_back(std::move(*transaction));
     *latest = std::move(*manifest);
   }
   return arrow::Status::OK();
 }
 
-}  // namespace
-
-arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
+// The attempts of one commit. `outcome_unknown` is set when publishing itself failed: the
+// manifest may then be visible, and nothing it may reference can be removed.
+arrow::Result<std::shared_ptr<const format::Manifest>> CommitAttempts(
     io::Storage& storage, std::shared_ptr<const format::Manifest> base, Operation& operation,
-    const WriteOptions& options) {
-  io::CrashPoint(io::kCrashAfterDataFiles);
+    const WriteOptions& options, bool* outcome_unknown) {
   // Moves `base` to the newest version if the operation survives what was committed since.
   auto rebase = [&]() -> arrow::Status {
     std::vector<format::Transaction> theirs;
@@ -94,15 +99,40 @@ arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
     manifest.set_operation(std::string(operation.name()));
 
     io::CrashPoint(io::kCrashBeforeManifest);
-    ARROW_ASSIGN_OR_RAISE(bool published, TryPublishManifest(storage, manifest));
-    if (published) return std::make_shared<const format::Manifest>(std::move(manifest));
-    // Another writer took the version. Our transaction file stays behind, referenced by no
-    // manifest, for cleanup to reclaim.
+    // Last moment before the version becomes visible: everything it adds must be there.
+    NewFiles added = operation.new_files();
+    added.files.push_back(transaction_path);
+    auto present = CheckNewFilesExist(storage, added, operation.name());
+    if (!present.ok()) {
+      (void)storage.DeleteFile(transaction_path);
+      return present;
+    }
+    auto published = TryPublishManifest(storage, manifest);
+    if (!published.ok()) {
+      *outcome_unknown = true;
+      return published.status();
+    }
+    if (*published) return std::make_shared<const format::Manifest>(std::move(manifest));
+    // Another writer took the version: our transaction file is referenced by nothing.
+    (void)storage.DeleteFile(transaction_path);
     ARROW_RETURN_NOT_OK(rebase());
   }
   return CommitConflict(/*retryable=*/true, "dataset ", storage.root(), ": the ", operation.name(),
                         " lost the commit race ", options.max_commit_attempts,
                         " times to concurrent writers; retry it");
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<const format::Manifest>> CommitOperation(
+    io::Storage& storage, std::shared_ptr<const format::Manifest> base, Operation& operation,
+    const WriteOptions& options) {
+  io::CrashPoint(io::kCrashAfterDataFiles);
+  bool outcome_unknown = false;
+  auto committed = CommitAttempts(storage, std::move(base), operation, options, &outcome_unknown);
+  // A failed write leaves no orphans for cleanup, unless it may have been published.
+  if (!committed.ok() && !outcome_unknown) RemoveNewFiles(storage, operation.new_files());
+  return committed;
 }
 
 }  // namespace tessera::dataset

@@ -167,15 +167,27 @@ arrow::Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
   ARROW_ASSIGN_OR_RAISE(auto versions, ListVersionNumbers(*storage_));
   std::vector<VersionInfo> infos;
   for (uint64_t version : versions) {
-    ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage_, version));
-    ARROW_ASSIGN_OR_RAISE(auto snapshot, FromManifest(storage_, manifest));
     VersionInfo info;
     info.version = version;
+    auto snapshot = [&]() -> arrow::Result<std::shared_ptr<Dataset>> {
+      ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage_, version));
+      return FromManifest(storage_, std::move(manifest));
+    }();
+    if (!snapshot.ok()) {
+      // One damaged manifest must not hide the history: it is listed as unreadable.
+      const ErrorKind kind = KindOf(snapshot.status());
+      if (kind == ErrorKind::kNotFound) continue;  // removed by a cleanup since the listing
+      if (kind != ErrorKind::kCorrupt) return snapshot.status();
+      info.unreadable = std::string(ErrorKindName(kind)) + ": " + snapshot.status().message();
+      infos.push_back(std::move(info));
+      continue;
+    }
+    const format::Manifest& manifest = (*snapshot)->manifest();
     info.created = std::chrono::system_clock::time_point(
-        std::chrono::microseconds(manifest->created_at_micros()));
-    info.operation = manifest->operation();
-    info.num_rows = snapshot->CountRows();
-    info.num_fragments = static_cast<uint64_t>(manifest->fragments_size());
+        std::chrono::microseconds(manifest.created_at_micros()));
+    info.operation = manifest.operation();
+    info.num_rows = (*snapshot)->CountRows();
+    info.num_fragments = static_cast<uint64_t>(manifest.fragments_size());
     infos.push_back(std::move(info));
   }
   return infos;

@@ -43,13 +43,28 @@ struct VersionInfo {
   std::string operation;  // "create", "append", "delete", "overwrite"
   uint64_t num_rows = 0;  // live rows (physical minus deleted)
   uint64_t num_fragments = 0;
+  // Why the manifest cannot be read (a Corrupt error's message); empty when it can. When set,
+  // only `version` is meaningful.
+  std::string unreadable;
+};
+
+// A manifest that cannot be read, as ListVersions and Cleanup report it.
+struct UnreadableVersion {
+  uint64_t version = 0;
+  std::string error;  // "Corrupt: manifest ... cannot be decoded"
 };
 
 struct CleanupReport {
   std::vector<uint64_t> removed_versions;
-  std::vector<std::string> removed_files;  // relative paths
+  std::vector<std::string> removed_files;  // relative paths; segment directories end in '/'
   uint64_t bytes_removed = 0;
   bool dry_run = false;
+  // Unreferenced files and segment directories kept only because they are younger than the
+  // grace period.
+  uint64_t kept_by_grace = 0;
+  // Manifests that cannot be read: while there is one, cleanup removes no file at all, since
+  // it cannot know which files that version references.
+  std::vector<UnreadableVersion> unreadable_versions;
 };
 
 class Dataset {
@@ -109,11 +124,14 @@ class Dataset {
                                                             const WriteOptions& options = {}) const;
 
   // --- history and maintenance (act on the whole dataset, not only this snapshot) ---
+  // Every version, oldest first; one whose manifest is damaged is listed with `unreadable` set
+  // instead of failing the whole listing.
   arrow::Result<std::vector<VersionInfo>> ListVersions() const;
   // The latest committed version, which may be newer than this snapshot.
   arrow::Result<std::shared_ptr<Dataset>> Latest() const;
   // Removes manifests older than the retention (never the latest) and then files referenced by
-  // no remaining manifest that are older than the retention.
+  // no remaining manifest that are older than the retention (and, for files no manifest ever
+  // referenced, than the grace period). See dataset/cleanup.h.
   arrow::Result<CleanupReport> Cleanup(const CleanupOptions& options) const;
 
   // Internal: use Create/Open.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tessera/format/paths.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/io/checksummed_output.h"
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
@@ -35,6 +36,23 @@ class FragmentSink {
       ARROW_RETURN_NOT_OK(WriteBatch(std::min(pending_rows_, BatchTarget())));
     ARROW_RETURN_NOT_OK(CloseFile());
     return std::move(fragments_);
+  }
+
+  // After a failure: removes every file written so far, the unfinished one included (best
+  // effort), so that a failed write leaves no orphans.
+  void RemoveWritten() {
+    writer_.reset();
+    if (stream_ != nullptr) (void)stream_->Close();
+    if (!path_.empty()) {
+      (void)storage_.DeleteFile(path_);
+      (void)storage_.DeleteFile(io::ChecksumPathOf(path_));
+    }
+    for (const auto& fragment : fragments_) {
+      for (const auto& file : fragment.files()) {
+        (void)storage_.DeleteFile(file.path());
+        (void)storage_.DeleteFile(io::ChecksumPathOf(file.path()));
+      }
+    }
   }
 
  private:
@@ -125,20 +143,24 @@ arrow::Result<std::vector<format::Fragment>> WriteFragments(
     return InvalidArgument("max_rows_per_file must be in [1, 2^32) and rows_per_batch positive");
   }
   FragmentSink sink(storage, schema, options);
-  while (true) {
-    std::shared_ptr<arrow::RecordBatch> batch;
-    ARROW_RETURN_NOT_OK(source.ReadNext(&batch));
-    if (batch == nullptr) break;
-    // Malformed input (a damaged Arrow file given to append) must not become a data file.
-    arrow::Status valid = batch->ValidateFull();
-    if (!valid.ok()) {
-      return InvalidArgument("an input batch is malformed (", valid.message(),
-                             "); the write is abandoned; check the input file");
+  auto written = [&]() -> arrow::Result<std::vector<format::Fragment>> {
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      ARROW_RETURN_NOT_OK(source.ReadNext(&batch));
+      if (batch == nullptr) break;
+      // Malformed input (a damaged Arrow file given to append) must not become a data file.
+      arrow::Status valid = batch->ValidateFull();
+      if (!valid.ok()) {
+        return InvalidArgument("an input batch is malformed (", valid.message(),
+                               "); the write is abandoned; check the input file");
+      }
+      ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
+      ARROW_RETURN_NOT_OK(sink.Add(conformed));
     }
-    ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
-    ARROW_RETURN_NOT_OK(sink.Add(conformed));
-  }
-  return sink.Finish();
+    return sink.Finish();
+  }();
+  if (!written.ok()) sink.RemoveWritten();
+  return written;
 }
 
 }  // namespace tessera::dataset

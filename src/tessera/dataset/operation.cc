@@ -6,6 +6,7 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/row_matcher.h"
 #include "tessera/dataset/schema_rules.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -28,6 +29,17 @@ void AddFragments(const std::vector<format::Fragment>& fragments, format::Manife
     added->set_id(manifest->next_fragment_id());
     manifest->set_next_fragment_id(manifest->next_fragment_id() + 1);
   }
+}
+
+NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments) {
+  NewFiles added;
+  for (const auto& fragment : fragments) {
+    for (const auto& file : fragment.files()) {
+      added.files.push_back(file.path());
+      added.files.push_back(io::ChecksumPathOf(file.path()));
+    }
+  }
+  return added;
 }
 
 }  // namespace
@@ -56,6 +68,8 @@ arrow::Status AppendOperation::Rebase(const std::vector<format::Transaction>& th
   }
   return arrow::Status::OK();
 }
+
+NewFiles AppendOperation::new_files() const { return DataFilesOf(fragments_); }
 
 // --- Overwrite / create ---
 
@@ -92,6 +106,8 @@ arrow::Status OverwriteOperation::Rebase(const std::vector<format::Transaction>&
   return arrow::Status::OK();
 }
 
+NewFiles OverwriteOperation::new_files() const { return DataFilesOf(fragments_); }
+
 // --- Delete ---
 
 arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
@@ -101,14 +117,36 @@ arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
   std::unique_ptr<DeleteOperation> operation(
       new DeleteOperation(std::move(storage), schema, std::move(filter)));
   for (const auto& fragment : base.fragments()) {
-    ARROW_RETURN_NOT_OK(operation->PlanFragment(base, fragment));
+    auto planned = operation->PlanFragment(base, fragment);
+    if (!planned.ok()) {
+      // The deletion files written so far will never be committed.
+      RemoveNewFiles(*operation->storage_, operation->new_files());
+      return planned;
+    }
   }
   return operation;
 }
 
+void DeleteOperation::DropPlan(uint32_t fragment_id) {
+  auto plan = plans_.find(fragment_id);
+  if (plan == plans_.end()) return;
+  if (!plan->second.deletion_file.path().empty()) {
+    (void)storage_->DeleteFile(plan->second.deletion_file.path());
+  }
+  plans_.erase(plan);
+}
+
+NewFiles DeleteOperation::new_files() const {
+  NewFiles added;
+  for (const auto& [fragment_id, plan] : plans_) {
+    if (!plan.deletion_file.path().empty()) added.files.push_back(plan.deletion_file.path());
+  }
+  return added;
+}
+
 arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
                                             const format::Fragment& fragment) {
-  plans_.erase(fragment.id());
+  DropPlan(fragment.id());
   ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
   ARROW_ASSIGN_OR_RAISE(Roaring matches,
                         FindMatchingRows(*storage_, fragment, schema_, *filter_, *deleted));
@@ -174,7 +212,7 @@ arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& th
   }
   for (uint32_t id : touched) {
     if (plans_.count(id) == 0) continue;
-    plans_.erase(id);
+    DropPlan(id);
     for (const auto& fragment : latest.fragments()) {
       if (fragment.id() == id) ARROW_RETURN_NOT_OK(PlanFragment(latest, fragment));
     }

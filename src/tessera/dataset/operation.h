@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/dataset/new_files.h"
 #include "tessera/expr/filter.h"
 #include "tessera/format/manifest.pb.h"
 #include "tessera/format/schema_codec.h"
@@ -49,6 +50,9 @@ class Operation {
   // True when applying would change nothing (a rebased delete whose rows a concurrent delete
   // already removed): the commit then writes no version.
   virtual bool IsNoop() const { return false; }
+  // The files this operation wrote for the version it publishes: checked by the commit before
+  // publishing, removed when it fails (dataset/new_files.h).
+  virtual NewFiles new_files() const = 0;
 };
 
 // Adds fragments already written.
@@ -61,6 +65,7 @@ class AppendOperation : public Operation {
   arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
   arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
                        const format::Manifest& latest) override;
+  NewFiles new_files() const override;
 
  private:
   std::vector<format::Fragment> fragments_;
@@ -77,6 +82,7 @@ class OverwriteOperation : public Operation {
   arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
   arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
                        const format::Manifest& latest) override;
+  NewFiles new_files() const override;
 
  private:
   std::vector<format::Fragment> fragments_;
@@ -99,6 +105,8 @@ class DeleteOperation : public Operation {
   arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
   arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
                        const format::Manifest& latest) override;
+  // The deletion files of the current plan (those of replaced plans are already removed).
+  NewFiles new_files() const override;
 
  private:
   struct FragmentPlan {
@@ -111,6 +119,9 @@ class DeleteOperation : public Operation {
       : storage_(std::move(storage)), schema_(std::move(schema)), filter_(std::move(filter)) {}
   // (Re-)evaluates the predicate on `fragment` as it stands in `manifest`.
   arrow::Status PlanFragment(const format::Manifest& manifest, const format::Fragment& fragment);
+  // Forgets the plan of `fragment_id`, removing the deletion file it wrote (referenced by
+  // nothing: it was never committed).
+  void DropPlan(uint32_t fragment_id);
 
   std::shared_ptr<io::Storage> storage_;
   std::shared_ptr<arrow::Schema> schema_;
@@ -124,6 +135,9 @@ struct IndexChange {
   std::string name;                            // as the user spelled it
   std::optional<format::IndexDef> definition;  // absent: drop the index
   std::vector<std::string> removed_segment_uuids;
+  // The files of the segments this change adds (index/segment_files.h fills it in): the commit
+  // checks they exist before publishing, and removes them on failure if remove_on_failure.
+  NewFiles new_files;
 };
 
 class IndexOperation : public Operation {
@@ -134,6 +148,7 @@ class IndexOperation : public Operation {
   arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
   arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
                        const format::Manifest& latest) override;
+  NewFiles new_files() const override { return change_.new_files; }
 
  private:
   IndexChange change_;

@@ -33,9 +33,17 @@ struct ScanOptions {
 };
 
 struct CleanupOptions {
-  // Manifests and unreferenced files younger than this are kept: a concurrent writer may still
-  // be about to reference them.
+  // Manifests created longer ago than this are removed (never the latest, never the newest
+  // readable one), and so are the files that only they referenced.
   std::chrono::seconds older_than{std::chrono::hours(24 * 7)};
+  // Files and segment directories that no manifest references (a write in flight, or the
+  // leftovers of a crash) are removed only once older than both older_than and this: a writer
+  // may be about to commit them. See docs/datasets.md, "Cleanup".
+  std::chrono::seconds grace_period{std::chrono::hours(1)};
+  // Removes unreferenced files by older_than alone, ignoring the grace period. Safe only when no
+  // other process writes to the dataset: a concurrent write then loses its files and fails (its
+  // commit checks them, so it never publishes a version that lacks them).
+  bool delete_unverified = false;
   // Report what would be removed without removing anything.
   bool dry_run = false;
 };

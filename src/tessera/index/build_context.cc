@@ -1,6 +1,7 @@
 #include "tessera/index/build_context.h"
 
 #include "tessera/dataset/manifest_store.h"
+#include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
@@ -69,10 +70,14 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
                                                    const Model* model) {
   BuildInput input = MakeBuildInput(dataset, spec, resolved, std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto directory, NewSegmentDirectory(dataset.storage()));
-  ARROW_ASSIGN_OR_RAISE(auto segment, resolved.family->Build(input, model, directory));
+  auto segment = resolved.family->Build(input, model, directory);
+  if (!segment.ok()) {
+    RemoveSegmentDirectory(directory);  // a failed build leaves no orphan
+    return segment.status();
+  }
   io::CrashPoint(io::kCrashAfterSegmentBuild);
-  for (const auto& [key, value] : resolved.params) (*segment.mutable_params())[key] = value;
-  return segment;
+  for (const auto& [key, value] : resolved.params) (*segment->mutable_params())[key] = value;
+  return *std::move(segment);
 }
 
 std::string ColumnOfField(const dataset::Dataset& dataset, int32_t field_id) {

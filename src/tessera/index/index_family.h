@@ -11,6 +11,8 @@
 //    touches a manifest.
 //  - Merge() writes new self-contained segments; it never stitches metadata or shares files.
 //  - Segments answer in row addresses and ignore deletions: the planner applies them.
+//  - RequiredFiles() names every file a reader of the segment opens, so that a commit can check
+//    they all exist before it publishes the segment (index/segment_files.h).
 #pragma once
 
 #include <arrow/result.h>
@@ -104,6 +106,8 @@ class IndexFamily {
                                          const SegmentDirectory& dir) const;
   virtual arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
                                                              const SegmentDirectory& dir) const = 0;
+  // The names, inside the segment directory, of the files Open() needs for `segment`.
+  virtual std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const = 0;
 };
 
 // Families by case-insensitive name. The built-in families are registered on first use.

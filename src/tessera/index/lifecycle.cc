@@ -6,6 +6,7 @@
 
 #include "tessera/dataset/operation.h"
 #include "tessera/index/build_context.h"
+#include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
 #include "tessera/status.h"
@@ -99,7 +100,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
   change.name = spec.name;
   change.definition = MakeDefinition(spec, resolved, std::move(segments));
   change.removed_segment_uuids = std::move(replaced);
-  return dataset.CommitIndexChange(std::move(change));
+  return CommitIndexChangeWithSegmentFiles(dataset, std::move(change), SegmentOrigin::kBuiltHere);
 }
 
 arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Dataset& dataset,
@@ -197,9 +198,11 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
     directories.push_back(DirectoryOf(dataset.storage(), segment));
   }
   ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
-  ARROW_ASSIGN_OR_RAISE(auto merged, family->Merge(segments, directories, out));
-  *merged.mutable_params() = segments[0].params();
-  return merged;
+  auto merged = family->Merge(segments, directories, out);
+  if (!merged.ok()) RemoveSegmentDirectory(out);
+  ARROW_RETURN_NOT_OK(merged.status());
+  *merged->mutable_params() = segments[0].params();
+  return *std::move(merged);
 }
 
 arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
@@ -270,7 +273,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
   change.definition = MakeDefinition(named, resolved, std::move(all));
   if (existing != nullptr) change.definition->set_created_at_micros(existing->created_at_micros());
   change.removed_segment_uuids = replaced;
-  return dataset.CommitIndexChange(std::move(change));
+  return CommitIndexChangeWithSegmentFiles(dataset, std::move(change), SegmentOrigin::kHandedIn);
 }
 
 }  // namespace tessera::index

@@ -9,6 +9,7 @@
 #include "tessera/dataset/operation.h"
 #include "tessera/index/build_context.h"
 #include "tessera/index/lifecycle.h"
+#include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
@@ -63,7 +64,7 @@ struct IndexWork {
 };
 
 arrow::Status MergeUntilStable(const dataset::Dataset& dataset, const MergePolicy& policy,
-                               IndexWork* work, OptimizeReport* report) {
+                               IndexWork* work, BuiltSegments* built, OptimizeReport* report) {
   // Each round merges at least two segments into one, so this ends.
   while (true) {
     auto groups = PlanMerges(work->segments, policy);
@@ -77,6 +78,7 @@ arrow::Status MergeUntilStable(const dataset::Dataset& dataset, const MergePolic
         consumed[position] = true;
       }
       ARROW_ASSIGN_OR_RAISE(auto merged, MergeSegments(dataset, inputs));
+      built->Add(merged.uuid());
       for (const auto& input : inputs) work->removed.push_back(input.uuid());
       report->segments_merged += static_cast<int>(inputs.size());
       next.push_back(std::move(merged));
@@ -101,6 +103,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
   for (const auto& fragment : current->manifest().fragments()) live.add(fragment.id());
 
   IndexWork work;
+  BuiltSegments built(current->storage());  // removed unless the commit takes them
   Roaring covered;
   for (const auto& segment : definition.segments()) {
     ARROW_ASSIGN_OR_RAISE(auto fragments, DecodeFragmentBitmap(segment));
@@ -124,6 +127,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
     for (const auto& segment : work.segments) work.removed.push_back(segment.uuid());
     work.segments.clear();
     ARROW_ASSIGN_OR_RAISE(auto rebuilt, BuildOneSegment(*current, spec, resolved, all, nullptr));
+    built.Add(rebuilt.uuid());
     work.segments.push_back(std::move(rebuilt));
     report->segments_built += 1;
     work.changed = true;
@@ -136,11 +140,12 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
     }
     ARROW_ASSIGN_OR_RAISE(auto delta, BuildOneSegment(*current, spec, resolved, std::move(fresh),
                                                       model ? &*model : nullptr));
+    built.Add(delta.uuid());
     work.segments.push_back(std::move(delta));
     report->segments_built += 1;
     work.changed = true;
   }
-  ARROW_RETURN_NOT_OK(MergeUntilStable(*current, options.merge, &work, report));
+  ARROW_RETURN_NOT_OK(MergeUntilStable(*current, options.merge, &work, &built, report));
   if (!work.changed) return current;
 
   dataset::IndexChange change;
@@ -148,7 +153,8 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
   change.definition = MakeDefinition(spec, resolved, std::move(work.segments));
   change.definition->set_created_at_micros(definition.created_at_micros());
   change.removed_segment_uuids = std::move(work.removed);
-  return current->CommitIndexChange(std::move(change));
+  built.HandOver(change);
+  return CommitIndexChangeWithSegmentFiles(*current, std::move(change), SegmentOrigin::kBuiltHere);
 }
 
 }  // namespace

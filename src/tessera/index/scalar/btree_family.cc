@@ -15,6 +15,7 @@
 #include "tessera/index/scalar/btree_segment_reader.h"
 #include "tessera/index/scalar/btree_segment_writer.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
 
 namespace tessera::index::scalar {
@@ -329,6 +330,22 @@ arrow::Result<std::unique_ptr<SegmentReader>> BtreeFamily::Open(const format::Se
                                                                 const SegmentDirectory& dir) const {
   ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(segment, dir));
   return std::unique_ptr<SegmentReader>(std::move(reader));
+}
+
+std::vector<std::string> BtreeFamily::RequiredFiles(const format::SegmentMeta& segment) const {
+  std::vector<std::string> files{std::string(kPagesFile), std::string(kLookupFile),
+                                 std::string(kNullsFile)};
+  // The segment's value type decides whether the reader opens the NaN list (SetDetails above).
+  auto value_type = segment.details().find(std::string(kDetailValueType));
+  if (value_type != segment.details().end() &&
+      (value_type->second == arrow::float32()->ToString() ||
+       value_type->second == arrow::float64()->ToString())) {
+    files.emplace_back(kNansFile);
+  }
+  // Each Arrow IPC file has its block checksums beside it.
+  const size_t ipc_files = files.size();
+  for (size_t i = 0; i < ipc_files; ++i) files.push_back(io::ChecksumPathOf(files[i]));
+  return files;
 }
 
 std::unique_ptr<IndexFamily> MakeBtreeFamily() { return std::make_unique<BtreeFamily>(); }

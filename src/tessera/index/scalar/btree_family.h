@@ -42,6 +42,8 @@ class BtreeFamily final : public IndexFamily {
                                            const SegmentDirectory& out) const override;
   arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
                                                      const SegmentDirectory& dir) const override;
+  // pages, lookup and nulls; nans too for float values.
+  std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const override;
 };
 
 std::unique_ptr<IndexFamily> MakeBtreeFamily();

@@ -21,6 +21,7 @@
 #include "tessera/index/vector/scalar_quantizer.h"
 #include "tessera/index/vector/vector_column.h"
 #include "tessera/index/vector/vector_sample.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
 
 namespace tessera::index::vector {
@@ -390,6 +391,12 @@ class IvfFamily final : public IndexFamily {
     }
     ARROW_ASSIGN_OR_RAISE(auto reader, IvfQuantizedReader::Open(segment, dir, QuantizerOf(kind_)));
     return std::unique_ptr<SegmentReader>(std::move(reader));
+  }
+
+  // Every IVF family keeps a model and its partitions (with their block checksums), whatever
+  // the codes.
+  std::vector<std::string> RequiredFiles(const format::SegmentMeta&) const override {
+    return {kIvfModelFile, kIvfPartitionsFile, io::ChecksumPathOf(kIvfPartitionsFile)};
   }
 
  private:

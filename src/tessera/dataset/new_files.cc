@@ -1,0 +1,34 @@
+#include "tessera/dataset/new_files.h"
+
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+arrow::Status CheckNewFilesExist(const io::Storage& storage, const NewFiles& added,
+                                 std::string_view operation) {
+  auto check = [&](const std::string& path) -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(bool present, storage.Exists(path));
+    if (present) return arrow::Status::OK();
+    return CommitConflict(
+        /*retryable=*/true, "dataset ", storage.root(), ": ", path, ", written for this ",
+        operation,
+        ", is missing at commit time (removed by a cleanup run with "
+        "--delete-unverified, or by hand); nothing was committed. Run the ",
+        operation, " again (segments built by another process must be built again)");
+  };
+  for (const auto& directory : added.directories) ARROW_RETURN_NOT_OK(check(directory));
+  for (const auto& file : added.files) ARROW_RETURN_NOT_OK(check(file));
+  return arrow::Status::OK();
+}
+
+void RemoveNewFiles(io::Storage& storage, const NewFiles& added) {
+  if (!added.remove_on_failure) return;
+  for (const auto& file : added.files) {
+    (void)storage.DeleteFile(file);
+  }
+  for (const auto& directory : added.directories) {
+    (void)storage.DeleteDirectory(directory);
+  }
+}
+
+}  // namespace tessera::dataset
