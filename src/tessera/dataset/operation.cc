@@ -6,6 +6,7 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/row_matcher.h"
 #include "tessera/dataset/schema_rules.h"
+#include "tessera/format/paths.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -236,6 +237,8 @@ arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& ba
   std::set<std::string> uuids;
   Roaring covered;
   for (const auto& segment : change_.definition->segments()) {
+    // Every reader builds the segment's directory from its uuid.
+    ARROW_RETURN_NOT_OK(format::CheckUuid(segment.uuid(), "index '" + change_.name + "' segment"));
     if (!uuids.insert(segment.uuid()).second) {
       return InvalidArgument("index '", change_.name, "' lists segment ", segment.uuid(), " twice");
     }

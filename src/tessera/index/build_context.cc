@@ -72,6 +72,7 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
   ARROW_ASSIGN_OR_RAISE(auto segment, resolved.family->Build(input, model, directory));
   io::CrashPoint(io::kCrashAfterSegmentBuild);
   for (const auto& [key, value] : resolved.params) (*segment.mutable_params())[key] = value;
+  segment.set_dataset_uuid(dataset.manifest().dataset_uuid());
   return segment;
 }
 

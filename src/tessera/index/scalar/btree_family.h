@@ -42,6 +42,9 @@ class BtreeFamily final : public IndexFamily {
                                            const SegmentDirectory& out) const override;
   arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
                                                      const SegmentDirectory& dir) const override;
+  // Opens the segment and checks its value type against the index's column.
+  arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                       const SegmentDirectory& dir) const override;
 };
 
 std::unique_ptr<IndexFamily> MakeBtreeFamily();
