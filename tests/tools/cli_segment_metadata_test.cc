@@ -44,6 +44,26 @@ std::string FieldOf(const std::string& json, const std::string& key) {
   return json.substr(start, json.find('"', start) - start);
 }
 
+// The fragment bitmap of a segment's JSON, decoded from base64.
+std::string FragmentBitmapOf(const std::string& json) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string bytes;
+  uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : FieldOf(json, "fragment_bitmap")) {
+    const size_t value = kAlphabet.find(c);
+    if (value == std::string::npos) break;  // '=' padding
+    buffer = (buffer << 6) | static_cast<uint32_t>(value);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes += static_cast<char>((buffer >> bits) & 0xff);
+    }
+  }
+  return bytes;
+}
+
 class CliSegmentMetadataTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -131,17 +151,20 @@ TEST_F(CliSegmentMetadataTest, CommitAndMergeRejectNonCanonicalSegmentUuids) {
 }
 
 TEST_F(CliSegmentMetadataTest, OptimizeNeverMergesASegmentOutsideTheDataset) {
-  RunOk({"index", "create", ds_, "--name", "p", "--column", "price", "--type", "BTREE"});
+  RunOk(CommitPrice(ds_, Write("committed.json", BuildPriceSegment(ds_))));
+  // A segment over fragment 1, moved out of the dataset to where "../../victim" leads.
+  const std::string other = RunOk({"index", "build-segment", ds_, "--name", "p", "--column",
+                                   "price", "--type", "BTREE", "--fragments", "1"});
+  fs::rename(fs::path(ds_) / "_indices" / FieldOf(other, "uuid"), Path("victim"));
   auto dataset = tessera::dataset::Dataset::Open(ds_);
   ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
   const auto& manifest = (*dataset)->manifest();
-  const std::string uuid = manifest.indexes(0).segments(0).uuid();
-  fs::copy(fs::path(ds_) / "_indices" / uuid, Path("victim"));
-  // A hand-made next version whose index also lists the copy outside, as "../../victim".
+  // A hand-made next version whose index also lists that segment, as "../../victim".
   tessera::format::Manifest hostile = manifest;
   auto* outside = hostile.mutable_indexes(0)->add_segments();
   *outside = manifest.indexes(0).segments(0);
   outside->set_uuid("../../victim");
+  outside->set_fragment_bitmap(FragmentBitmapOf(other));
   hostile.set_version(manifest.version() + 1);
   auto published = tessera::dataset::TryPublishManifest(*(*dataset)->storage(), hostile);
   ASSERT_TRUE(published.ok() && *published);
