@@ -243,9 +243,14 @@ arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& ba
       return InvalidArgument("index '", change_.name, "' lists segment ", segment.uuid(), " twice");
     }
     Roaring fragments;
+    const std::string& bitmap = segment.fragment_bitmap();
+    // Sized first: CRoaring prints to stderr when a deserialization runs out of bytes.
+    if (bitmap.empty() ||
+        roaring_bitmap_portable_deserialize_size(bitmap.data(), bitmap.size()) != bitmap.size()) {
+      return Corrupt("segment ", segment.uuid(), " has an empty or malformed fragment bitmap");
+    }
     try {
-      fragments =
-          Roaring::readSafe(segment.fragment_bitmap().data(), segment.fragment_bitmap().size());
+      fragments = Roaring::readSafe(bitmap.data(), bitmap.size());
     } catch (const std::exception& error) {
       return Corrupt("segment ", segment.uuid(), " has an undecodable fragment bitmap");
     }

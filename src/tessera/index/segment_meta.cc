@@ -75,7 +75,9 @@ arrow::Status SegmentFileError(const arrow::Status& status, const format::Segmen
                                std::string_view file) {
   std::string context = "segment " + format::Printable(segment.uuid()) + " of index '" +
                         format::Printable(segment.index_name()) + "'";
-  if (!file.empty()) context += ", file " + SegmentPath(segment.uuid()) + "/" + std::string(file);
+  if (!file.empty()) {
+    context += ", file " + SegmentPath(format::Printable(segment.uuid())) + "/" + std::string(file);
+  }
   switch (KindOf(status)) {
     case ErrorKind::kIOError:
     case ErrorKind::kResourceExhausted:
