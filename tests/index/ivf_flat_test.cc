@@ -138,7 +138,7 @@ format::SegmentMeta BuildSegment(const BuildInput& input, const Model* model = n
 
 std::unique_ptr<SegmentReader> OpenSegment(const Dataset& dataset,
                                            const format::SegmentMeta& meta) {
-  auto reader = Family().Open(meta, DirectoryOf(dataset.storage(), meta));
+  auto reader = Family().Open(meta, DirectoryOf(dataset.storage(), meta).ValueOrDie());
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   return reader.ok() ? std::move(*reader) : nullptr;
 }
@@ -456,7 +456,7 @@ TEST(IvfFlat, TrainingIsDeterministicAndSegmentsCarryTheirModel) {
 
   const format::SegmentMeta meta = BuildSegment(input, &*first);
   EXPECT_EQ(meta.model_fingerprint(), first->fingerprint);
-  auto loaded = Family().LoadModel(meta, DirectoryOf(data.dataset->storage(), meta));
+  auto loaded = Family().LoadModel(meta, DirectoryOf(data.dataset->storage(), meta).ValueOrDie());
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->fingerprint, first->fingerprint);
   EXPECT_EQ(loaded->bytes, first->bytes);
@@ -577,7 +577,8 @@ TEST(IvfFlat, MergedSegmentAnswersLikeOneSegmentOverAllFragments) {
       BuildSegment(MakeInput(*data.dataset, Fragments(*data.dataset, 0, 1), params), &*model),
       BuildSegment(MakeInput(*data.dataset, Fragments(*data.dataset, 1, 2), params), &*model)};
   std::vector<SegmentDirectory> directories;
-  for (const auto& part : parts) directories.push_back(DirectoryOf(data.dataset->storage(), part));
+  for (const auto& part : parts)
+    directories.push_back(DirectoryOf(data.dataset->storage(), part).ValueOrDie());
   auto out = NewSegmentDirectory(data.dataset->storage());
   ASSERT_TRUE(out.ok());
   auto merged = Family().Merge(parts, directories, *out);
@@ -623,18 +624,20 @@ TEST(IvfFlat, MergeRefusesSegmentsOfDifferentModels) {
   ASSERT_NE(a.model_fingerprint(), b.model_fingerprint());
   auto out = NewSegmentDirectory(data.dataset->storage());
   ASSERT_TRUE(out.ok());
-  auto merged = Family().Merge(
-      {a, b}, {DirectoryOf(data.dataset->storage(), a), DirectoryOf(data.dataset->storage(), b)},
-      *out);
+  auto merged = Family().Merge({a, b},
+                               {DirectoryOf(data.dataset->storage(), a).ValueOrDie(),
+                                DirectoryOf(data.dataset->storage(), b).ValueOrDie()},
+                               *out);
   ASSERT_FALSE(merged.ok());
   EXPECT_EQ(KindOf(merged.status()), ErrorKind::kUnsupported);
   EXPECT_NE(merged.status().message().find("different models"), std::string::npos);
   EXPECT_NE(merged.status().message().find("retrain"), std::string::npos);
 
   // Overlapping fragments are refused too.
-  auto overlapping = Family().Merge(
-      {a, a}, {DirectoryOf(data.dataset->storage(), a), DirectoryOf(data.dataset->storage(), a)},
-      *out);
+  auto overlapping = Family().Merge({a, a},
+                                    {DirectoryOf(data.dataset->storage(), a).ValueOrDie(),
+                                     DirectoryOf(data.dataset->storage(), a).ValueOrDie()},
+                                    *out);
   ASSERT_FALSE(overlapping.ok());
   EXPECT_EQ(KindOf(overlapping.status()), ErrorKind::kInvalidArgument);
 }
@@ -686,7 +689,7 @@ TEST(IvfFlat, DamagedSegmentFilesAreReportedAsCorrupt) {
 
   format::SegmentMeta wrong = meta;
   wrong.set_model_fingerprint("0123456789abcdef");
-  auto mismatched = Family().Open(wrong, DirectoryOf(data.dataset->storage(), wrong));
+  auto mismatched = Family().Open(wrong, DirectoryOf(data.dataset->storage(), wrong).ValueOrDie());
   ASSERT_FALSE(mismatched.ok());
   EXPECT_EQ(KindOf(mismatched.status()), ErrorKind::kCorrupt);
 
@@ -694,7 +697,7 @@ TEST(IvfFlat, DamagedSegmentFilesAreReportedAsCorrupt) {
     std::ofstream partitions(segment / "partitions.arrow", std::ios::binary | std::ios::trunc);
     partitions << "not an arrow file";
   }
-  auto broken = Family().Open(meta, DirectoryOf(data.dataset->storage(), meta));
+  auto broken = Family().Open(meta, DirectoryOf(data.dataset->storage(), meta).ValueOrDie());
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(KindOf(broken.status()), ErrorKind::kCorrupt);
 
@@ -702,12 +705,12 @@ TEST(IvfFlat, DamagedSegmentFilesAreReportedAsCorrupt) {
     std::ofstream model(segment / "model.bin", std::ios::binary | std::ios::trunc);
     model << "TSIVFMDL and then garbage";
   }
-  auto damaged = Family().LoadModel(meta, DirectoryOf(data.dataset->storage(), meta));
+  auto damaged = Family().LoadModel(meta, DirectoryOf(data.dataset->storage(), meta).ValueOrDie());
   ASSERT_FALSE(damaged.ok());
   EXPECT_EQ(KindOf(damaged.status()), ErrorKind::kCorrupt);
 
   std::filesystem::remove(segment / "model.bin");
-  auto missing = Family().Open(meta, DirectoryOf(data.dataset->storage(), meta));
+  auto missing = Family().Open(meta, DirectoryOf(data.dataset->storage(), meta).ValueOrDie());
   ASSERT_FALSE(missing.ok());
 }
 

@@ -14,6 +14,7 @@
 #include "tessera/dataset/take.h"
 #include "tessera/expr/filter.h"
 #include "tessera/format/schema_codec.h"
+#include "tessera/io/uuid.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -62,6 +63,8 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
   ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage, *source, schema, options));
   auto empty = std::make_shared<format::Manifest>();
   empty->set_format_version(kManifestFormatVersion);
+  // The dataset's identity; every later commit copies it from its base (operation.h).
+  empty->set_dataset_uuid(io::NewUuid());
   OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
   return FromManifest(std::move(storage), std::move(manifest));

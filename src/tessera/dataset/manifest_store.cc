@@ -68,6 +68,8 @@ arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::St
     return Corrupt("manifest ", storage.AbsolutePath(path), " claims to be version ",
                    manifest->version());
   }
+  // The names in a manifest become paths; a hand-made manifest must not lead outside the root.
+  ARROW_RETURN_NOT_OK(format::CheckManifestNames(*manifest, storage.AbsolutePath(path)));
   return std::make_shared<const format::Manifest>(std::move(*manifest));
 }
 

@@ -6,6 +6,7 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/row_matcher.h"
 #include "tessera/dataset/schema_rules.h"
+#include "tessera/format/paths.h"
 #include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
 
@@ -274,13 +275,20 @@ arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& ba
   std::set<std::string> uuids;
   Roaring covered;
   for (const auto& segment : change_.definition->segments()) {
+    // Every reader builds the segment's directory from its uuid.
+    ARROW_RETURN_NOT_OK(format::CheckUuid(segment.uuid(), "index '" + change_.name + "' segment"));
     if (!uuids.insert(segment.uuid()).second) {
       return InvalidArgument("index '", change_.name, "' lists segment ", segment.uuid(), " twice");
     }
     Roaring fragments;
+    const std::string& bitmap = segment.fragment_bitmap();
+    // Sized first: CRoaring prints to stderr when a deserialization runs out of bytes.
+    if (bitmap.empty() ||
+        roaring_bitmap_portable_deserialize_size(bitmap.data(), bitmap.size()) != bitmap.size()) {
+      return Corrupt("segment ", segment.uuid(), " has an empty or malformed fragment bitmap");
+    }
     try {
-      fragments =
-          Roaring::readSafe(segment.fragment_bitmap().data(), segment.fragment_bitmap().size());
+      fragments = Roaring::readSafe(bitmap.data(), bitmap.size());
     } catch (const std::exception& error) {
       return Corrupt("segment ", segment.uuid(), " has an undecodable fragment bitmap");
     }

@@ -3,11 +3,30 @@
 #include <charconv>
 #include <cstdio>
 
+#include "tessera/status.h"
+
 namespace tessera::format {
 
 namespace {
 constexpr std::string_view kManifestSuffix = ".manifest";
 constexpr size_t kVersionDigits = 20;
+constexpr size_t kUuidLength = 36;
+constexpr size_t kMaxFileNameLength = 255;
+constexpr size_t kMaxPrintable = 80;
+
+bool IsUuidDash(size_t position) {
+  return position == 8 || position == 13 || position == 18 || position == 23;
+}
+
+bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+bool IsNameCharacter(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+         c == '_' || c == '.';
+}
+
+std::string Quoted(std::string_view text) { return "'" + Printable(text) + "'"; }
+
 }  // namespace
 
 std::string ManifestPath(uint64_t version) {
@@ -42,6 +61,114 @@ std::string DataFilePath(std::string_view uuid) {
 std::string DeletionFilePath(uint32_t fragment_id, uint64_t version, std::string_view uuid) {
   return std::string(kDeletionsDir) + "/" + std::to_string(fragment_id) + "-" +
          std::to_string(version) + "-" + std::string(uuid) + ".bin";
+}
+
+std::string Printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string shown;
+  for (size_t i = 0; i < text.size() && i < kMaxPrintable; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      shown += static_cast<char>(c);
+    } else {
+      shown += "\\x";
+      shown += kHex[c >> 4];
+      shown += kHex[c & 0xf];
+    }
+  }
+  if (text.size() > kMaxPrintable) shown += "...";
+  return shown;
+}
+
+bool IsCanonicalUuid(std::string_view text) {
+  if (text.size() != kUuidLength) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (IsUuidDash(i) ? text[i] != '-' : !IsLowerHex(text[i])) return false;
+  }
+  return true;
+}
+
+std::string UuidDefect(std::string_view text) {
+  if (text.empty()) return "is empty";
+  if (text.size() != kUuidLength) {
+    return "has " + std::to_string(text.size()) + " characters, not " + std::to_string(kUuidLength);
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (IsUuidDash(i) && c != '-') {
+      return "has " + Quoted(std::string_view(&c, 1)) + " where a '-' belongs (position " +
+             std::to_string(i + 1) + ")";
+    }
+    if (!IsUuidDash(i) && !IsLowerHex(c)) {
+      const bool upper = c >= 'A' && c <= 'F';
+      return "has " + Quoted(std::string_view(&c, 1)) + " at position " + std::to_string(i + 1) +
+             (upper ? ", an uppercase digit" : ", not a hexadecimal digit");
+    }
+  }
+  return "";
+}
+
+arrow::Status CheckUuid(std::string_view uuid, std::string_view what) {
+  const std::string defect = UuidDefect(uuid);
+  if (defect.empty()) return arrow::Status::OK();
+  return InvalidArgument(what, " ", Quoted(uuid), " is not a canonical UUID: it ", defect,
+                         "; a uuid has the form ", kUuidForm, " in lowercase hexadecimal");
+}
+
+std::string FilePathDefect(std::string_view path, std::string_view directory) {
+  if (path.empty()) return "is empty";
+  if (path.size() <= directory.size() + 1 || path.substr(0, directory.size()) != directory ||
+      path[directory.size()] != '/') {
+    return "is not inside " + std::string(directory) + "/";
+  }
+  const std::string_view name = path.substr(directory.size() + 1);
+  if (name.size() > kMaxFileNameLength) return "has a file name longer than 255 characters";
+  if (name.front() == '.') return "names a file starting with '.' (or '..')";
+  for (char c : name) {
+    if (c == '/') return "is not directly inside " + std::string(directory) + "/";
+    if (!IsNameCharacter(c)) {
+      return "has " + Quoted(std::string_view(&c, 1)) +
+             " in its file name (letters, digits, '-', '_' and '.' only)";
+    }
+  }
+  return "";
+}
+
+arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view manifest_path) {
+  auto fail = [&](const std::string& what, std::string_view value, const std::string& defect) {
+    return Corrupt("manifest ", manifest_path, ": ", what, " ", Quoted(value), " ", defect,
+                   "; the manifest was not written by tessera or is damaged");
+  };
+  if (!manifest.dataset_uuid().empty()) {
+    const std::string defect = UuidDefect(manifest.dataset_uuid());
+    if (!defect.empty()) return fail("the dataset uuid", manifest.dataset_uuid(), defect);
+  }
+  if (!manifest.transaction_file().empty()) {
+    const std::string defect = FilePathDefect(manifest.transaction_file(), kTransactionsDir);
+    if (!defect.empty()) return fail("the transaction file", manifest.transaction_file(), defect);
+  }
+  for (const auto& fragment : manifest.fragments()) {
+    const std::string where = "fragment " + std::to_string(fragment.id());
+    for (const auto& file : fragment.files()) {
+      const std::string defect = FilePathDefect(file.path(), kDataDir);
+      if (!defect.empty()) return fail(where + " names data file", file.path(), defect);
+    }
+    if (fragment.has_deletion() && !fragment.deletion().path().empty()) {
+      const std::string defect = FilePathDefect(fragment.deletion().path(), kDeletionsDir);
+      if (!defect.empty()) {
+        return fail(where + " names deletion file", fragment.deletion().path(), defect);
+      }
+    }
+  }
+  for (const auto& index : manifest.indexes()) {
+    for (const auto& segment : index.segments()) {
+      const std::string defect = UuidDefect(segment.uuid());
+      if (!defect.empty()) {
+        return fail("index " + Quoted(index.name()) + " names segment", segment.uuid(), defect);
+      }
+    }
+  }
+  return arrow::Status::OK();
 }
 
 }  // namespace tessera::format

@@ -8,12 +8,21 @@
 // Deletion files carry a uuid besides the version they were written for: two writers racing
 // for the same version may both write a deletion vector of the same fragment, and neither may
 // overwrite the other's file (only one of them will win the manifest).
+//
+// Names taken from metadata (a manifest, a segment JSON) are untrusted: a uuid becomes a path
+// only once it is a canonical UUID, and a stored file path is used only once it names a plain
+// file directly inside its directory, so no metadata can make tessera read or write outside
+// the dataset root.
 #pragma once
+
+#include <arrow/status.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "tessera/format/manifest.pb.h"
 
 namespace tessera::format {
 
@@ -31,5 +40,31 @@ std::optional<uint64_t> ParseManifestName(std::string_view path);
 std::string TransactionPath(uint64_t read_version, std::string_view uuid);
 std::string DataFilePath(std::string_view uuid);
 std::string DeletionFilePath(uint32_t fragment_id, uint64_t version, std::string_view uuid);
+
+// The form io::NewUuid writes: 36 characters, lowercase hexadecimal digits in groups of
+// 8-4-4-4-12 separated by '-'. Uppercase is refused too: uuids are compared as strings, and two
+// spellings of one uuid would name one directory on a case-insensitive filesystem.
+inline constexpr std::string_view kUuidForm = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+bool IsCanonicalUuid(std::string_view text);
+// What is wrong with `text` as a uuid, as a clause ("is empty", "has 37 characters; ...");
+// empty when it is canonical.
+std::string UuidDefect(std::string_view text);
+// InvalidArgument naming `what` ("segment uuid") unless `uuid` is canonical.
+arrow::Status CheckUuid(std::string_view uuid, std::string_view what);
+
+// What is wrong with `path` as the relative path of a file directly inside `directory`
+// ("data/<name>"): an empty, absolute or nested path, "..", or a name with characters other
+// than letters, digits, '-', '_' and '.' (or starting with '.'). Empty when it is fine.
+std::string FilePathDefect(std::string_view path, std::string_view directory);
+
+// Corrupt, naming the manifest file `manifest_path` and the fragment or index, unless every
+// name in `manifest` that becomes a path is well formed: data files under data/, deletion
+// files under _deletions/, the transaction under _transactions/, segment uuids canonical, and
+// the dataset uuid canonical when present.
+arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view manifest_path);
+
+// `text` for a message: printable ASCII as is, other bytes as \xNN, at most 80 characters
+// shown, so that hostile names do not reach a terminal raw.
+std::string Printable(std::string_view text);
 
 }  // namespace tessera::format

@@ -77,6 +77,7 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
   }
   io::CrashPoint(io::kCrashAfterSegmentBuild);
   for (const auto& [key, value] : resolved.params) (*segment->mutable_params())[key] = value;
+  segment->set_dataset_uuid(dataset.manifest().dataset_uuid());
   return *std::move(segment);
 }
 

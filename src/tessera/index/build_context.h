@@ -30,7 +30,8 @@ BuildInput MakeBuildInput(const dataset::Dataset& dataset, const IndexSpec& spec
                           const ResolvedSpec& resolved, std::vector<format::Fragment> fragments);
 
 // Builds one segment over `fragments` with `model` (null: the family trains if it needs to).
-// The segment's params are set to the normalized parameters.
+// The segment's params are set to the normalized parameters, its dataset_uuid to the
+// dataset's identity.
 arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& dataset,
                                                    const IndexSpec& spec,
                                                    const ResolvedSpec& resolved,

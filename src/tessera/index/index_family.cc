@@ -40,6 +40,11 @@ arrow::Result<Model> IndexFamily::LoadModel(const format::SegmentMeta&,
   return Unsupported("index family ", name(), " has no model");
 }
 
+arrow::Status IndexFamily::Verify(const BuildInput&, const format::SegmentMeta& segment,
+                                  const SegmentDirectory& dir) const {
+  return Open(segment, dir).status();
+}
+
 const IndexFamily* FindFamily(std::string_view name) {
   Registry& registry = TheRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);

@@ -108,6 +108,14 @@ class IndexFamily {
                                                              const SegmentDirectory& dir) const = 0;
   // The names, inside the segment directory, of the files Open() needs for `segment`.
   virtual std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const = 0;
+
+  // Checks that the files in `dir` are what `segment` claims, before segments built elsewhere
+  // are committed: a segment of this family, of the column and parameters of `definition` (a
+  // BuildInput without fragments), with the model its fingerprint names. InvalidArgument
+  // naming the segment and both values for a false claim; Corrupt for damaged files. The
+  // default opens the segment.
+  virtual arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                               const SegmentDirectory& dir) const;
 };
 
 // Families by case-insensitive name. The built-in families are registered on first use.

@@ -4,7 +4,9 @@
 #include <set>
 #include <sstream>
 
+#include "tessera/dataset/new_files.h"
 #include "tessera/dataset/operation.h"
+#include "tessera/format/paths.h"
 #include "tessera/index/build_context.h"
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
@@ -47,6 +49,22 @@ arrow::Result<const format::IndexDef*> FindDefinition(const dataset::Dataset& da
 
 std::vector<format::Fragment> AllFragments(const dataset::Dataset& dataset) {
   return {dataset.manifest().fragments().begin(), dataset.manifest().fragments().end()};
+}
+
+// A segment built for another dataset covers other rows under the same fragment ids. Equal
+// identities pass, including two unknown ones (manifests from before dataset_uuid existed).
+arrow::Status CheckDatasetIdentity(const dataset::Dataset& dataset,
+                                   const format::SegmentMeta& segment) {
+  const std::string& ours = dataset.manifest().dataset_uuid();
+  if (segment.dataset_uuid() == ours) return arrow::Status::OK();
+  auto describe = [](const std::string& uuid) {
+    return uuid.empty() ? std::string("a dataset of unknown identity")
+                        : "dataset " + format::Printable(uuid);
+  };
+  return InvalidArgument("segment ", segment.uuid(), " was built for ",
+                         describe(segment.dataset_uuid()), ", not for dataset ", dataset.uri(),
+                         " (", describe(ours),
+                         "); build the segment on this dataset with `tessera index build-segment`");
 }
 
 std::vector<std::string> SegmentUuids(const format::IndexDef& definition) {
@@ -191,17 +209,20 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
   ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(segments[0].family()));
   std::vector<SegmentDirectory> directories;
   for (const auto& segment : segments) {
+    ARROW_ASSIGN_OR_RAISE(auto directory, DirectoryOf(dataset.storage(), segment));
+    ARROW_RETURN_NOT_OK(CheckDatasetIdentity(dataset, segment));
     if (segment.family() != segments[0].family() || segment.field_id() != segments[0].field_id()) {
       return InvalidArgument("segments of different index types or columns cannot be merged (",
                              segments[0].uuid(), ", ", segment.uuid(), ")");
     }
-    directories.push_back(DirectoryOf(dataset.storage(), segment));
+    directories.push_back(std::move(directory));
   }
   ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
   auto merged = family->Merge(segments, directories, out);
   if (!merged.ok()) RemoveSegmentDirectory(out);
   ARROW_RETURN_NOT_OK(merged.status());
   *merged->mutable_params() = segments[0].params();
+  merged->set_dataset_uuid(dataset.manifest().dataset_uuid());
   return *std::move(merged);
 }
 
@@ -219,9 +240,13 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
   }
   std::set<uint32_t> fragment_ids;
   for (const auto& fragment : dataset.manifest().fragments()) fragment_ids.insert(fragment.id());
+  const BuildInput definition_input = MakeBuildInput(dataset, spec, resolved, {});
   std::set<std::string> uuids;
   for (const auto& segment : segments) {
+    // The uuid names the directory read below: checked before anything else.
+    ARROW_ASSIGN_OR_RAISE(SegmentDirectory directory, DirectoryOf(dataset.storage(), segment));
     const std::string where = "segment " + segment.uuid();
+    ARROW_RETURN_NOT_OK(CheckDatasetIdentity(dataset, segment));
     if (!uuids.insert(segment.uuid()).second) {
       return InvalidArgument(where, " is listed twice");
     }
@@ -237,18 +262,32 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
       return Error(ErrorKind::kDefinitionMismatch, where,
                    " was built with other parameters than index '", spec.name, "'");
     }
-    ARROW_ASSIGN_OR_RAISE(bool present, dataset.storage()->Exists(SegmentPath(segment.uuid())));
+    ARROW_ASSIGN_OR_RAISE(bool present, dataset.storage()->Exists(directory.path));
     if (!present) {
-      return NotFound(where, " has no directory ", SegmentPath(segment.uuid()), " in dataset ",
-                      dataset.uri());
+      return NotFound(where, " has no directory ", directory.path, " in dataset ", dataset.uri());
     }
-    ARROW_ASSIGN_OR_RAISE(auto covered, DecodeFragmentBitmap(segment));
+    // A bitmap given to commit is an argument; damaged or not, the caller must fix it.
+    auto decoded = DecodeFragmentBitmap(segment);
+    if (!decoded.ok()) return InvalidArgument(decoded.status().message());
+    const Roaring& covered = *decoded;
+    if (covered.isEmpty()) {
+      return InvalidArgument(where, " covers no fragment; a segment must cover at least one");
+    }
     for (uint32_t id : covered) {
       if (fragment_ids.count(id) == 0) {
         return InvalidArgument(where, " covers fragment ", id, ", which version ",
                                dataset.version(), " of dataset ", dataset.uri(), " does not have");
       }
     }
+    // Files missing (a cleanup that removed them, say) are the commit's retryable conflict, as
+    // at publish time; only then is what the metadata claims (family, model fingerprint)
+    // checked against what the files hold.
+    dataset::NewFiles files;
+    for (const auto& file : resolved.family->RequiredFiles(segment)) {
+      files.files.push_back(directory.path + "/" + file);
+    }
+    ARROW_RETURN_NOT_OK(dataset::CheckNewFilesExist(*dataset.storage(), files, "commit-segments"));
+    ARROW_RETURN_NOT_OK(resolved.family->Verify(definition_input, segment, directory));
   }
   std::vector<format::SegmentMeta> all;
   std::set<std::string> removing(replaced.begin(), replaced.end());

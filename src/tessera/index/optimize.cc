@@ -134,9 +134,11 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
   } else if (!fresh.empty()) {
     std::optional<Model> model;
     if (resolved.family->has_model() && !work.segments.empty()) {
-      ARROW_ASSIGN_OR_RAISE(
-          model, resolved.family->LoadModel(work.segments[0],
-                                            DirectoryOf(current->storage(), work.segments[0])));
+      const format::SegmentMeta& source = work.segments[0];
+      ARROW_ASSIGN_OR_RAISE(auto directory, DirectoryOf(current->storage(), source));
+      auto loaded = resolved.family->LoadModel(source, directory);
+      if (!loaded.ok()) return SegmentFileError(loaded.status(), source, "");
+      model = std::move(*loaded);
     }
     ARROW_ASSIGN_OR_RAISE(auto delta, BuildOneSegment(*current, spec, resolved, std::move(fresh),
                                                       model ? &*model : nullptr));

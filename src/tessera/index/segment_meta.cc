@@ -20,11 +20,24 @@ std::string EncodeFragmentBitmap(const Roaring& fragments) {
 }
 
 arrow::Result<Roaring> DecodeFragmentBitmap(const format::SegmentMeta& segment) {
+  const std::string& bytes = segment.fragment_bitmap();
+  const std::string where = "segment " + format::Printable(segment.uuid()) + " of index '" +
+                            format::Printable(segment.index_name()) + "'";
+  if (bytes.empty()) {
+    return Corrupt(where,
+                   " has an empty fragment bitmap; it must list the fragments the segment covers");
+  }
+  // Sized first: CRoaring prints to stderr when a deserialization runs out of bytes.
+  const size_t size = roaring_bitmap_portable_deserialize_size(bytes.data(), bytes.size());
+  if (size != bytes.size()) {
+    return Corrupt(where, " has a fragment bitmap of ", bytes.size(),
+                   " bytes that is not a portable roaring bitmap",
+                   size == 0 ? "" : " (it has bytes after the bitmap)");
+  }
   try {
-    return Roaring::readSafe(segment.fragment_bitmap().data(), segment.fragment_bitmap().size());
+    return Roaring::readSafe(bytes.data(), bytes.size());
   } catch (const std::exception& error) {
-    return Corrupt("segment ", segment.uuid(), " of index ", segment.index_name(),
-                   " has an undecodable fragment bitmap: ", error.what());
+    return Corrupt(where, " has an undecodable fragment bitmap: ", error.what());
   }
 }
 
@@ -38,9 +51,10 @@ std::string SegmentPath(std::string_view uuid) {
   return std::string(format::kIndicesDir) + "/" + std::string(uuid);
 }
 
-SegmentDirectory DirectoryOf(const std::shared_ptr<io::Storage>& storage,
-                             const format::SegmentMeta& segment) {
-  return {storage, SegmentPath(segment.uuid()), segment.uuid()};
+arrow::Result<SegmentDirectory> DirectoryOf(const std::shared_ptr<io::Storage>& storage,
+                                            const format::SegmentMeta& segment) {
+  ARROW_RETURN_NOT_OK(format::CheckUuid(segment.uuid(), "segment uuid"));
+  return SegmentDirectory{storage, SegmentPath(segment.uuid()), segment.uuid()};
 }
 
 arrow::Result<SegmentDirectory> NewSegmentDirectory(const std::shared_ptr<io::Storage>& storage) {
@@ -55,6 +69,23 @@ arrow::Result<uint64_t> SegmentSizeBytes(const SegmentDirectory& directory) {
   uint64_t size = 0;
   for (const auto& entry : entries) size += static_cast<uint64_t>(entry.size_bytes);
   return size;
+}
+
+arrow::Status SegmentFileError(const arrow::Status& status, const format::SegmentMeta& segment,
+                               std::string_view file) {
+  std::string context = "segment " + format::Printable(segment.uuid()) + " of index '" +
+                        format::Printable(segment.index_name()) + "'";
+  if (!file.empty()) {
+    context += ", file " + SegmentPath(format::Printable(segment.uuid())) + "/" + std::string(file);
+  }
+  switch (KindOf(status)) {
+    case ErrorKind::kIOError:
+    case ErrorKind::kResourceExhausted:
+    case ErrorKind::kCancelled:
+      return WithContext(status, context);
+    default:
+      return Corrupt(context, " cannot be read: ", status.message());
+  }
 }
 
 arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
@@ -80,7 +111,8 @@ arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
     ARROW_ASSIGN_OR_RAISE(Roaring covered, DecodeFragmentBitmap(segment));
     covered &= live;
     if (covered.isEmpty()) continue;
-    auto reader = family.Open(segment, DirectoryOf(storage, segment));
+    ARROW_ASSIGN_OR_RAISE(auto directory, DirectoryOf(storage, segment));
+    auto reader = family.Open(segment, directory);
     if (!reader.ok()) {
       return WithContext(reader.status(), "opening segment " + segment.uuid() + " of index '" +
                                               definition.name() + "'");
@@ -121,14 +153,17 @@ arrow::Result<std::vector<format::SegmentMeta>> SegmentsFromJson(std::string_vie
   };
   if (json[start] != '[') {
     ARROW_RETURN_NOT_OK(parse_one(json));
-    return segments;
+  } else {
+    // An array: wrap it in a message with one repeated field, the simplest exact parse.
+    format::IndexDef wrapper;
+    auto status = google::protobuf::util::JsonStringToMessage(
+        "{\"segments\":" + std::string(json.substr(start)) + "}", &wrapper);
+    if (!status.ok()) return InvalidArgument("segment JSON cannot be parsed: ", status.ToString());
+    segments.assign(wrapper.segments().begin(), wrapper.segments().end());
   }
-  // An array: wrap it in a message with one repeated field, the simplest exact parse.
-  format::IndexDef wrapper;
-  auto status = google::protobuf::util::JsonStringToMessage(
-      "{\"segments\":" + std::string(json.substr(start)) + "}", &wrapper);
-  if (!status.ok()) return InvalidArgument("segment JSON cannot be parsed: ", status.ToString());
-  segments.assign(wrapper.segments().begin(), wrapper.segments().end());
+  for (const auto& segment : segments) {
+    ARROW_RETURN_NOT_OK(format::CheckUuid(segment.uuid(), "segment uuid"));
+  }
   return segments;
 }
 

@@ -1,6 +1,9 @@
 // Helpers around SegmentMeta (format/manifest.proto): the fragment bitmap, the segment
 // directory, and JSON, the form in which a segment built by one process travels to the
 // process that commits it (`tessera index build-segment` prints it, `commit-segments` reads it).
+//
+// A SegmentMeta from outside (JSON, a manifest) is untrusted: its uuid names a directory only
+// after it is checked to be a canonical UUID (format/paths.h), which DirectoryOf does.
 #pragma once
 
 #include <arrow/result.h>
@@ -17,13 +20,15 @@ namespace tessera::index {
 inline constexpr uint32_t kIndexFormatVersion = 1;
 
 std::string EncodeFragmentBitmap(const Roaring& fragments);
+// Corrupt, naming the segment and saying what is wrong, for an empty or malformed bitmap.
 arrow::Result<Roaring> DecodeFragmentBitmap(const format::SegmentMeta& segment);
 Roaring FragmentIdsOf(const std::vector<format::Fragment>& fragments);
 
-// "_indices/<uuid>"
+// "_indices/<uuid>"; `uuid` must be canonical (DirectoryOf checks it).
 std::string SegmentPath(std::string_view uuid);
-SegmentDirectory DirectoryOf(const std::shared_ptr<io::Storage>& storage,
-                             const format::SegmentMeta& segment);
+// The directory of `segment`; InvalidArgument when its uuid is not a canonical UUID.
+arrow::Result<SegmentDirectory> DirectoryOf(const std::shared_ptr<io::Storage>& storage,
+                                            const format::SegmentMeta& segment);
 // A fresh directory for a new segment (the uuid is new; the directory is created).
 arrow::Result<SegmentDirectory> NewSegmentDirectory(const std::shared_ptr<io::Storage>& storage);
 // Sum of the sizes of the files in a segment directory.
@@ -33,6 +38,13 @@ arrow::Result<uint64_t> SegmentSizeBytes(const SegmentDirectory& directory);
 // fragment bitmap, dataset version, creation time, format version, size.
 arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
                              const SegmentDirectory& directory, format::SegmentMeta* meta);
+
+// `status`, met reading `file` of existing segment `segment` (to merge it, to load its model),
+// as Corrupt naming the segment, its index and the file (when not empty): a segment whose files
+// cannot be read is damaged. Failures of the storage itself (IOError, ResourceExhausted) keep
+// their kind.
+arrow::Status SegmentFileError(const arrow::Status& status, const format::SegmentMeta& segment,
+                               std::string_view file);
 
 // A segment opened for queries, with the fragments it covers that are still in the version.
 struct LiveSegment {
@@ -48,7 +60,8 @@ arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
 
 std::string SegmentToJson(const format::SegmentMeta& segment);
 std::string SegmentsToJson(const std::vector<format::SegmentMeta>& segments);  // JSON array
-// Accepts one segment object or an array of them. InvalidArgument for malformed JSON.
+// Accepts one segment object or an array of them. InvalidArgument for malformed JSON and for
+// a segment whose uuid is not a canonical UUID.
 arrow::Result<std::vector<format::SegmentMeta>> SegmentsFromJson(std::string_view json);
 
 }  // namespace tessera::index

@@ -125,27 +125,66 @@ arrow::Result<BtreeSegmentStats> BuildTyped(const BuildInput& input,
   return writer->Finish(nulls, nans);
 }
 
-// Streams the inputs' sorted runs through a k-way merge into one writer.
+// A key kept beyond the life of its page.
+template <typename Key>
+using StoredKey = std::conditional_t<kIsBinaryKey<Key>, std::string, Key>;
+
+// Streams the inputs' sorted runs through a k-way merge into one writer. `fragments[i]` are
+// the fragments input i covers: every row it holds must be in one of them, which with strictly
+// ascending runs keeps the merged run strictly ascending too (the inputs are disjoint).
 template <typename Key>
 arrow::Result<BtreeSegmentStats> MergeTyped(
     const std::vector<std::unique_ptr<BtreeSegmentReader>>& readers,
-    const std::shared_ptr<arrow::DataType>& storage, int64_t page_rows,
-    const SegmentDirectory& out) {
+    const std::vector<Roaring>& fragments, const std::shared_ptr<arrow::DataType>& storage,
+    int64_t page_rows, const SegmentDirectory& out) {
   struct Cursor {
     const BtreeSegmentReader* reader = nullptr;
+    const Roaring* fragments = nullptr;
     int next_page = 0;
     Page<Key> page;
     int64_t position = 0;
+    // The entry before the first of `page`, to check the order across pages.
+    bool has_previous = false;
+    StoredKey<Key> previous_key{};
+    uint64_t previous_row = 0;
 
-    // Moves to the next entry, decoding pages as needed; false at the end of the run.
+    // Moves to the next entry, decoding pages as needed; false at the end of the run. Corrupt,
+    // naming the segment and its pages file, when a page cannot be read or the entry breaks
+    // the run's order or lies outside the segment's fragments (a damaged page).
     arrow::Result<bool> Settle() {
       while (position >= page.size()) {
         if (next_page >= reader->num_pages()) return false;
-        ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadPage(next_page++));
-        ARROW_ASSIGN_OR_RAISE(page, DecodePage<Key>(std::move(batch)));
+        if (page.size() > 0) {
+          has_previous = true;
+          previous_key = StoredKey<Key>(page.keys.back());
+          previous_row = page.rows[page.size() - 1];
+        }
+        auto batch = reader->ReadPage(next_page++);
+        if (!batch.ok()) return SegmentFileError(batch.status(), reader->meta(), kPagesFile);
+        auto decoded = DecodePage<Key>(std::move(*batch));
+        if (!decoded.ok()) return SegmentFileError(decoded.status(), reader->meta(), kPagesFile);
+        page = std::move(*decoded);
         position = 0;
       }
-      return true;
+      bool ordered = true;
+      if (position > 0) {
+        ordered = EntryLess(page.keys[static_cast<size_t>(position - 1)], page.rows[position - 1],
+                            key(), row());
+      } else if (has_previous) {
+        ordered = EntryLess(Key(previous_key), previous_row, key(), row());
+      }
+      std::string problem;
+      if (IsNanKey(key())) {
+        problem = "holds a NaN value in its sorted run";
+      } else if (!ordered) {
+        problem = "holds entries out of order";
+      } else if (!fragments->contains(dataset::FragmentOf(row()))) {
+        problem = "holds row address " + std::to_string(row()) + " of fragment " +
+                  std::to_string(dataset::FragmentOf(row())) + ", which the segment does not cover";
+      }
+      if (problem.empty()) return true;
+      return SegmentFileError(Corrupt("page ", next_page - 1, " (entry ", position, ") ", problem),
+                              reader->meta(), kPagesFile);
     }
     const Key& key() const { return page.keys[static_cast<size_t>(position)]; }
     uint64_t row() const { return page.rows[position]; }
@@ -153,9 +192,10 @@ arrow::Result<BtreeSegmentStats> MergeTyped(
 
   std::vector<Cursor> cursors;
   cursors.reserve(readers.size());
-  for (const auto& reader : readers) {
+  for (size_t i = 0; i < readers.size(); ++i) {
     Cursor cursor;
-    cursor.reader = reader.get();
+    cursor.reader = readers[i].get();
+    cursor.fragments = &fragments[i];
     cursors.push_back(std::move(cursor));
   }
   const auto later = [&](size_t a, size_t b) {
@@ -180,11 +220,25 @@ arrow::Result<BtreeSegmentStats> MergeTyped(
 
   std::vector<uint64_t> nulls;
   std::vector<uint64_t> nans;
-  for (const auto& reader : readers) {
-    ARROW_ASSIGN_OR_RAISE(auto reader_nulls, reader->NullRows());
-    nulls.insert(nulls.end(), reader_nulls.begin(), reader_nulls.end());
-    ARROW_ASSIGN_OR_RAISE(auto reader_nans, reader->NanRows());
-    nans.insert(nans.end(), reader_nans.begin(), reader_nans.end());
+  // Rows of one input's list, which must lie in its fragments (so the lists stay disjoint).
+  auto append_rows = [&](size_t input, arrow::Result<std::vector<uint64_t>> rows,
+                         std::string_view file, std::vector<uint64_t>* all) -> arrow::Status {
+    const format::SegmentMeta& meta = readers[input]->meta();
+    if (!rows.ok()) return SegmentFileError(rows.status(), meta, file);
+    for (uint64_t row : *rows) {
+      if (!fragments[input].contains(dataset::FragmentOf(row))) {
+        return SegmentFileError(
+            Corrupt("row address ", row, " of fragment ", dataset::FragmentOf(row),
+                    ", which the segment does not cover"),
+            meta, file);
+      }
+    }
+    all->insert(all->end(), rows->begin(), rows->end());
+    return arrow::Status::OK();
+  };
+  for (size_t i = 0; i < readers.size(); ++i) {
+    ARROW_RETURN_NOT_OK(append_rows(i, readers[i]->NullRows(), kNullsFile, &nulls));
+    ARROW_RETURN_NOT_OK(append_rows(i, readers[i]->NanRows(), kNansFile, &nans));
   }
   std::sort(nulls.begin(), nulls.end());
   std::sort(nans.begin(), nans.end());
@@ -263,6 +317,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
   }
   const format::SegmentMeta& head = inputs.front();
   Roaring fragments;
+  std::vector<Roaring> covered;
   uint64_t fragment_count = 0;
   uint64_t dataset_version = 0;
   for (const auto& segment : inputs) {
@@ -280,6 +335,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
     ARROW_ASSIGN_OR_RAISE(Roaring bitmap, DecodeFragmentBitmap(segment));
     fragment_count += bitmap.cardinality();
     fragments |= bitmap;
+    covered.push_back(std::move(bitmap));
     dataset_version = std::max(dataset_version, segment.dataset_version());
   }
   if (fragments.cardinality() != fragment_count) {
@@ -289,7 +345,9 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
 
   std::vector<std::unique_ptr<BtreeSegmentReader>> readers;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(inputs[i], dirs[i]));
+    auto opened = BtreeSegmentReader::Open(inputs[i], dirs[i]);
+    if (!opened.ok()) return SegmentFileError(opened.status(), inputs[i], "");
+    auto reader = std::move(*opened);
     if (!readers.empty() && !reader->storage_type()->Equals(*readers.front()->storage_type())) {
       return InvalidArgument("cannot merge BTREE segments of different value types: segment ",
                              inputs[i].uuid(), " holds ", reader->storage_type()->ToString(),
@@ -307,7 +365,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
 
   const auto storage = readers.front()->storage_type();
   auto stats = DispatchDomain(readers.front()->domain(), [&](auto key) {
-    return MergeTyped<decltype(key)>(readers, storage, page_rows, out);
+    return MergeTyped<decltype(key)>(readers, covered, storage, page_rows, out);
   });
   if (!stats.ok()) {
     return WithContext(stats.status(),
@@ -346,6 +404,24 @@ std::vector<std::string> BtreeFamily::RequiredFiles(const format::SegmentMeta& s
   const size_t ipc_files = files.size();
   for (size_t i = 0; i < ipc_files; ++i) files.push_back(io::ChecksumPathOf(files[i]));
   return files;
+}
+
+arrow::Status BtreeFamily::Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                                  const SegmentDirectory& dir) const {
+  if (definition.schema == nullptr || definition.column_index < 0 ||
+      definition.column_index >= definition.schema->num_fields()) {
+    return InvalidArgument("checking BTREE segment ", segment.uuid(),
+                           " needs the schema and column of its index");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(segment, dir));
+  const auto& field = definition.schema->field(definition.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto expected, BtreeStorageType(field->name(), field->type()));
+  if (!reader->storage_type()->Equals(*expected)) {
+    return InvalidArgument("BTREE segment ", segment.uuid(), " holds values of type ",
+                           reader->storage_type()->ToString(), " but column '", field->name(),
+                           "' is indexed as ", expected->ToString());
+  }
+  return arrow::Status::OK();
 }
 
 std::unique_ptr<IndexFamily> MakeBtreeFamily() { return std::make_unique<BtreeFamily>(); }

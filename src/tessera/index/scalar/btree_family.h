@@ -44,6 +44,10 @@ class BtreeFamily final : public IndexFamily {
                                                      const SegmentDirectory& dir) const override;
   // pages, lookup and nulls; nans too for float values.
   std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const override;
+
+  // Opens the segment and checks its value type against the index's column.
+  arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                       const SegmentDirectory& dir) const override;
 };
 
 std::unique_ptr<IndexFamily> MakeBtreeFamily();

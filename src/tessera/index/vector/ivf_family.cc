@@ -9,6 +9,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
+#include "tessera/format/paths.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/index/vector/ivf_flat_reader.h"
 #include "tessera/index/vector/ivf_model.h"
@@ -64,6 +65,17 @@ QuantizerKind QuantizerOf(IvfKind kind) {
 }
 
 std::string Join(const std::string& directory, const char* file) { return directory + "/" + file; }
+
+// The family whose model.bin `bytes` are, by magic and quantizer kind; empty when none is.
+std::string_view ModelFamilyOf(std::string_view bytes) {
+  if (bytes.substr(0, 8) == "TSIVFMDL") return kIvfFlatFamily;
+  if (bytes.substr(0, 8) != "TSIVFQNT" || bytes.size() < 16) return {};
+  uint32_t kind = 0;
+  std::memcpy(&kind, bytes.data() + 12, sizeof(kind));
+  if (kind == static_cast<uint32_t>(QuantizerKind::kScalar8)) return kIvfSqFamily;
+  if (kind == static_cast<uint32_t>(QuantizerKind::kProduct8)) return kIvfPqFamily;
+  return {};
+}
 
 int DefaultSubVectors(int dim) {
   for (int width : {8, 4, 2}) {
@@ -322,20 +334,27 @@ class IvfFamily final : public IndexFamily {
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return first_fragment[a] < first_fragment[b]; });
 
-    ARROW_ASSIGN_OR_RAISE(std::string model_bytes,
-                          ReadModelFile(dirs[order[0]], first.model_fingerprint()));
-    ARROW_ASSIGN_OR_RAISE(DecodedModel model,
-                          Decode(model_bytes, "the model of segment " + first.uuid()));
+    // The inputs' files are read as a committed segment's: any failure is damage (Corrupt).
+    const format::SegmentMeta& head = inputs[order[0]];
+    auto head_bytes = ReadModelFile(dirs[order[0]], first.model_fingerprint());
+    if (!head_bytes.ok()) return SegmentFileError(head_bytes.status(), head, kIvfModelFile);
+    const std::string model_bytes = std::move(*head_bytes);
+    auto decoded = Decode(model_bytes, "the model of segment " + head.uuid());
+    if (!decoded.ok()) return SegmentFileError(decoded.status(), head, kIvfModelFile);
+    const DecodedModel model = std::move(*decoded);
     std::vector<std::unique_ptr<IvfPartitions>> sources;
     for (size_t i : order) {
       if (i != order[0]) {
-        ARROW_RETURN_NOT_OK(ReadModelFile(dirs[i], first.model_fingerprint()).status());
+        auto other = ReadModelFile(dirs[i], first.model_fingerprint());
+        if (!other.ok()) return SegmentFileError(other.status(), inputs[i], kIvfModelFile);
       }
-      ARROW_ASSIGN_OR_RAISE(
-          auto partitions,
+      auto partitions =
           IvfPartitions::Open(*dirs[i].storage, Join(dirs[i].path, kIvfPartitionsFile),
-                              model.layout, model.ivf.num_partitions()));
-      sources.push_back(std::move(partitions));
+                              model.layout, model.ivf.num_partitions());
+      if (!partitions.ok()) {
+        return SegmentFileError(partitions.status(), inputs[i], kIvfPartitionsFile);
+      }
+      sources.push_back(std::move(*partitions));
     }
 
     // One partition at a time: memory is bounded by the largest merged partition.
@@ -381,6 +400,33 @@ class IvfFamily final : public IndexFamily {
     ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelFile(dir, segment.model_fingerprint()));
     ARROW_RETURN_NOT_OK(Decode(bytes, "the model of segment " + segment.uuid()).status());
     return ToModel(std::move(bytes));
+  }
+
+  arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                       const SegmentDirectory& dir) const override {
+    const std::string model_path = dir.storage->AbsolutePath(Join(dir.path, kIvfModelFile));
+    ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelFile(dir, /*expected_fingerprint=*/""));
+    const std::string fingerprint = IvfModel::FingerprintOf(bytes);
+    if (segment.model_fingerprint() != fingerprint) {
+      return InvalidArgument("segment ", segment.uuid(), " records model fingerprint '",
+                             format::Printable(segment.model_fingerprint()), "' but its model ",
+                             model_path, " has fingerprint '", fingerprint, "'");
+    }
+    const std::string_view held = ModelFamilyOf(bytes);
+    if (held.empty()) {
+      return Corrupt("model ", model_path, " of segment ", segment.uuid(), " is not an IVF model");
+    }
+    if (held != name()) {
+      return InvalidArgument("segment ", segment.uuid(), " is recorded as ", name(),
+                             " but its model ", model_path, " is an ", held, " model");
+    }
+    ARROW_ASSIGN_OR_RAISE(int dim, InputDimension(definition));
+    ARROW_ASSIGN_OR_RAISE(IvfOptions options, ParseIvfOptions(name(), definition.params, dim));
+    ARROW_RETURN_NOT_OK(CheckModel(definition,
+                                   Model{std::string(name()), fingerprint, std::move(bytes)}, dim,
+                                   options)
+                            .status());
+    return Open(segment, dir).status();
   }
 
   arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
