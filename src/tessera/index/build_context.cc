@@ -4,6 +4,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::index {
 
@@ -69,7 +70,14 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
                                                    const Model* model) {
   BuildInput input = MakeBuildInput(dataset, spec, resolved, std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto directory, NewSegmentDirectory(dataset.storage()));
-  ARROW_ASSIGN_OR_RAISE(auto segment, resolved.family->Build(input, model, directory));
+  // The entry point of every build (create, build-segment, optimize): an allocation that fails
+  // here or in a worker is ResourceExhausted naming the build.
+  const util::OperationName operation("building a segment of index '" + spec.name + "' over " +
+                                      std::to_string(input.fragments.size()) + " fragments of " +
+                                      dataset.uri());
+  ARROW_ASSIGN_OR_RAISE(auto segment, util::GuardExceptions(util::CurrentOperation(), [&] {
+                          return resolved.family->Build(input, model, directory);
+                        }));
   io::CrashPoint(io::kCrashAfterSegmentBuild);
   for (const auto& [key, value] : resolved.params) (*segment.mutable_params())[key] = value;
   return segment;

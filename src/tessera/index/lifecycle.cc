@@ -9,6 +9,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::index {
 
@@ -121,7 +122,11 @@ arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec
   if (!resolved.family->has_model()) {
     return InvalidArgument("index type ", resolved.family->name(), " has no model to train");
   }
-  return resolved.family->Train(MakeBuildInput(dataset, spec, resolved, AllFragments(dataset)));
+  const util::OperationName operation("training the model of index '" + spec.name + "' on " +
+                                      dataset.uri());
+  return util::GuardExceptions(util::CurrentOperation(), [&] {
+    return resolved.family->Train(MakeBuildInput(dataset, spec, resolved, AllFragments(dataset)));
+  });
 }
 
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
@@ -197,7 +202,11 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
     directories.push_back(DirectoryOf(dataset.storage(), segment));
   }
   ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
-  ARROW_ASSIGN_OR_RAISE(auto merged, family->Merge(segments, directories, out));
+  const util::OperationName operation("merging " + std::to_string(segments.size()) +
+                                      " segments of index '" + segments[0].index_name() + "'");
+  ARROW_ASSIGN_OR_RAISE(auto merged, util::GuardExceptions(util::CurrentOperation(), [&] {
+                          return family->Merge(segments, directories, out);
+                        }));
   *merged.mutable_params() = segments[0].params();
   return merged;
 }
