@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& success) {  // --help
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    std::cerr << "error: InvalidArgument: " << error.what() << "\n"
+    std::cerr << "error: InvalidArgument: " << tessera::EscapeControlCharacters(error.what())
+              << "\n"
               << "Run 'tessera" << SelectedCommand(app) << " --help' for usage." << std::endl;
     return kUsageError;
   }
