@@ -52,8 +52,8 @@ void ScanColumns(benchmark::State& state, std::vector<std::string> columns, std:
     while (reader->ReadNext(&batch).ok() && batch != nullptr) {
       rows += batch->num_rows();
       if (!touch) continue;
-      const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(
-          *batch->GetColumnByName("vector"));
+      const auto& vectors =
+          static_cast<const arrow::FixedSizeListArray&>(*batch->GetColumnByName("vector"));
       const auto& values = static_cast<const arrow::FloatArray&>(*vectors.values());
       const float* data = values.raw_values();
       for (int64_t i = 0; i < values.length(); ++i) sum += data[i];

@@ -27,27 +27,25 @@ std::optional<uint64_t> VersionArgument::get() const {
   return value;
 }
 
-CLI::Validator IntegerAtLeast(int64_t minimum) {
+CLI::Validator IntegerInRange(int64_t minimum, uint64_t maximum) {
   return CLI::Validator(
-      [minimum](std::string& text) -> std::string {
+      [minimum, maximum](std::string& text) -> std::string {
+        const std::string range =
+            "[" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]";
         const char* end = text.data() + text.size();
-        std::from_chars_result result;
-        bool below = false;
-        if (minimum >= 0) {
-          // Unsigned parsing: accepts the whole uint64 range and rejects a minus sign, which
-          // CLI11 would otherwise wrap around for unsigned options.
-          uint64_t value = 0;
-          result = std::from_chars(text.data(), end, value);
-          below = value < static_cast<uint64_t>(minimum);
-        } else {
-          int64_t value = 0;
-          result = std::from_chars(text.data(), end, value);
-          below = value < minimum;
-        }
-        if (result.ec == std::errc::result_out_of_range) return "integer out of range: " + text;
-        if (result.ec != std::errc() || result.ptr != end || below) {
-          return "must be an integer >= " + std::to_string(minimum) + ", got '" + text + "'";
-        }
+        // Magnitude and sign parsed apart, so every value of int64 and uint64 compares exactly.
+        const bool negative = !text.empty() && text.front() == '-';
+        uint64_t magnitude = 0;
+        const auto result = std::from_chars(text.data() + (negative ? 1 : 0), end, magnitude);
+        const bool integer =
+            result.ec != std::errc::invalid_argument && result.ptr == end && text.size() > negative;
+        if (!integer) return "must be an integer in " + range + ", got '" + text + "'";
+        const bool in_range =
+            result.ec == std::errc() &&
+            (negative ? minimum < 0 && magnitude <= static_cast<uint64_t>(-(minimum + 1)) + 1
+                      : magnitude <= maximum &&
+                            (minimum <= 0 || magnitude >= static_cast<uint64_t>(minimum)));
+        if (!in_range) return "must be an integer in " + range + ", got '" + text + "'";
         return "";
       },
       "");
@@ -73,11 +71,22 @@ void AddDatasetArgument(CLI::App* command, std::string* dataset) {
       ->type_name("DIR");
 }
 
+CLI::Option* AddWhereOption(CLI::App* command, std::string* filter, const std::string& what_to_do) {
+  return command->add_option("--where", *filter, "Filter expression (docs/filters.md)")
+      ->type_name("EXPR")
+      ->check(CLI::Validator(
+          [what_to_do](std::string& text) -> std::string {
+            if (text.find_first_not_of(" \t\r\n\f\v") != std::string::npos) return "";
+            return "the filter is empty; " + what_to_do;
+          },
+          ""));
+}
+
 void AddVersionOption(CLI::App* command, VersionArgument* version) {
   version->option =
       command->add_option("--version", version->value, "Read this version (default: the latest)")
           ->type_name("V")
-          ->check(IntegerAtLeast(1));
+          ->check(IntegerAtLeast<uint64_t>(1));
 }
 
 void AddFormatOption(CLI::App* command, std::string* format, std::vector<std::string> allowed) {
@@ -113,6 +122,8 @@ int ReportError(const arrow::Status& status) {
       line.push_back(c);
     }
   }
+  // Arrow's own messages may quote user input too: no control character reaches the terminal.
+  line = EscapeControlCharacters(line);
   std::cout.flush();
   std::cerr << "error: " << ErrorKindName(KindOf(status)) << ": " << line << std::endl;
   return 1;

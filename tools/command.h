@@ -11,9 +11,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,11 +47,24 @@ struct VersionArgument {
   std::optional<uint64_t> get() const;
 };
 
-// Option checks with readable messages ("must be an integer >= 1, got -3").
-CLI::Validator IntegerAtLeast(int64_t minimum);
+// Option checks with readable messages ("must be an integer in [1, 2147483647], got '-3'").
+// An integer in [minimum, maximum]: also rejects what the option's type cannot hold, which
+// CLI11 would otherwise report as "Could not convert" or wrap around.
+CLI::Validator IntegerInRange(int64_t minimum, uint64_t maximum);
+// An integer in [minimum, the largest T]; T is the type of the option's variable.
+template <typename T = int64_t>
+CLI::Validator IntegerAtLeast(int64_t minimum) {
+  static_assert(std::is_integral_v<T>);
+  return IntegerInRange(minimum, static_cast<uint64_t>(std::numeric_limits<T>::max()));
+}
 CLI::Validator NonNegativeReal();
 
 void AddDatasetArgument(CLI::App* command, std::string* dataset);
+// `--where EXPR`, a filter (docs/filters.md). One rule for every command: a filter that is
+// empty or only blanks is a usage error (InvalidArgument) — it would mean "every row" to some
+// readers and "no row" to others; omitting --where selects every row, and `--where true` says
+// so explicitly (which `delete` requires to delete every row). `what_to_do` ends the message.
+CLI::Option* AddWhereOption(CLI::App* command, std::string* filter, const std::string& what_to_do);
 void AddVersionOption(CLI::App* command, VersionArgument* version);
 // `--format F` restricted to `allowed`; the first allowed value is the default.
 void AddFormatOption(CLI::App* command, std::string* format, std::vector<std::string> allowed);

@@ -212,15 +212,15 @@ void AddGenCommand(CommandSet& commands) {
           ->check(IntegerAtLeast(0));
   command->add_option("--dim", args->embedding.dim, "Vector dimension")
       ->required()
-      ->check(IntegerAtLeast(1));
+      ->check(IntegerAtLeast<int32_t>(1));
   command->add_option("--latent-dim", args->embedding.latent_dim, "Dimension of the latent space")
-      ->check(IntegerAtLeast(1))
+      ->check(IntegerAtLeast<int32_t>(1))
       ->capture_default_str();
   command->add_option("--clusters", args->embedding.clusters, "Components of the mixture")
-      ->check(IntegerAtLeast(1))
+      ->check(IntegerAtLeast<int32_t>(1))
       ->capture_default_str();
   command->add_option("--seed", args->embedding.seed, "Seed of every random choice")
-      ->check(IntegerAtLeast(0))
+      ->check(IntegerAtLeast<uint64_t>(0))
       ->capture_default_str();
   command->add_option("--noise", args->embedding.noise_stddev, "Isotropic noise (stddev)")
       ->check(NonNegativeReal())
@@ -231,7 +231,7 @@ void AddGenCommand(CommandSet& commands) {
   args->fragment_rows_option = command
                                    ->add_option("--fragment-rows", args->fragment_rows,
                                                 "With --dataset: rows per fragment (data file)")
-                                   ->check(IntegerAtLeast(1));
+                                   ->check(IntegerAtLeast<uint64_t>(1));
   command->add_flag("--force", args->force, "Replace an existing output file");
 }
 

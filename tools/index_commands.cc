@@ -649,7 +649,7 @@ void AddIndexCommands(CommandSet& commands) {
                      "Fragment ids to index, comma-separated (default: all)")
         ->delimiter(',')
         ->allow_extra_args(false)
-        ->check(IntegerAtLeast(0))
+        ->check(IntegerAtLeast<uint32_t>(0))
         ->type_name("ID,...");
     command
         ->add_option("--model", args->model,

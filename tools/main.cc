@@ -4,14 +4,13 @@
 #include <arrow/compute/initialize.h>
 #include <CLI/CLI.hpp>
 
-#include <exception>
 #include <iostream>
-#include <new>
 
 #include "command.h"
 #include "dataset_commands.h"
 #include "gen_command.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace {
 
@@ -42,18 +41,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& success) {  // --help
     return app.exit(success);
   } catch (const CLI::ParseError& error) {
-    std::cerr << "error: InvalidArgument: " << error.what() << "\n"
+    std::cerr << "error: InvalidArgument: " << tessera::EscapeControlCharacters(error.what())
+              << "\n"
               << "Run 'tessera" << SelectedCommand(app) << " --help' for usage." << std::endl;
     return kUsageError;
   }
 
   arrow::Status status = arrow::compute::Initialize();
-  try {
-    if (status.ok()) status = commands.RunSelected();
-  } catch (const std::bad_alloc&) {
-    status = tessera::Error(tessera::ErrorKind::kResourceExhausted, "out of memory");
-  } catch (const std::exception& exception) {
-    status = tessera::Error(tessera::ErrorKind::kInternal, exception.what());
+  // The library turns exceptions into errors where it allocates much; this is the last net,
+  // for the command's own work (std::bad_alloc: ResourceExhausted, anything else: Internal).
+  if (status.ok()) {
+    status = tessera::util::GuardExceptions("running 'tessera" + SelectedCommand(app) + "'",
+                                            [&] { return commands.RunSelected(); });
   }
   if (!status.ok()) return tessera::cli::ReportError(status);
   return 0;

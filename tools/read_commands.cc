@@ -291,11 +291,10 @@ void AddReadCommands(CommandSet& commands) {
     command->add_option("--columns", args->columns, "Columns to print, comma-separated")
         ->delimiter(',')
         ->type_name("COLUMN");
-    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
-        ->type_name("EXPR");
+    AddWhereOption(command, &args->filter, "omit --where to print every row");
     args->limit_option =
         command->add_option("--limit", args->limit, "Print at most N rows (after filtering)")
-            ->check(IntegerAtLeast(0));
+            ->check(IntegerAtLeast<uint64_t>(0));
     command->add_flag("--with-row-address", args->with_row_address,
                       "Add the column _rowaddr: (fragment id << 32) | row offset");
     command->add_flag("--explain", args->explain,
@@ -309,8 +308,7 @@ void AddReadCommands(CommandSet& commands) {
     CLI::App* command = commands.Add("count", "Count the rows of a version (matching a filter)",
                                      [args] { return RunCount(*args); });
     AddDatasetArgument(command, &args->dataset);
-    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
-        ->type_name("EXPR");
+    AddWhereOption(command, &args->filter, "omit --where to count every row");
     AddVersionOption(command, &args->version);
   }
   {

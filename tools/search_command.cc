@@ -284,13 +284,13 @@ void AddSearchCommand(CommandSet& commands) {
       ->add_option("--nprobes", args->nprobes,
                    "IVF partitions probed per segment; at the partition count the search is "
                    "exact")
-      ->check(IntegerAtLeast(1))
+      ->check(IntegerAtLeast<int>(1))
       ->capture_default_str();
   command
       ->add_option("--refine-factor", args->refine_factor,
                    "Quantized indexes (IVF_PQ, IVF_SQ): re-rank k x N candidates per segment by "
                    "exact distance (1: no re-ranking)")
-      ->check(IntegerAtLeast(1))
+      ->check(IntegerAtLeast<int>(1))
       ->capture_default_str();
   command->add_option("--offset", args->offset, "Rows of the order to skip before the k returned")
       ->check(IntegerAtLeast(0));
@@ -303,8 +303,7 @@ void AddSearchCommand(CommandSet& commands) {
                    "Distance (default: the metric of the column's vector index, else l2)")
       ->type_name("l2|cosine|dot")
       ->check(CLI::IsMember({"l2", "cosine", "dot"}, CLI::ignore_case).description(""));
-  command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
-      ->type_name("EXPR");
+  AddWhereOption(command, &args->filter, "omit --where to search every row");
   command->add_flag("--prefilter", args->prefilter,
                     "Filter before the search, so k rows come back whenever k rows pass "
                     "(default: filter the k nearest, which may leave fewer)");

@@ -51,11 +51,11 @@ void AddSourceOptions(CLI::App* command, SourceArguments* args) {
       command
           ->add_option("--max-rows-per-file", args->max_rows_per_file,
                        "Rows per fragment (data file); larger inputs are split")
-          ->check(IntegerAtLeast(1));
+          ->check(IntegerAtLeast<uint64_t>(1));
   args->rows_per_batch_option = command
                                     ->add_option("--rows-per-batch", args->rows_per_batch,
                                                  "Rows per record batch inside a data file")
-                                    ->check(IntegerAtLeast(1));
+                                    ->check(IntegerAtLeast<uint64_t>(1));
 }
 
 dataset::WriteOptions WriteOptionsOf(const SourceArguments& args) {
@@ -111,11 +111,6 @@ struct DeleteArguments {
 };
 
 arrow::Status RunDelete(const DeleteArguments& args) {
-  if (args.filter.empty()) {
-    return InvalidArgument(
-        "delete: --where needs a predicate; use --where true to delete "
-        "every row");
-  }
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   ARROW_ASSIGN_OR_RAISE(auto after, current->Delete(args.filter));
   if (after->version() == current->version()) {
@@ -162,9 +157,7 @@ void AddWriteCommands(CommandSet& commands) {
     CLI::App* command = commands.Add("delete", "Delete the rows matching a filter",
                                      [args] { return RunDelete(*args); });
     AddDatasetArgument(command, &args->dataset);
-    command->add_option("--where", args->filter, "Filter expression (docs/filters.md)")
-        ->required()
-        ->type_name("EXPR");
+    AddWhereOption(command, &args->filter, "use --where true to delete every row")->required();
   }
 }
 

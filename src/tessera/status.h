@@ -62,7 +62,16 @@ std::string Concat(Args&&... args) {
   return stream.str();
 }
 
-// Builds a Status of the given kind; the Arrow status code is chosen to match the kind.
+// `text` with every control character shown as an escape — ESC as \x1b, a tab as \t, a newline
+// as \n (kept as is with keep_newlines), C1 controls as \u0080..\u009f, bytes that are not
+// UTF-8 as \xNN — so that a message quoting user input (a filter, a name, a path) cannot drive
+// the terminal it is printed on. Printable text, UTF-8 included, and backslashes are unchanged,
+// so escaping twice changes nothing more.
+std::string EscapeControlCharacters(std::string_view text, bool keep_newlines = false);
+
+// Builds a Status of the given kind; the Arrow status code is chosen to match the kind. The
+// message is passed through EscapeControlCharacters (newlines kept: some messages embed
+// multi-line text such as a schema), so no tessera error carries a raw control character.
 arrow::Status MakeError(ErrorKind kind, std::string message, bool retryable = false);
 
 // The kind of any status: its tessera detail, or a mapping of Arrow's own status code.
@@ -103,7 +112,8 @@ arrow::Status CommitConflict(bool retryable, Args&&... args) {
   return MakeError(ErrorKind::kCommitConflict, Concat(std::forward<Args>(args)...), retryable);
 }
 
-// Keeps a status's kind but prefixes its message with context ("reading manifest X: ...").
+// Keeps a status's kind but prefixes its message with context ("reading manifest X: ..."); the
+// context is escaped like MakeError's messages.
 arrow::Status WithContext(const arrow::Status& status, std::string_view context);
 
 }  // namespace tessera

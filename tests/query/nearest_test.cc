@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 #include <string>
@@ -452,6 +453,63 @@ TEST(QueryNearest, NullVectorsAreSkipped) {
   const auto expected = BruteForce(*data, "vector", options.query, Metric::kL2);
   EXPECT_EQ(HitsOf(*table), expected);
   EXPECT_LT(expected.size(), 178u);  // nulls and deletions left out
+}
+
+// k, offset, nprobes and refine_factor far beyond the data (up to their types' limits) are
+// legal: they are capped by the rows the version holds before anything is sized by them, so a
+// search returns at most every row, exactly, and never runs out of memory or overflows.
+TEST(QueryNearest, HugeKnobsAreCappedByTheRows) {
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), Metric::kL2, "IVF_PQ");
+  const auto queries = Queries(6, 21);
+  NearestOptions options;
+  options.column = "vector";
+  options.with_row_address = true;
+  for (const auto& query : queries) {
+    const auto expected = BruteForce(*data, "vector", query, Metric::kL2);
+    options.query = query;
+    // Every row, re-ranked exactly: (2^31 - 1) × (2^31 - 1) candidates capped at the rows.
+    options.k = INT_MAX;
+    options.nprobes = INT_MAX;
+    options.refine_factor = INT_MAX;
+    ASSERT_OK_AND_ASSIGN(auto table, Nearest(*data, options));
+    EXPECT_EQ(HitsOf(*table), expected);
+    // k × refine_factor just below 2^31 (the probe of issue 9): the exact top 3.
+    options.k = 3;
+    options.refine_factor = 715827882;
+    ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options));
+    EXPECT_EQ(HitsOf(*table), Window(expected, 0, 3));
+    // k + offset beyond int64: nothing is left after the offset.
+    options.k = INT64_MAX;
+    options.offset = INT64_MAX;
+    options.refine_factor = 1;
+    ASSERT_OK_AND_ASSIGN(table, Nearest(*data, options));
+    EXPECT_EQ(table->num_rows(), 0);
+    options.offset = 0;
+  }
+
+  // The same as a batch, in parallel over the queries (TESSERA_NUM_THREADS workers).
+  options.query.clear();
+  options.nprobes = kPartitions;
+  ASSERT_OK_AND_ASSIGN(auto prepared, PreparedNearest::Make(*data, options));
+  std::vector<float> flat;
+  for (const auto& query : queries) flat.insert(flat.end(), query.begin(), query.end());
+  for (const NearestKnobs knobs : {NearestKnobs{INT_MAX, INT_MAX, INT_MAX},
+                                   NearestKnobs{3, -1, 715827882}, NearestKnobs{INT_MAX, 1, 1}}) {
+    ASSERT_OK_AND_ASSIGN(auto found, prepared->SearchBatch(flat.data(), 6, knobs));
+    ASSERT_EQ(found.size(), queries.size());
+    for (size_t q = 0; q < queries.size(); ++q) {
+      const auto expected = BruteForce(*data, "vector", queries[q], Metric::kL2);
+      if (knobs.refine_factor > 1) {
+        std::vector<Hit> hits;
+        for (const auto& row : found[q]) hits.push_back({row.row_address, row.distance});
+        EXPECT_EQ(hits, Window(expected, 0, static_cast<size_t>(knobs.k)));
+      } else {
+        // Approximate distances, but every live row with a vector, once.
+        EXPECT_EQ(found[q].size(), expected.size());
+      }
+    }
+  }
 }
 
 TEST(QueryNearest, InvalidArgumentsAreRejectedClearly) {

@@ -1,5 +1,5 @@
 // util::ParallelFor (util/thread_pool.h): coverage of the index range, error propagation by
-// chunk order, nested loops, the serial cases and concurrent callers.
+// chunk order, exceptions of bodies, nested loops, the serial cases and concurrent callers.
 #include "tessera/util/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -7,13 +7,16 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "support/status_assertions.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::util {
 namespace {
@@ -107,6 +110,54 @@ TEST(ThreadPool, ReturnsTheFirstErrorByChunkOrderAndRunsEveryChunk) {
     const int64_t end = std::stoll(message.substr(space + 1));
     EXPECT_LE(begin, 5000) << message;
     EXPECT_GT(end, 5000) << message;
+  }
+}
+
+// A body that throws (an allocation failing on a worker thread) must not terminate the process:
+// the exception becomes its chunk's error, of the right kind and naming the caller's operation.
+TEST(ThreadPool, ExceptionsOfBodiesBecomeTypedErrors) {
+  const OperationName operation("testing the pool");
+  for (int max_threads : {1, 2, 4, 0}) {
+    std::atomic<int64_t> visited{0};
+    arrow::Status status = ParallelFor(
+        10000,
+        [&](int64_t begin, int64_t end) -> arrow::Status {
+          visited += end - begin;
+          if (end > 5000) throw std::bad_alloc();
+          return arrow::Status::OK();
+        },
+        100, max_threads);
+    ASSERT_FALSE(status.ok()) << max_threads;
+    EXPECT_EQ(KindOf(status), ErrorKind::kResourceExhausted) << status.ToString();
+    EXPECT_NE(status.message().find("out of memory while testing the pool"), std::string::npos)
+        << status.ToString();
+    EXPECT_EQ(visited.load(), 10000);
+
+    status = ParallelFor(
+        1000,
+        [&](int64_t, int64_t end) -> arrow::Status {
+          if (end == 1000) throw std::runtime_error("broken invariant");
+          return arrow::Status::OK();
+        },
+        10, max_threads);
+    ASSERT_FALSE(status.ok()) << max_threads;
+    EXPECT_EQ(KindOf(status), ErrorKind::kInternal) << status.ToString();
+    EXPECT_NE(status.message().find("testing the pool"), std::string::npos) << status.ToString();
+    EXPECT_NE(status.message().find("broken invariant"), std::string::npos) << status.ToString();
+
+    // Thrown by a loop nested in a body (run inline, possibly on a worker thread).
+    status = ParallelFor(
+        100,
+        [&](int64_t begin, int64_t) -> arrow::Status {
+          return ParallelFor(10, [&](int64_t, int64_t) -> arrow::Status {
+            if (begin == 0) throw std::bad_alloc();
+            return arrow::Status::OK();
+          });
+        },
+        1, max_threads);
+    ASSERT_FALSE(status.ok()) << max_threads;
+    EXPECT_EQ(KindOf(status), ErrorKind::kResourceExhausted) << status.ToString();
+    EXPECT_NE(status.message().find("testing the pool"), std::string::npos) << status.ToString();
   }
 }
 

@@ -12,7 +12,8 @@ std::string ErrorPrefix(std::string_view text, int position) {
   constexpr size_t kMaxShown = 200;
   std::string shown(text.substr(0, kMaxShown));
   if (text.size() > kMaxShown) shown += "...";
-  return Concat("filter \"", shown, "\", position ", position, ": ");
+  // Escaped here already (not only by MakeError), so a newline in the filter shows as \n.
+  return Concat("filter \"", EscapeControlCharacters(shown), "\", position ", position, ": ");
 }
 
 int EditDistance(std::string_view a, std::string_view b) {

@@ -5,6 +5,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::index {
 
@@ -70,7 +71,13 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
                                                    const Model* model) {
   BuildInput input = MakeBuildInput(dataset, spec, resolved, std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto directory, NewSegmentDirectory(dataset.storage()));
-  auto segment = resolved.family->Build(input, model, directory);
+  // The entry point of every build (create, build-segment, optimize): an allocation that fails
+  // here or in a worker is ResourceExhausted naming the build.
+  const util::OperationName operation("building a segment of index '" + spec.name + "' over " +
+                                      std::to_string(input.fragments.size()) + " fragments of " +
+                                      dataset.uri());
+  auto segment = util::GuardExceptions(
+      util::CurrentOperation(), [&] { return resolved.family->Build(input, model, directory); });
   if (!segment.ok()) {
     RemoveSegmentDirectory(directory);  // a failed build leaves no orphan
     return segment.status();

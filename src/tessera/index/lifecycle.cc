@@ -12,6 +12,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::index {
 
@@ -140,7 +141,11 @@ arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec
   if (!resolved.family->has_model()) {
     return InvalidArgument("index type ", resolved.family->name(), " has no model to train");
   }
-  return resolved.family->Train(MakeBuildInput(dataset, spec, resolved, AllFragments(dataset)));
+  const util::OperationName operation("training the model of index '" + spec.name + "' on " +
+                                      dataset.uri());
+  return util::GuardExceptions(util::CurrentOperation(), [&] {
+    return resolved.family->Train(MakeBuildInput(dataset, spec, resolved, AllFragments(dataset)));
+  });
 }
 
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
@@ -218,7 +223,10 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
     directories.push_back(std::move(directory));
   }
   ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
-  auto merged = family->Merge(segments, directories, out);
+  const util::OperationName operation("merging " + std::to_string(segments.size()) +
+                                      " segments of index '" + segments[0].index_name() + "'");
+  auto merged = util::GuardExceptions(util::CurrentOperation(),
+                                      [&] { return family->Merge(segments, directories, out); });
   if (!merged.ok()) RemoveSegmentDirectory(out);
   ARROW_RETURN_NOT_OK(merged.status());
   *merged->mutable_params() = segments[0].params();

@@ -87,7 +87,14 @@ arrow::Result<Params> ParseParamList(const std::vector<std::string>& items) {
     if (equals == std::string::npos || equals == 0) {
       return InvalidArgument("index parameter '", item, "' is not of the form key=value");
     }
-    params[Lower(item.substr(0, equals))] = item.substr(equals + 1);
+    const std::string key = Lower(item.substr(0, equals));
+    const std::string value = item.substr(equals + 1);
+    // Keys ignore case, so 'NUM_PARTITIONS=8' repeats 'num_partitions=4' too.
+    auto [existing, inserted] = params.emplace(key, value);
+    if (!inserted) {
+      return InvalidArgument("index parameter '", key, "' is given twice ('", existing->second,
+                             "' and '", value, "'); give each parameter once");
+    }
   }
   return params;
 }

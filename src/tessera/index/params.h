@@ -29,7 +29,8 @@ arrow::Result<std::string> ChoiceParam(const Params& params, std::string_view fa
 arrow::Status RejectUnknownParams(const Params& params, std::string_view family,
                                   std::initializer_list<std::string_view> known);
 
-// Parses "k=v" items (CLI flags) into Params; InvalidArgument for items without '='.
+// Parses "k=v" items (CLI flags) into Params, keys in lower case; InvalidArgument for items
+// without '=' and for a key given twice (in any case), which would otherwise silently keep one.
 arrow::Result<Params> ParseParamList(const std::vector<std::string>& items);
 
 }  // namespace tessera::index

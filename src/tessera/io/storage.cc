@@ -2,6 +2,7 @@
 
 #include <arrow/filesystem/localfs.h>
 #include <arrow/io/file.h>
+#include <arrow/util/io_util.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -17,12 +18,61 @@ namespace tessera::io {
 
 namespace {
 
-arrow::Status ErrnoError(std::string_view action, const std::string& path) {
-  const int error = errno;
-  const ErrorKind kind =
-      (error == ENOSPC || error == EDQUOT) ? ErrorKind::kResourceExhausted : ErrorKind::kIOError;
-  return Error(kind, action, " ", path, ": ", std::strerror(error));
+// One rule for every write path (data files, deletion files, segment files, manifests): a full
+// disk or an exhausted quota is ResourceExhausted naming the file; any other failure of the
+// storage is IOError.
+arrow::Status ErrorOfErrno(int error, std::string_view action, const std::string& path) {
+  if (error == ENOSPC || error == EDQUOT) {
+    return Error(ErrorKind::kResourceExhausted, "disk full ", action, " ", path, " (",
+                 std::strerror(error), "): free space (or raise the quota) and retry");
+  }
+  return Error(ErrorKind::kIOError, action, " ", path, ": ", std::strerror(error));
 }
+
+arrow::Status ErrnoError(std::string_view action, const std::string& path) {
+  return ErrorOfErrno(errno, action, path);
+}
+
+// An Arrow status of a write (which carries the OS error as a detail) under the same rule.
+arrow::Status WriteError(const arrow::Status& status, std::string_view action,
+                         const std::string& path) {
+  if (status.ok()) return status;
+  const int error = arrow::internal::ErrnoFromStatus(status);
+  if (error == ENOSPC || error == EDQUOT) return ErrorOfErrno(error, action, path);
+  return status;
+}
+
+// A stream from OpenForWrite: its failures follow WriteError's rule, and injected write
+// errors (fault_injection.h) apply to it.
+class WriteStream : public arrow::io::OutputStream {
+ public:
+  WriteStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string relative,
+              std::string path)
+      : inner_(std::move(inner)), relative_(std::move(relative)), path_(std::move(path)) {}
+
+  arrow::Status Write(const void* data, int64_t nbytes) override {
+    if (const int error = InjectedWriteErrorFor(relative_)) {
+      return ErrorOfErrno(error, "writing", path_);
+    }
+    return WriteError(inner_->Write(data, nbytes), "writing", path_);
+  }
+  arrow::Status Write(const std::shared_ptr<arrow::Buffer>& data) override {
+    if (const int error = InjectedWriteErrorFor(relative_)) {
+      return ErrorOfErrno(error, "writing", path_);
+    }
+    return WriteError(inner_->Write(data), "writing", path_);
+  }
+  arrow::Status Flush() override { return WriteError(inner_->Flush(), "writing", path_); }
+  arrow::Status Close() override { return WriteError(inner_->Close(), "closing", path_); }
+  arrow::Status Abort() override { return inner_->Abort(); }
+  arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
+  bool closed() const override { return inner_->closed(); }
+
+ private:
+  std::shared_ptr<arrow::io::OutputStream> inner_;
+  std::string relative_;
+  std::string path_;
+};
 
 arrow::Status SyncPath(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
@@ -33,7 +83,10 @@ arrow::Status SyncPath(const std::string& path, bool directory) {
   return arrow::Status::OK();
 }
 
-arrow::Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+arrow::Status WriteAll(int fd, std::string_view contents, const std::string& path,
+                       std::string_view relative) {
+  if (const int error = InjectedWriteErrorFor(relative))
+    return ErrorOfErrno(error, "writing", path);
   size_t written = 0;
   while (written < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
@@ -116,8 +169,12 @@ arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead
 arrow::Result<std::shared_ptr<arrow::io::OutputStream>> Storage::OpenForWrite(
     std::string_view relative) {
   const std::string path = FullPath(relative);
-  ARROW_RETURN_NOT_OK(filesystem_->CreateDir(ParentOf(path), /*recursive=*/true));
-  return filesystem_->OpenOutputStream(path);
+  ARROW_RETURN_NOT_OK(WriteError(filesystem_->CreateDir(ParentOf(path), /*recursive=*/true),
+                                 "creating the directory of", path));
+  auto stream = filesystem_->OpenOutputStream(path);
+  if (!stream.ok()) return WriteError(stream.status(), "creating", path);
+  return std::make_shared<WriteStream>(*std::move(stream), std::string(relative),
+                                       AbsolutePath(relative));
 }
 
 arrow::Status Storage::Sync(std::string_view relative) {
@@ -139,13 +196,15 @@ arrow::Result<bool> Storage::PutIfAbsent(std::string_view relative, std::string_
   }
   const std::string final_path = FullPath(relative);
   const std::string directory = ParentOf(final_path);
-  ARROW_RETURN_NOT_OK(filesystem_->CreateDir(directory, /*recursive=*/true));
+  ARROW_RETURN_NOT_OK(WriteError(filesystem_->CreateDir(directory, /*recursive=*/true),
+                                 "creating the directory of", final_path));
   // The temporary name starts with '.' so that readers listing the directory skip it.
   const std::string temporary = directory + "/.tmp-" + NewUuid();
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("creating", temporary);
-  arrow::Status status = WriteAll(fd, contents, temporary);
-  if (status.ok() && ::fsync(fd) != 0) status = ErrnoError("fsync of", temporary);
+  // Errors name the file being written, not its temporary name.
+  if (fd < 0) return ErrnoError("creating", final_path);
+  arrow::Status status = WriteAll(fd, contents, final_path, relative);
+  if (status.ok() && ::fsync(fd) != 0) status = ErrnoError("fsync of", final_path);
   ::close(fd);
   if (!status.ok()) {
     ::unlink(temporary.c_str());

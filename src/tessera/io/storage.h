@@ -6,6 +6,10 @@
 // name appears atomically, fully written, and only once. Other filesystems (object stores) are
 // reachable for reads through arrow::fs but refuse PutIfAbsent with Unsupported until they get
 // a conditional-put implementation.
+//
+// Every write (OpenForWrite's streams, WriteFile, PutIfAbsent, Sync) fails under one rule: a
+// full disk or an exhausted quota (ENOSPC, EDQUOT) is ResourceExhausted naming the file and
+// saying to free space; any other failure of the storage is IOError.
 #pragma once
 
 #include <arrow/buffer.h>

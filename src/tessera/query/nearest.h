@@ -54,7 +54,9 @@ struct NearestOptions {
   std::string column;
   // As many floats as the column's dimension; all finite.
   std::vector<float> query;
-  // Rows to return (after `offset`); at least 1.
+  // Rows to return (after `offset`); at least 1. Any larger value is legal: k, offset, nprobes
+  // and refine_factor are capped by what the data can return (rows, partitions) before anything
+  // is sized by them, so k = INT64_MAX returns every row.
   int64_t k = 10;
   // Partitions probed in each IVF segment (capped by the segment's partition count). Higher is
   // slower and more exact; at the partition count the search is exact.
@@ -84,7 +86,8 @@ struct NearestOptions {
 // InvalidArgument (naming the column and the dataset) for an unknown column, a column that is
 // not a vector column, a query of another dimension or with non-finite values, k < 1,
 // offset < 0, nprobes < 1, a NaN distance bound, or projected columns that are unknown or named
-// `_distance`; filter errors as Filter::Parse reports them.
+// `_distance`; filter errors as Filter::Parse reports them. ResourceExhausted ("out of memory
+// while searching ...") when memory runs out, on any thread of the search.
 arrow::Result<std::shared_ptr<arrow::Table>> Nearest(const dataset::Dataset& dataset,
                                                      const NearestOptions& options,
                                                      Explain* explain = nullptr);

@@ -25,6 +25,7 @@
 #include "tessera/index/vector_segment.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/status.h"
+#include "tessera/util/exception_guard.h"
 #include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
@@ -85,7 +86,8 @@ class PreparedNearest::Impl {
 
   // The settings of one call: `knobs` over the prepared options.
   struct Knobs {
-    size_t capacity = 0;  // offset + k: the rows each part of the search keeps
+    // offset + k, capped by the rows of the version: the rows each part of the search keeps.
+    size_t capacity = 0;
     int nprobes = 1;
     int refine_factor = 1;
   };
@@ -113,6 +115,9 @@ class PreparedNearest::Impl {
     dim_ = static_cast<const arrow::FixedSizeListType&>(*type).list_size();
     if (options_.offset < 0) {
       return InvalidArgument("offset must not be negative, got ", options_.offset);
+    }
+    for (const auto& fragment : dataset_.manifest().fragments()) {
+      total_rows_ += fragment.physical_rows();
     }
     ARROW_RETURN_NOT_OK(Resolve({}).status());
     if ((options_.lower_distance && std::isnan(*options_.lower_distance)) ||
@@ -378,11 +383,24 @@ class PreparedNearest::Impl {
                               state.deleted->cardinality();
     }
     const int partitions = source.reader->AsVector()->num_partitions();
+    // Capacity × refine_factor candidates, but never more than the segment can return: the
+    // product of two huge knobs (up to 2^31 each) sizes nothing.
+    const uint64_t candidates =
+        std::min<uint64_t>(static_cast<uint64_t>(knobs.capacity) *
+                               static_cast<uint64_t>(refine ? knobs.refine_factor : 1),
+                           acceptable);
+    if (candidates > static_cast<uint64_t>(INT_MAX)) {
+      return InvalidArgument("searching segment ", source.segment_uuid, " of index '",
+                             source.index_name, "' for ", candidates,
+                             " rows: one segment search returns at most ", INT_MAX,
+                             " rows; lower k, offset or refine_factor");
+    }
+    const int nprobes = std::min(knobs.nprobes, partitions);
     index::VectorQuery query;
     query.vector = query_vector;
     query.dim = dim_;
-    query.k = static_cast<int>(knobs.capacity) * (refine ? knobs.refine_factor : 1);
-    query.nprobes = knobs.nprobes;
+    query.k = static_cast<int>(candidates);
+    query.nprobes = nprobes;
     query.accept = &accept;
     if (!refine) {
       query.lower_distance = options_.lower_distance;
@@ -408,7 +426,7 @@ class PreparedNearest::Impl {
       // returned whenever k rows qualify.
       const bool short_of_rows = found->size() < wanted && found->size() < acceptable;
       if (!short_of_rows || query.nprobes >= partitions) {
-        if (query.nprobes != knobs.nprobes && notes != nullptr) {
+        if (query.nprobes != nprobes && notes != nullptr) {
           notes->push_back("segment " + ShortUuid(source.segment_uuid) + " of index '" +
                            source.index_name + "': nprobes raised to " +
                            std::to_string(query.nprobes) + " to find " + std::to_string(wanted) +
@@ -532,14 +550,16 @@ class PreparedNearest::Impl {
                  " kept (a postfilter may return fewer than k rows)");
   }
 
+  // Huge k, offset or refine_factor are legal: nothing is sized by them beyond the rows the
+  // version holds (capacity here, candidates per segment in SearchSegment), so k = 2^31 - 1 on
+  // a small dataset returns all its rows.
   arrow::Result<Knobs> Resolve(const NearestKnobs& knobs) const {
     const int64_t k = knobs.k != -1 ? knobs.k : options_.k;
     if (k < 1) return InvalidArgument("k must be at least 1, got ", k);
-    if (k > INT_MAX - options_.offset) {
-      return InvalidArgument("k + offset must be at most ", INT_MAX, ", got ", k + options_.offset);
-    }
     Knobs resolved;
-    resolved.capacity = static_cast<size_t>(k + options_.offset);
+    // offset >= 0 (Validate) and k >= 1: the sum cannot wrap as unsigned.
+    const uint64_t wanted = static_cast<uint64_t>(k) + static_cast<uint64_t>(options_.offset);
+    resolved.capacity = static_cast<size_t>(std::min(wanted, total_rows_));
     resolved.nprobes = knobs.nprobes != -1 ? knobs.nprobes : options_.nprobes;
     if (resolved.nprobes < 1) {
       return InvalidArgument("nprobes must be at least 1, got ", resolved.nprobes);
@@ -548,10 +568,6 @@ class PreparedNearest::Impl {
         knobs.refine_factor != -1 ? knobs.refine_factor : options_.refine_factor;
     if (resolved.refine_factor < 1) {
       return InvalidArgument("refine_factor must be at least 1, got ", resolved.refine_factor);
-    }
-    if (static_cast<int64_t>(resolved.capacity) * resolved.refine_factor > INT_MAX) {
-      return InvalidArgument("(k + offset) × refine_factor must be at most ", INT_MAX, ", got ",
-                             static_cast<int64_t>(resolved.capacity) * resolved.refine_factor);
     }
     return resolved;
   }
@@ -724,12 +740,26 @@ class PreparedNearest::Impl {
   int dim() const { return dim_; }
   Metric metric() const { return metric_; }
 
+  // "searching column 'vector' of dataset D for the 10 nearest rows of 3 query vectors": the
+  // operation errors name.
+  std::string DescribeSearch(int64_t queries, const NearestKnobs& knobs) const {
+    const int64_t k = knobs.k != -1 ? knobs.k : options_.k;
+    std::string text =
+        "searching " + DescribeColumn() + " for the " + std::to_string(k) + " nearest rows";
+    if (queries != 1) text += " of " + std::to_string(queries) + " query vectors";
+    return text;
+  }
+  std::string DescribeColumn() const {
+    return "column '" + options_.column + "' of dataset " + dataset_.uri();
+  }
+
  private:
   const dataset::Dataset& dataset_;
   const NearestOptions options_;
 
   int column_index_ = -1;
   int dim_ = 0;
+  uint64_t total_rows_ = 0;  // physical rows of the version: no search returns more
   std::vector<int> projection_;
   Metric metric_ = Metric::kL2;
   std::string metric_origin_;
@@ -746,11 +776,18 @@ class PreparedNearest::Impl {
   std::unique_ptr<index::vector::RawVectors> raw_vectors_;
 };
 
+// Every entry point turns an exception (an allocation that fails, here or in a worker of the
+// batch) into an error naming what was asked: no exception leaves the library.
 arrow::Result<std::unique_ptr<PreparedNearest>> PreparedNearest::Make(
     const dataset::Dataset& dataset, const NearestOptions& options, Explain* explain) {
-  auto impl = std::make_unique<Impl>(dataset, options);
-  ARROW_RETURN_NOT_OK(impl->Prepare(explain));
-  return std::unique_ptr<PreparedNearest>(new PreparedNearest(std::move(impl)));
+  const util::OperationName operation("preparing a nearest-neighbour search of column '" +
+                                      options.column + "' of dataset " + dataset.uri());
+  return util::GuardExceptions(
+      util::CurrentOperation(), [&]() -> arrow::Result<std::unique_ptr<PreparedNearest>> {
+        auto impl = std::make_unique<Impl>(dataset, options);
+        ARROW_RETURN_NOT_OK(impl->Prepare(explain));
+        return std::unique_ptr<PreparedNearest>(new PreparedNearest(std::move(impl)));
+      });
 }
 
 PreparedNearest::PreparedNearest(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -762,17 +799,24 @@ index::vector::Metric PreparedNearest::metric() const { return impl_->metric(); 
 arrow::Result<std::vector<ScoredRow>> PreparedNearest::Search(const float* query,
                                                               const NearestKnobs& knobs,
                                                               Explain* explain) const {
-  return impl_->Search(query, knobs, explain);
+  const util::OperationName operation(impl_->DescribeSearch(1, knobs));
+  return util::GuardExceptions(util::CurrentOperation(),
+                               [&] { return impl_->Search(query, knobs, explain); });
 }
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> PreparedNearest::SearchBatch(
     const float* queries, int64_t count, const NearestKnobs& knobs) const {
-  return impl_->SearchBatch(queries, count, knobs);
+  const util::OperationName operation(impl_->DescribeSearch(count, knobs));
+  return util::GuardExceptions(util::CurrentOperation(),
+                               [&] { return impl_->SearchBatch(queries, count, knobs); });
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> PreparedNearest::Materialize(
     const std::vector<ScoredRow>& rows, Explain* explain) const {
-  return impl_->Materialize(rows, explain);
+  const util::OperationName operation("reading the " + std::to_string(rows.size()) +
+                                      " rows found in " + impl_->DescribeColumn());
+  return util::GuardExceptions(util::CurrentOperation(),
+                               [&] { return impl_->Materialize(rows, explain); });
 }
 
 }  // namespace tessera::query

@@ -9,9 +9,12 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "tessera/util/exception_guard.h"
 
 namespace tessera::util {
 
@@ -36,6 +39,7 @@ int ComputeNumThreads() {
 // `next_chunk`; the caller waits until `finished_chunks` reaches `num_chunks`.
 struct Job {
   const std::function<arrow::Status(int64_t, int64_t)>* body = nullptr;
+  std::string operation;  // the caller's current operation, for errors of the workers
   int64_t count = 0;
   int64_t chunk_size = 1;
   int64_t num_chunks = 0;
@@ -49,13 +53,16 @@ struct Job {
 
   // Runs chunks until none is left to claim.
   void RunChunks() {
+    // A loop nested in a body (run inline) names the same operation on a worker thread.
+    const OperationName name(operation);
     in_loop_body = true;
     for (;;) {
       const int64_t chunk = next_chunk.fetch_add(1, std::memory_order_relaxed);
       if (chunk >= num_chunks) break;
       const int64_t begin = chunk * chunk_size;
       const int64_t end = std::min(count, begin + chunk_size);
-      statuses[static_cast<size_t>(chunk)] = (*body)(begin, end);
+      statuses[static_cast<size_t>(chunk)] =
+          GuardExceptions(CurrentOperation(), [&] { return (*body)(begin, end); });
       std::lock_guard<std::mutex> lock(mutex);
       if (++finished_chunks == num_chunks) all_finished.notify_all();
     }
@@ -154,20 +161,21 @@ arrow::Status ParallelFor(int64_t count, const std::function<arrow::Status(int64
   if (threads <= 1 || in_loop_body) {
     const bool was_in_body = in_loop_body;
     in_loop_body = true;
-    arrow::Status status = body(0, count);
+    arrow::Status status = GuardExceptions(CurrentOperation(), [&] { return body(0, count); });
     in_loop_body = was_in_body;
     return status;
   }
   Pool& pool = GlobalPool();
   if (!pool.InOwnerProcess()) {
     in_loop_body = true;
-    arrow::Status status = body(0, count);
+    arrow::Status status = GuardExceptions(CurrentOperation(), [&] { return body(0, count); });
     in_loop_body = false;
     return status;
   }
 
   auto job = std::make_shared<Job>();
   job->body = &body;
+  job->operation = std::string(CurrentOperation());
   job->count = count;
   job->chunk_size =
       std::max(min_chunk, (count + threads * kChunksPerThread - 1) / (threads * kChunksPerThread));

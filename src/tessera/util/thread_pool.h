@@ -8,7 +8,9 @@
 // A ParallelFor called from inside a loop body runs serially on the calling thread (no nested
 // parallelism, no deadlock). Several threads may call ParallelFor at once; their loops share the
 // workers. In a child process made by fork(), ParallelFor runs serially (the workers stayed in
-// the parent). Bodies must not throw.
+// the parent). A body that throws does not take the process down: the exception becomes the
+// error of its chunk (util::GuardExceptions: std::bad_alloc is ResourceExhausted naming the
+// caller's current operation, see exception_guard.h; anything else is Internal).
 //
 // Chunk boundaries depend on the thread count: a body whose result must not depend on it makes
 // each index's result independent of the chunk it falls in (or splits the work into fixed-size
@@ -32,7 +34,7 @@ int ParseNumThreads(const char* text);
 // (0: NumThreads(); more than NumThreads() counts as NumThreads()). Chunks are at least
 // `min_chunk` long. With one thread (max_threads 1, a pool of one, or a nested call) the body
 // runs once, over [0, count), on the calling thread. count <= 0 calls nothing. Returns the first
-// error a body returned (by chunk order); every chunk runs even after an error.
+// error a body returned or threw (by chunk order); every chunk runs even after an error.
 arrow::Status ParallelFor(int64_t count, const std::function<arrow::Status(int64_t, int64_t)>& body,
                           int64_t min_chunk = 1, int max_threads = 0);
 

@@ -8,6 +8,7 @@
 
 #include <arrow/status.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,10 +28,13 @@ struct NearerFirst {
   }
 };
 
-// The `capacity` best rows added, by NearerFirst.
+// The `capacity` best rows added, by NearerFirst. Memory grows with the rows kept, not with the
+// capacity: a huge capacity (k = 2^31 - 1 over a small segment) costs only what is added.
 class BestRows {
  public:
-  explicit BestRows(size_t capacity) : capacity_(capacity) { heap_.reserve(capacity); }
+  explicit BestRows(size_t capacity) : capacity_(capacity) {
+    heap_.reserve(std::min(capacity, kInitialReserve));
+  }
 
   bool full() const { return heap_.size() == capacity_; }
   // The worst row kept; only when full() and capacity > 0.
@@ -44,6 +48,8 @@ class BestRows {
   std::vector<ScoredRow> Take() &&;
 
  private:
+  // Enough for the usual k without a reallocation.
+  static constexpr size_t kInitialReserve = 1024;
   size_t capacity_;
   std::vector<ScoredRow> heap_;  // a max-heap under NearerFirst: the worst kept row on top
 };

@@ -28,8 +28,8 @@ constexpr int64_t kSeedPiece = 4096;
 // point skips the distance to a new seed when the triangle inequality proves it no nearer than
 // the seed it has (|new - own|² >= 4·nearest, with a margin far above rounding): the skipped
 // distance could not have lowered `nearest`, so the result is that of computing them all.
-std::vector<float> SeedCentroids(const float* points, int64_t count, int dim, int num_clusters,
-                                 Random& random, int max_threads) {
+arrow::Result<std::vector<float>> SeedCentroids(const float* points, int64_t count, int dim,
+                                                int num_clusters, Random& random, int max_threads) {
   std::vector<float> centroids(static_cast<size_t>(num_clusters) * dim);
   const int64_t first = static_cast<int64_t>(random.Below(static_cast<uint64_t>(count)));
   std::copy(points + first * dim, points + (first + 1) * dim, centroids.begin());
@@ -41,12 +41,13 @@ std::vector<float> SeedCentroids(const float* points, int64_t count, int dim, in
   const double margin = 1.0 + 1e-2 + 64.0 * dim * static_cast<double>(FLT_EPSILON);
 
   // Lowers nearest[] to the distances to seed `c` (all of them when c is 0) and sums the pieces.
-  auto update = [&](int c) {
+  auto update = [&](int c) -> arrow::Status {
     const float* seed = centroids.data() + static_cast<size_t>(c) * dim;
     for (int a = 0; a < c; ++a) {
       gaps[a] = FastL2Squared(seed, centroids.data() + static_cast<size_t>(a) * dim, dim);
     }
-    const arrow::Status status = util::ParallelFor(
+    // The body fails only when it cannot allocate (util::ParallelFor turns that into an error).
+    return util::ParallelFor(
         num_pieces,
         [&](int64_t first_piece, int64_t end_piece) {
           for (int64_t piece = first_piece; piece < end_piece; ++piece) {
@@ -69,7 +70,6 @@ std::vector<float> SeedCentroids(const float* points, int64_t count, int dim, in
           return arrow::Status::OK();
         },
         1, max_threads);
-    (void)status;  // the body cannot fail
   };
 
   // The point where the running sum of nearest[] first exceeds `target` (rounding may leave the
@@ -97,7 +97,7 @@ std::vector<float> SeedCentroids(const float* points, int64_t count, int dim, in
   };
 
   for (int c = 1; c < num_clusters; ++c) {
-    update(c - 1);  // not after the last seed: nothing reads it
+    ARROW_RETURN_NOT_OK(update(c - 1));  // not after the last seed: nothing reads it
     double total = 0;
     for (double sum : piece_sums) total += sum;
     int64_t chosen = -1;
@@ -133,9 +133,9 @@ void ReseedEmptyClusters(const std::vector<float>& scores, std::vector<int>& lab
 
 // Centroids as the means of their points, in parallel over clusters; each cluster sums its
 // points in point order, whatever the thread count.
-void UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
-                     const std::vector<int>& labels, const std::vector<int64_t>& counts,
-                     std::vector<float>& centroids, int max_threads) {
+arrow::Status UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
+                              const std::vector<int>& labels, const std::vector<int64_t>& counts,
+                              std::vector<float>& centroids, int max_threads) {
   const int num_clusters = static_cast<int>(counts.size());
   // The points of cluster c, in increasing order: members[starts[c] .. starts[c + 1]).
   std::vector<int64_t> starts(static_cast<size_t>(num_clusters) + 1, 0);
@@ -143,7 +143,7 @@ void UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
   std::vector<int64_t> members(static_cast<size_t>(count));
   std::vector<int64_t> next(starts.begin(), starts.end() - 1);
   for (int64_t i = 0; i < count; ++i) members[next[labels[i]]++] = i;
-  const arrow::Status status = util::ParallelFor(
+  return util::ParallelFor(
       num_clusters,
       [&](int64_t first, int64_t end) {
         std::vector<double> sum(static_cast<size_t>(dim));
@@ -161,7 +161,6 @@ void UpdateCentroids(const float* points, int64_t count, int dim, Metric metric,
         return arrow::Status::OK();
       },
       1, max_threads);
-  (void)status;  // the body cannot fail
 }
 
 }  // namespace
@@ -213,8 +212,8 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
   Random random(options.seed);
   KMeansResult result;
   result.num_clusters = options.num_clusters;
-  result.centroids =
-      SeedCentroids(points, count, dim, options.num_clusters, random, options.max_threads);
+  ARROW_ASSIGN_OR_RAISE(result.centroids, SeedCentroids(points, count, dim, options.num_clusters,
+                                                        random, options.max_threads));
   if (options.metric == Metric::kCosine) {
     for (int c = 0; c < options.num_clusters; ++c) {
       Normalize(result.centroids.data() + static_cast<size_t>(c) * dim, dim);
@@ -247,8 +246,8 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
     std::fill(counts.begin(), counts.end(), 0);
     for (int label : labels) ++counts[label];
     ReseedEmptyClusters(scores, labels, counts);
-    UpdateCentroids(points, count, dim, options.metric, labels, counts, result.centroids,
-                    options.max_threads);
+    ARROW_RETURN_NOT_OK(UpdateCentroids(points, count, dim, options.metric, labels, counts,
+                                        result.centroids, options.max_threads));
     result.iterations = iteration + 1;
   }
   if (!converged) ARROW_RETURN_NOT_OK(assign().status());
