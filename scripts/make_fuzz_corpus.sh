@@ -5,7 +5,8 @@
 # an on-disk format changes, then commit the corpus:
 #   bash scripts/make_fuzz_corpus.sh [path/to/tessera]      (default: build/tessera)
 # Seeds of the segment targets start with the selector byte the target reads (see the target's
-# header comment) followed by the file.
+# header comment) followed by the file. Files named regression-* (inputs that found a bug) are
+# kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli="$(realpath "${1:-build/tessera}")"
@@ -14,9 +15,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 ds="$work/ds"
-"$cli" gen --dataset "$ds" --rows 200 --dim 8 --clusters 4 --batch-rows 64 --fragment-rows 128 >/dev/null
-"$cli" gen "$work/more.arrow" --rows 40 --dim 8 --clusters 4 --seed 7 >/dev/null
-"$cli" append "$ds" --from "$work/more.arrow" >/dev/null
+# Up to the indexes, the same steps as the template dataset the targets build
+# (tests/fuzz/support/fuzz_support.cc), so that segment files and the first data file fit it.
+"$cli" gen --dataset "$ds" --rows 200 --dim 8 --clusters 4 --fragment-rows 128 >/dev/null
 "$cli" delete "$ds" --where "id < 3 OR id = 150" >/dev/null
 ivf=(--param num_partitions=4 --param max_iters=5)
 "$cli" index create "$ds" --name price_btree --column price --type BTREE >/dev/null
@@ -24,11 +25,14 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 "$cli" index create "$ds" --name vector_flat --column vector --type IVF_FLAT "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_sq --column vector --type IVF_SQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_pq --column vector --type IVF_PQ "${ivf[@]}" >/dev/null
+"$cli" gen "$work/more.arrow" --rows 40 --dim 8 --clusters 4 --seed 7 >/dev/null
+"$cli" append "$ds" --from "$work/more.arrow" >/dev/null
 "$cli" index build-segment "$ds" --name vector_flat --column vector --type IVF_FLAT "${ivf[@]}" \
   --fragments 0 >"$work/segment.json"
 "$cli" index build-segment "$ds" --name price_btree --column price --type BTREE >"$work/btree.json"
 
-rm -rf "$corpus"
+# Inputs a fuzzer found (regression-*, kept with the fix that made them pass) stay.
+find "$corpus" -type f ! -name 'regression-*' -delete 2>/dev/null || true
 mkdir -p "$corpus"/{manifest,transaction,deletion,segment_json,btree_segment,ivf_segment,fragment,filter,vector_literal}
 
 # Files in name order, so that seeds are numbered the same way on every run.
@@ -47,8 +51,9 @@ seed segment_json build_segment <"$work/segment.json"
 seed segment_json btree_segment <"$work/btree.json"
 printf '[%s, %s]' "$(cat "$work/segment.json")" "$(cat "$work/btree.json")" | seed segment_json array
 
-# The smallest data file (the appended 40 rows) and the first one.
-n=0; for f in $(ls -S "$ds"/data/*.arrow | tail -n 2); do n=$((n + 1)); seed fragment "f$n" <"$f"; done
+# Every data file; the first fragment's (128 rows) is the one the target replaces, the others
+# (72 and 40 rows) make smaller starting points.
+n=0; for f in $(ls -S "$ds"/data/*.arrow); do n=$((n + 1)); seed fragment "f$n" <"$f"; done
 
 # Segment directories by index name, from `index entries` (name, uuid, ... columns).
 segment_dir() {

@@ -1,8 +1,8 @@
 // Fuzz target: a data fragment file (data/*.arrow, an Arrow IPC file). The input replaces the
-// data file of the template's first fragment (64-row batches of every column type the
-// synthetic data has: int64, fixed_size_list<float32>, string, float64, timestamp,
-// list<string>), which is then opened with dataset::FragmentReader and read batch by batch,
-// scanned, filtered on the string and list columns, taken from, deleted from, and indexed.
+// data file of the template's first fragment (128 rows of every column type the synthetic data
+// has: int64, fixed_size_list<float32>, string, float64, timestamp, list<string>), which is
+// then opened with dataset::FragmentReader and read batch by batch, scanned, filtered on the
+// string and list columns, taken from, deleted from, and indexed.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -67,9 +67,10 @@ TemplateDataset BuildTemplate() {
   options.clusters = 4;
   options.batch_rows = 64;
   auto source = ValueOrDie(synthetic::MakeEmbeddingReader(options), "synthetic rows");
+  // Two fragments of one batch each, the shape of scripts/make_fuzz_corpus.sh's dataset (the CLI
+  // writes batches of the default size), so that its data files are seeds of this fragment.
   dataset::WriteOptions write;
-  write.max_rows_per_file = 128;  // two fragments
-  write.rows_per_batch = 64;      // several batches per fragment
+  write.max_rows_per_file = 128;
   auto snapshot =
       ValueOrDie(dataset::Dataset::Create(built.root.string(), source, write), "create dataset");
   snapshot = ValueOrDie(snapshot->Delete("id < 3 OR id = 150"), "delete rows");
@@ -96,6 +97,9 @@ TemplateDataset BuildTemplate() {
 
 void InitializeProcess() {
   setenv("TESSERA_NUM_THREADS", "1", /*overwrite=*/1);
+  // Arrow's buffers through malloc, where ASan sees them (overflows, leaks, -malloc_limit_mb),
+  // instead of the wheel's jemalloc / mimalloc pools.
+  setenv("ARROW_DEFAULT_MEMORY_POOL", "system", /*overwrite=*/1);
   // Protobuf logs every string field with invalid UTF-8 it meets; the parse failure that
   // follows is what the targets test, and the lines would only slow the runs down.
   google::protobuf::SetLogHandler(nullptr);

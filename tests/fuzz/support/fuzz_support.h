@@ -23,7 +23,8 @@
 
 namespace tessera::fuzz {
 
-// Makes the process deterministic and quiet: one worker thread, no protobuf log lines.
+// Makes the process deterministic, quiet and fully visible to ASan: one worker thread, Arrow's
+// system memory pool, no protobuf log lines.
 // Call from LLVMFuzzerInitialize.
 void InitializeProcess();
 
@@ -50,8 +51,8 @@ std::string WithTrailingCrc(std::string_view bytes);
 // then the outer one.
 std::string WithQuantizedModelCrcs(std::string_view bytes);
 
-// A dataset of 200 synthetic rows (synthetic/embedding_generator.h, dim 8, batches of 64 rows,
-// so several batches per fragment and a deletion), with indexes:
+// A dataset of 200 synthetic rows (synthetic/embedding_generator.h, dim 8, 4 clusters, seed 42)
+// in two fragments (128 and 72 rows, one batch each) with a deletion, and indexes:
 //   price_btree (BTREE on price, float64 with nulls), category_btree (BTREE on category),
 //   vector_flat / vector_sq / vector_pq (IVF_FLAT, IVF_SQ, IVF_PQ on vector, 4 partitions).
 // Built once per process in a directory of ScratchRoot().
