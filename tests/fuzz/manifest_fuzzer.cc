@@ -3,7 +3,8 @@
 // and segment files are those of the template dataset, twice: as given (footer and checksum
 // checks) and reframed with a valid checksum (protobuf decoding and what Dataset::Open
 // validates: format version, version number, schema). An opened dataset is then counted,
-// listed, scanned and its indexes described, which walks the fragments and segments it names.
+// listed, scanned (also through its indexes) and its indexes described, which walks the
+// fragments and segments it names.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/format/paths.h"
 #include "tessera/index/lifecycle.h"
+#include "tessera/query/filtered_scan.h"
 
 namespace {
 
@@ -58,6 +60,10 @@ void OpenAndRead(std::string_view file) {
   scan.with_row_address = true;
   fuzz::Ignore(snapshot->ScanToTable(scan));
   fuzz::Ignore(snapshot->CountRows("price > 10"));
+  // The filtered scan of `tessera scan --where`: plans through the indexes the manifest lists.
+  dataset::ScanOptions filtered;
+  filtered.filter = "price < 5 OR category = 'a'";
+  fuzz::Ignore(query::Scan(*snapshot, filtered));
   fuzz::Ignore(snapshot->Take({0, 5, (uint64_t{1} << 32) + 3}));
   for (const auto& summary : index::ListIndexes(*snapshot, /*include_system=*/true)) {
     fuzz::Ignore(index::DescribeIndex(*snapshot, summary.name));
