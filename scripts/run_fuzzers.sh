@@ -29,6 +29,7 @@ run_one() {
     runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)"
     echo "fuzz $name: ok (${runs:-?} inputs in ${seconds}s, $(ls "$dir/new" | wc -l) new)"
   else
+    rm -rf "$artifacts/$name"
     mkdir -p "$artifacts/$name"
     cp "$dir/log" "$artifacts/$name/log"
     cp "$dir"/artifacts/* "$artifacts/$name/" 2>/dev/null || true
