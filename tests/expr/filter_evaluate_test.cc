@@ -127,6 +127,7 @@ TEST(FilterEvaluate, FloatColumns) {
 // apart: the 0.0 rows stopped matching.
 TEST(FilterEvaluate, InKeepsBothZeros) {
   auto batch = MakeBatch({{"z", arrow::float64(), "[0.0, -0.0, 1.0, null]"}});
+  EXPECT_EQ(Eval("z IN (-0.0)", batch), (Truth{false, true, false, kNull}));
   EXPECT_EQ(Eval("z IN (-0.0, 0.0)", batch), (Truth{true, true, false, kNull}));
   EXPECT_EQ(Eval("z IN (0.0, -0.0, 0)", batch), (Truth{true, true, false, kNull}));
   EXPECT_EQ(Eval("z NOT IN (-0.0, 0.0)", batch), (Truth{false, false, true, kNull}));
