@@ -1,14 +1,18 @@
 # The two commands of the README:
 #   make demo   sets up everything on a fresh Debian machine, builds, and runs the CLI tour
-#   make test   sets up everything, builds, and runs the test suite, also under ASan + UBSan
+#   make test   sets up everything, builds, and runs the test suite, also under ASan + UBSan,
+#               and runs every fuzz target for FUZZ_SECONDS (docs/development.md)
 # Both are idempotent: a second run only rebuilds what changed.
 
 JOBS ?= $(shell nproc)
 BUILD_DIR ?= build
 ASAN_BUILD_DIR ?= build-asan
+FUZZ_BUILD_DIR ?= build-fuzz
+# Seconds each fuzz target runs in `make test`; targets run JOBS at a time.
+FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap build build-asan demo test test-release test-asan bench bench-ann format check-format clean
+.PHONY: all bootstrap build build-asan build-fuzz demo test test-release test-asan test-fuzz bench bench-ann format check-format clean
 
 all: build
 
@@ -24,6 +28,13 @@ build-asan: bootstrap
 	  -DTESSERA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 
+# libFuzzer targets (clang): the library under ASan + UBSan + coverage, -O1 with assertions.
+build-fuzz: bootstrap
+	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON \
+	  -DTESSERA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
+
 demo: build
 	bash scripts/demo.sh $(BUILD_DIR)/tessera
 
@@ -36,7 +47,10 @@ test-asan: build-asan
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest -j $(JOBS) --output-on-failure --timeout 1800
 
-test: test-release test-asan
+test-fuzz: build-fuzz
+	bash scripts/run_fuzzers.sh $(FUZZ_BUILD_DIR)/fuzz $(FUZZ_SECONDS) $(JOBS)
+
+test: test-release test-asan test-fuzz
 
 bench: build
 	bash bench/run_dataset_benchmarks.sh $(BUILD_DIR)
@@ -53,4 +67,4 @@ check-format:
 	bash scripts/check_format.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR) $(FUZZ_BUILD_DIR)

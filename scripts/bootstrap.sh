@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything tessera needs on a fresh Debian machine, idempotently:
-# Debian packages (compiler, protobuf, CRoaring, OpenBLAS, CLI11, GoogleTest, Google Benchmark)
-# and a venv inside the repo (.venv) with a pinned pyarrow whose bundled C++ headers and shared
-# libraries are the Arrow/Parquet that CMake builds against.
+# Debian packages (gcc; clang with the libFuzzer runtime, libclang-rt-14-dev, for the fuzz build
+# of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, GoogleTest, Google Benchmark) and a venv
+# inside the repo (.venv) with a pinned pyarrow whose bundled C++ headers and shared libraries
+# are the Arrow/Parquet that CMake builds against.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,7 @@ NUMPY_VERSION=2.3.5
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler
   libroaring-dev libopenblas-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -122,6 +122,17 @@ TEST(FilterEvaluate, FloatColumns) {
   EXPECT_EQ(Eval("f16 < 70000", batch), (Truth{true, true, kNull, true}));
 }
 
+// Found by tests/fuzz/filter_fuzzer: the binder removed duplicate IN values with an equality
+// under which -0.0 equals 0.0, so `IN (-0.0, 0.0)` kept -0.0 only, and IN (is_in) tells them
+// apart: the 0.0 rows stopped matching.
+TEST(FilterEvaluate, InKeepsBothZeros) {
+  auto batch = MakeBatch({{"z", arrow::float64(), "[0.0, -0.0, 1.0, null]"}});
+  EXPECT_EQ(Eval("z IN (-0.0)", batch), (Truth{false, true, false, kNull}));
+  EXPECT_EQ(Eval("z IN (-0.0, 0.0)", batch), (Truth{true, true, false, kNull}));
+  EXPECT_EQ(Eval("z IN (0.0, -0.0, 0)", batch), (Truth{true, true, false, kNull}));
+  EXPECT_EQ(Eval("z NOT IN (-0.0, 0.0)", batch), (Truth{false, false, true, kNull}));
+}
+
 std::shared_ptr<arrow::RecordBatch> Strings() {
   return MakeBatch({
       {"s", arrow::utf8(), R"(["apple", "it's", null, "100%", "a\\b", "héllo", ""])"},

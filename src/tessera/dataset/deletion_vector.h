@@ -16,7 +16,9 @@
 
 namespace tessera::dataset {
 
-// The fragment's deleted offsets; empty when it has no deletion file.
+// The fragment's deleted offsets; empty when it has no deletion file. Corrupt (naming the file
+// and the fragment) when the file is damaged: a bad frame, a malformed bitmap
+// (io/roaring_check.h), a count other than the manifest's, or an offset past the fragment's rows.
 arrow::Result<std::shared_ptr<const Roaring>> LoadDeletionVector(const io::Storage& storage,
                                                                  const format::Fragment& fragment);
 

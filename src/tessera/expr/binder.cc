@@ -1,5 +1,7 @@
 #include "tessera/expr/binder.h"
 
+#include <arrow/util/utf8.h>
+
 #include <optional>
 #include <unordered_set>
 
@@ -13,14 +15,15 @@ namespace {
 
 using ColumnPtr = std::shared_ptr<const Column>;
 
-// Hash and equality of scalars, for removing duplicate list literals.
+// Hash and equality of scalars, for removing duplicate list literals. -0.0 and 0.0 stay apart:
+// IN follows is_in, which tells them apart (and they hash alike, which is allowed).
 struct ScalarHash {
   size_t operator()(const std::shared_ptr<arrow::Scalar>& scalar) const { return scalar->hash(); }
 };
 struct ScalarEqual {
   bool operator()(const std::shared_ptr<arrow::Scalar>& a,
                   const std::shared_ptr<arrow::Scalar>& b) const {
-    return a->Equals(*b);
+    return a->Equals(*b, arrow::EqualOptions::Defaults().signed_zeros_equal(false));
   }
 };
 
@@ -435,6 +438,12 @@ class Binder {
     if (pattern.literal.kind != LiteralValue::Kind::kString) {
       return Mismatch(pattern.position, "the LIKE pattern for ", Describe(*column),
                       " must be a string literal, found ", DescribeLiteral(pattern.literal));
+    }
+    // The evaluator hands the pattern to RE2 (match_like), which rejects invalid UTF-8: refuse
+    // it here, where every other error of a filter is reported, not on the first batch.
+    arrow::util::InitializeUTF8();
+    if (!arrow::util::ValidateUTF8(pattern.literal.string)) {
+      return Error(pattern.position, "the LIKE pattern is not valid UTF-8");
     }
     NodePtr result =
         std::make_shared<Like>(std::move(column), pattern.literal.string, node.position);

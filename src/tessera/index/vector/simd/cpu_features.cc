@@ -1,5 +1,9 @@
 #include "tessera/index/vector/simd/cpu_features.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace tessera::index::vector::simd {
 
 namespace {
@@ -10,7 +14,9 @@ CpuFeatures Query() {
   __builtin_cpu_init();
   features.avx2 = __builtin_cpu_supports("avx2");
   features.fma = __builtin_cpu_supports("fma");
-  features.f16c = __builtin_cpu_supports("f16c");
+  // CPUID leaf 1, ECX bit 29: clang before 16 rejects __builtin_cpu_supports("f16c").
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  features.f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
   features.avx512f = __builtin_cpu_supports("avx512f");
   features.avx512bw = __builtin_cpu_supports("avx512bw");
   features.avx512vl = __builtin_cpu_supports("avx512vl");
