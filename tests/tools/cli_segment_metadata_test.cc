@@ -216,7 +216,7 @@ TEST_F(CliSegmentMetadataTest, EmptyFragmentBitmapPrintsOnlyTheError) {
   const std::string garbled =
       RunFails(CommitPrice(ds_, Write("garbled.json", WithField(json, "fragment_bitmap", "AAAA"))),
                "InvalidArgument");
-  EXPECT_TRUE(Contains(garbled, "is not a portable roaring bitmap")) << garbled;
+  EXPECT_TRUE(Contains(garbled, "is not a valid roaring bitmap")) << garbled;
 }
 
 }  // namespace

@@ -19,28 +19,22 @@ arrow::Result<std::shared_ptr<const Roaring>> LoadDeletionVector(const io::Stora
   const std::string& path = fragment.deletion().path();
   ARROW_ASSIGN_OR_RAISE(auto file, storage.ReadFile(path));
   ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*file, storage.AbsolutePath(path)));
-  // readSafe accepts malformed containers that later set operations crash on.
-  if (const std::string problem = io::CheckPortableRoaring(payload); !problem.empty()) {
-    return Corrupt("deletion file ", storage.AbsolutePath(path), " of fragment ", fragment.id(),
-                   " is not a valid roaring bitmap (", problem,
-                   "); restore it or check out an older version");
+  // readSafe alone accepts malformed containers that later set operations crash on.
+  ARROW_ASSIGN_OR_RAISE(
+      Roaring decoded,
+      io::DecodePortableRoaring(payload, Concat("deletion file ", storage.AbsolutePath(path),
+                                                " of fragment ", fragment.id())));
+  auto bitmap = std::make_shared<const Roaring>(std::move(decoded));
+  if (bitmap->cardinality() != fragment.deletion().num_deleted()) {
+    return Corrupt("deletion file ", storage.AbsolutePath(path), " holds ", bitmap->cardinality(),
+                   " offsets but the manifest says ", fragment.deletion().num_deleted());
   }
-  try {
-    auto bitmap = std::make_shared<Roaring>(Roaring::readSafe(payload.data(), payload.size()));
-    if (bitmap->cardinality() != fragment.deletion().num_deleted()) {
-      return Corrupt("deletion file ", storage.AbsolutePath(path), " holds ", bitmap->cardinality(),
-                     " offsets but the manifest says ", fragment.deletion().num_deleted());
-    }
-    if (!bitmap->isEmpty() && bitmap->maximum() >= fragment.physical_rows()) {
-      return Corrupt("deletion file ", storage.AbsolutePath(path), " deletes row offset ",
-                     bitmap->maximum(), " of fragment ", fragment.id(), ", which has only ",
-                     fragment.physical_rows(), " rows");
-    }
-    return std::shared_ptr<const Roaring>(std::move(bitmap));
-  } catch (const std::exception& error) {
-    return Corrupt("deletion file ", storage.AbsolutePath(path),
-                   " cannot be decoded: ", error.what());
+  if (!bitmap->isEmpty() && bitmap->maximum() >= fragment.physical_rows()) {
+    return Corrupt("deletion file ", storage.AbsolutePath(path), " deletes row offset ",
+                   bitmap->maximum(), " of fragment ", fragment.id(), ", which has only ",
+                   fragment.physical_rows(), " rows");
   }
+  return bitmap;
 }
 
 arrow::Result<format::DeletionFile> WriteDeletionVector(io::Storage& storage, uint32_t fragment_id,

@@ -5,6 +5,7 @@
 
 #include "tessera/format/paths.h"
 #include "tessera/io/framed_file.h"
+#include "tessera/format/parse_message.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -18,7 +19,7 @@ arrow::Result<Message> ReadFramedMessage(const io::Storage& storage, const std::
   const std::string absolute = storage.AbsolutePath(path);
   ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*file, absolute));
   Message message;
-  if (!message.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+  if (!format::ParseMessage(payload, &message)) {
     return Corrupt(what, " ", absolute, " cannot be decoded");
   }
   return message;

@@ -8,6 +8,7 @@
 #include "tessera/dataset/schema_rules.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/block_checksums.h"
+#include "tessera/io/roaring_check.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -280,18 +281,13 @@ arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& ba
     if (!uuids.insert(segment.uuid()).second) {
       return InvalidArgument("index '", change_.name, "' lists segment ", segment.uuid(), " twice");
     }
-    Roaring fragments;
-    const std::string& bitmap = segment.fragment_bitmap();
-    // Sized first: CRoaring prints to stderr when a deserialization runs out of bytes.
-    if (bitmap.empty() ||
-        roaring_bitmap_portable_deserialize_size(bitmap.data(), bitmap.size()) != bitmap.size()) {
-      return Corrupt("segment ", segment.uuid(), " has an empty or malformed fragment bitmap");
+    if (segment.fragment_bitmap().empty()) {
+      return Corrupt("segment ", segment.uuid(), " has an empty fragment bitmap");
     }
-    try {
-      fragments = Roaring::readSafe(bitmap.data(), bitmap.size());
-    } catch (const std::exception& error) {
-      return Corrupt("segment ", segment.uuid(), " has an undecodable fragment bitmap");
-    }
+    ARROW_ASSIGN_OR_RAISE(Roaring fragments,
+                          io::DecodePortableRoaring(segment.fragment_bitmap(),
+                                                    "the fragment bitmap of segment " +
+                                                        segment.uuid()));
     if (covered.and_cardinality(fragments) > 0) {
       return InvalidArgument("segments of index '", change_.name, "' overlap: segment ",
                              segment.uuid(), " covers fragments another segment covers");

@@ -11,6 +11,7 @@
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
+#include "tessera/format/parse_message.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
 
@@ -172,7 +173,7 @@ arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
   auto buffer = arrow::Buffer::FromString(contents.str());
   ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, path));
   format::IndexModel record;
-  if (!record.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+  if (!format::ParseMessage(payload, &record)) {
     return Corrupt("model file ", path, " cannot be decoded");
   }
   return record;

@@ -7,6 +7,7 @@
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/uuid.h"
+#include "tessera/io/roaring_check.h"
 #include "tessera/status.h"
 
 namespace tessera::index {
@@ -27,18 +28,7 @@ arrow::Result<Roaring> DecodeFragmentBitmap(const format::SegmentMeta& segment) 
     return Corrupt(where,
                    " has an empty fragment bitmap; it must list the fragments the segment covers");
   }
-  // Sized first: CRoaring prints to stderr when a deserialization runs out of bytes.
-  const size_t size = roaring_bitmap_portable_deserialize_size(bytes.data(), bytes.size());
-  if (size != bytes.size()) {
-    return Corrupt(where, " has a fragment bitmap of ", bytes.size(),
-                   " bytes that is not a portable roaring bitmap",
-                   size == 0 ? "" : " (it has bytes after the bitmap)");
-  }
-  try {
-    return Roaring::readSafe(bytes.data(), bytes.size());
-  } catch (const std::exception& error) {
-    return Corrupt(where, " has an undecodable fragment bitmap: ", error.what());
-  }
+  return io::DecodePortableRoaring(bytes, "the fragment bitmap of " + where);
 }
 
 Roaring FragmentIdsOf(const std::vector<format::Fragment>& fragments) {

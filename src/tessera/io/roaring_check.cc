@@ -1,5 +1,7 @@
 #include "tessera/io/roaring_check.h"
 
+#include "tessera/status.h"
+
 #include <bit>
 #include <cstdint>
 #include <string>
@@ -114,6 +116,17 @@ std::string CheckPortableRoaring(std::string_view bytes) {
   }
   if (!cursor.rest().empty()) return "has trailing bytes after its last container";
   return {};
+}
+
+arrow::Result<Roaring> DecodePortableRoaring(std::string_view bytes, std::string_view what) {
+  if (const std::string problem = CheckPortableRoaring(bytes); !problem.empty()) {
+    return Corrupt(what, " is not a valid roaring bitmap (", problem, ")");
+  }
+  try {
+    return Roaring::readSafe(bytes.data(), bytes.size());
+  } catch (const std::exception& error) {
+    return Corrupt(what, " cannot be decoded: ", error.what());
+  }
 }
 
 }  // namespace tessera::io

@@ -11,6 +11,9 @@
 // no trailing bytes.
 #pragma once
 
+#include <arrow/result.h>
+#include <roaring/roaring.hh>
+
 #include <string>
 #include <string_view>
 
@@ -18,5 +21,9 @@ namespace tessera::io {
 
 // Empty when `bytes` are a well-formed portable roaring bitmap; otherwise what is wrong.
 std::string CheckPortableRoaring(std::string_view bytes);
+
+// The bitmap, once CheckPortableRoaring passed; otherwise Corrupt "<what> is not a valid
+// roaring bitmap (<problem>)". The one way tessera decodes a bitmap read from a file or metadata.
+arrow::Result<Roaring> DecodePortableRoaring(std::string_view bytes, std::string_view what);
 
 }  // namespace tessera::io
