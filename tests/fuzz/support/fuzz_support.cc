@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tessera/index/lifecycle.h"
+#include "tessera/io/block_checksums.h"
 #include "tessera/io/checksum.h"
 #include "tessera/io/framed_file.h"
 #include "tessera/synthetic/embedding_generator.h"
@@ -195,14 +196,26 @@ void ResetTemplate(const std::vector<std::string>& replaced) {
     }
   }
   for (const auto& path : extra) fs::remove(path);
-  for (const auto& relative : replaced) {
-    if (known.count(relative) == 0) continue;  // an input added it: removed above
-    WriteWholeFile(pristine.root / relative, ReadWholeFile(ScratchRoot() / "pristine" / relative));
+  for (const auto& replaced_file : replaced) {
+    for (const std::string& relative : {replaced_file, io::ChecksumPathOf(replaced_file)}) {
+      if (known.count(relative) == 0) continue;  // an input added it: removed above
+      WriteWholeFile(pristine.root / relative,
+                     ReadWholeFile(ScratchRoot() / "pristine" / relative));
+    }
   }
 }
 
 void ReplaceTemplateFile(const std::string& relative, std::string_view bytes) {
   WriteWholeFile(Template().root / relative, bytes);
+  // An Arrow IPC file gets block checksums that match the input, so that mutations reach the
+  // structural checks and the readers behind the checksum layer.
+  const std::string companion = io::ChecksumPathOf(relative);
+  if (!fs::exists(Template().root / companion)) return;
+  io::BlockChecksums checksums;
+  checksums.file_bytes = bytes.size();
+  checksums.crcs.resize((bytes.size() + io::kBlockBytes - 1) / io::kBlockBytes);
+  io::Crc32cOfBlocks(bytes.data(), bytes.size(), io::kBlockBytes, checksums.crcs.data());
+  WriteWholeFile(Template().root / companion, io::EncodeBlockChecksums(checksums));
 }
 
 const std::shared_ptr<arrow::RecordBatch>& TemplateBatch() {

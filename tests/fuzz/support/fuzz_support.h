@@ -72,8 +72,9 @@ const format::SegmentMeta& TemplateSegment(std::string_view index_name);
 // `replaced` (paths relative to the root) from the pristine copies.
 void ResetTemplate(const std::vector<std::string>& replaced = {});
 
-// Overwrites `relative` (a path under the template's root) with `bytes`; ResetTemplate({path})
-// puts it back.
+// Overwrites `relative` (a path under the template's root) with `bytes`, and its block checksums
+// (`<relative>.crc32c`, when it has them) with checksums of `bytes`; ResetTemplate({path}) puts
+// both back.
 void ReplaceTemplateFile(const std::string& relative, std::string_view bytes);
 
 // The first batch of the template's rows (64 rows, every column).
