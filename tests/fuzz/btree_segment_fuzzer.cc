@@ -93,7 +93,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     const auto& storage = fuzz::Template().dataset->storage();
     const index::IndexFamily* family = index::FindFamily(segment.family());
-    auto reader = family->Open(segment, index::DirectoryOf(storage, segment));
+    // The template's own segment: its uuid is canonical, so its directory always resolves.
+    auto reader = family->Open(segment, index::DirectoryOf(storage, segment).ValueOrDie());
     if (reader.ok()) {
       index::ScalarSegmentReader* scalar = (*reader)->AsScalar();
       static const std::vector<ScalarQuery> price_queries = QueriesOf("price");

@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (model) refingerprinted.set_model_fingerprint(index::vector::IvfModel::FingerprintOf(bytes));
     const std::array<const format::SegmentMeta*, 2> metas = {&segment, &refingerprinted};
     for (const format::SegmentMeta* meta : metas) {
-      auto reader = family->Open(*meta, index::DirectoryOf(storage, *meta));
+      auto reader = family->Open(*meta, index::DirectoryOf(storage, *meta).ValueOrDie());
       if (reader.ok()) Search(*(*reader)->AsVector());
       if (!model) break;
     }
