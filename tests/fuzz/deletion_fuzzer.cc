@@ -22,7 +22,7 @@ constexpr const char* kDeletionPath = "_deletions/fuzz.bin";
 // The cardinality the manifest should declare: the bitmap's, as CRoaring decodes the payload
 // (0 when it does not decode; the library must then say Corrupt).
 uint64_t DeclaredCount(std::string_view framed) {
-  const std::string_view payload = framed.substr(0, framed.size() - 24);
+  const std::string_view payload = fuzz::FramePayload(framed);
   try {
     return Roaring::readSafe(payload.data(), payload.size()).cardinality();
   } catch (const std::exception&) {
@@ -51,15 +51,9 @@ void ReadWithDeletions(std::string_view file) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::InitializeProcess();
-  fuzz::Template();
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view file = fuzz::BytesOf(data, size);
-  ReadWithDeletions(file);
-  ReadWithDeletions(fuzz::Reframe(file));
+  fuzz::AsGivenAndReframed(fuzz::BytesOf(data, size), ReadWithDeletions);
   return 0;
 }

@@ -26,11 +26,7 @@ void ReadFragment(const dataset::Dataset& snapshot, const format::Fragment& frag
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::InitializeProcess();
-  fuzz::Template();
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto& snapshot = *fuzz::Template().dataset;

@@ -24,7 +24,7 @@ using namespace tessera;
 // The version the manifest claims, so that it is stored under its own name and Open gets past
 // the "claims to be version" check; 1 when it does not decode.
 uint64_t ClaimedVersion(std::string_view framed) {
-  const std::string_view payload = framed.substr(0, framed.size() - 24);
+  const std::string_view payload = fuzz::FramePayload(framed);
   format::Manifest manifest;
   if (!manifest.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return 1;
   return manifest.version();
@@ -72,15 +72,9 @@ void OpenAndRead(std::string_view file) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::InitializeProcess();
-  fuzz::Template();
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view file = fuzz::BytesOf(data, size);
-  OpenAndRead(file);
-  OpenAndRead(fuzz::Reframe(file));
+  fuzz::AsGivenAndReframed(fuzz::BytesOf(data, size), OpenAndRead);
   return 0;
 }

@@ -66,11 +66,7 @@ void CommitAndOpen(const std::vector<format::SegmentMeta>& segments) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::InitializeProcess();
-  fuzz::Template();
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto segments = index::SegmentsFromJson(fuzz::BytesOf(data, size));

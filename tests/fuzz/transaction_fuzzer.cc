@@ -50,16 +50,11 @@ void RebaseOver(std::string_view transaction, int operation) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  fuzz::InitializeProcess();
-  fuzz::Template();
-  return 0;
-}
+extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view file = fuzz::BytesOf(data, size);
   const int operation = static_cast<int>(size % 3);
-  RebaseOver(file, operation);
-  RebaseOver(fuzz::Reframe(file), operation);
+  fuzz::AsGivenAndReframed(fuzz::BytesOf(data, size),
+                           [operation](std::string_view file) { RebaseOver(file, operation); });
   return 0;
 }

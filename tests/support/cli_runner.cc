@@ -67,4 +67,24 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string CommandLine(const std::vector<std::string>& args) {
+  std::string command = "tessera";
+  for (const auto& arg : args) command += " " + arg;
+  return command;
+}
+
+void ExpectSingleErrorLine(const CliResult& result, const std::string& kind,
+                           const std::string& part) {
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_LT(result.exit_code, 128) << "the CLI died of a signal";
+  const auto lines = Lines(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_TRUE(StartsWith(lines[0], "error: " + kind + ": ")) << lines[0];
+  EXPECT_TRUE(Contains(lines[0], part)) << lines[0];
+}
+
 }  // namespace tessera::testing

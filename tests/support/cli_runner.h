@@ -28,5 +28,13 @@ CliResult RunCli(const std::vector<std::string>& args, const std::string& out_pa
 std::string ReadWholeFile(const std::filesystem::path& path);
 std::vector<std::string> Lines(const std::string& text);
 bool StartsWith(const std::string& text, const std::string& prefix);
+bool Contains(const std::string& text, const std::string& part);
+// "tessera <args...>", for failure messages.
+std::string CommandLine(const std::vector<std::string>& args);
+
+// The CLI failed (without dying of a signal) and printed exactly one line on stderr,
+// `error: <kind>: ...`, which contains `part`.
+void ExpectSingleErrorLine(const CliResult& result, const std::string& kind,
+                           const std::string& part = "");
 
 }  // namespace tessera::testing

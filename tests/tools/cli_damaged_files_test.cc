@@ -6,12 +6,11 @@
 
 #include <filesystem>
 
-#include "support/cli_runner.h"
+#include "support/cli_fixture.h"
 #include "support/ipc_file_surgery.h"
 #include "support/mixed_rows.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
-#include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/format/manifest.pb.h"
 #include "tessera/format/paths.h"
@@ -22,29 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class CliDamagedFiles : public ::testing::Test {
+class CliDamagedFiles : public testing::CliFixture {
  protected:
   void SetUp() override {
-    root_ = directory_.Child("items");
-    ASSERT_OK_AND_ASSIGN(data_, dataset::Dataset::Create(
-                                    root_, testing::ReaderOf(testing::MixedRows(0, 3000, 4))));
+    root_ = Path("items");
+    ASSERT_OK_AND_ASSIGN(
+        data_, dataset::Dataset::Create(root_, testing::ReaderOf(testing::MixedRows(0, 3000, 4))));
   }
 
-  testing::CliResult Run(const std::vector<std::string>& args) {
-    return testing::RunCli(args, directory_.Child("out.txt"), directory_.Child("err.txt"));
-  }
-
-  // The only line on stderr is a Corrupt error naming `name`.
-  void ExpectOnlyCorruptLine(const testing::CliResult& result, const std::string& name) {
-    EXPECT_NE(result.exit_code, 0);
-    EXPECT_LT(result.exit_code, 128) << "the CLI died of a signal";
-    const auto lines = testing::Lines(result.err);
-    ASSERT_EQ(lines.size(), 1u) << result.err;
-    EXPECT_TRUE(testing::StartsWith(lines[0], "error: Corrupt: ")) << lines[0];
-    EXPECT_NE(lines[0].find(name), std::string::npos) << lines[0];
-  }
-
-  testing::TempDirectory directory_;
   std::string root_;
   std::shared_ptr<dataset::Dataset> data_;
 };
@@ -64,11 +48,14 @@ TEST_F(CliDamagedFiles, DamagedOffsetsAreOneCorruptLineForEveryCommand) {
   }
   testing::WriteBytes(file, bytes);
   const std::string name = fs::path(file).filename().string();
-  ExpectOnlyCorruptLine(Run({"scan", root_}), name);
-  ExpectOnlyCorruptLine(Run({"count", root_, "--where", "text LIKE '%a%'"}), name);
-  ExpectOnlyCorruptLine(Run({"delete", root_, "--where", "text LIKE '%a%'"}), name);
-  ExpectOnlyCorruptLine(
-      Run({"index", "create", root_, "--name", "t", "--column", "text", "--type", "BTREE"}), name);
+  testing::ExpectSingleErrorLine(Run({"scan", root_}), "Corrupt", name);
+  testing::ExpectSingleErrorLine(Run({"count", root_, "--where", "text LIKE '%a%'"}), "Corrupt",
+                                 name);
+  testing::ExpectSingleErrorLine(Run({"delete", root_, "--where", "text LIKE '%a%'"}), "Corrupt",
+                                 name);
+  testing::ExpectSingleErrorLine(
+      Run({"index", "create", root_, "--name", "t", "--column", "text", "--type", "BTREE"}),
+      "Corrupt", name);
   ASSERT_OK_AND_ASSIGN(auto latest, dataset::Dataset::Open(root_));
   EXPECT_EQ(latest->version(), 1u) << "nothing may commit on top of a damaged file";
 }
@@ -79,7 +66,7 @@ TEST_F(CliDamagedFiles, AManifestThatDoesNotDecodePrintsOnlyItsError) {
   manifest.set_operation(std::string("append\xff\xfe", 8));  // not UTF-8: proto3 refuses it
   const std::string path = root_ + "/" + format::ManifestPath(2);
   testing::WriteBytes(path, io::Frame(manifest.SerializeAsString()));
-  ExpectOnlyCorruptLine(Run({"scan", root_}), format::ManifestPath(2));
+  testing::ExpectSingleErrorLine(Run({"scan", root_}), "Corrupt", format::ManifestPath(2));
 }
 
 }  // namespace

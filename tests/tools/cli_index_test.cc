@@ -2,33 +2,23 @@
 // inspect, maintain and drop indexes, query through them, and the distributed build in which
 // separate processes build segments that one commit publishes.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "support/cli_runner.h"
+#include "support/cli_fixture.h"
 
+namespace tessera::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using tessera::testing::CliResult;
-using tessera::testing::Lines;
-using tessera::testing::ReadWholeFile;
-using tessera::testing::StartsWith;
-
 void WriteWholeFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 size_t CountOf(const std::string& text, const std::string& part) {
@@ -59,45 +49,13 @@ std::string Joined(const std::vector<std::string>& items) {
   return text;
 }
 
-std::string CommandLine(const std::vector<std::string>& args) {
-  std::string command = "tessera";
-  for (const auto& arg : args) command += " " + arg;
-  return command;
-}
-
-class CliIndexTest : public testing::Test {
+class CliIndexTest : public CliFixture {
  protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tessera_cli_index_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
   pid_t Start(const std::vector<std::string>& args, const std::string& out_path,
               const std::string& err_path) {
-    return tessera::testing::StartCli(args, out_path, err_path);
+    return StartCli(args, out_path, err_path);
   }
-  static int Wait(pid_t pid) { return tessera::testing::WaitCli(pid); }
-
-  CliResult Run(const std::vector<std::string>& args) {
-    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
-  }
-
-  // Runs a command that must succeed and print nothing on stderr; returns its stdout.
-  std::string RunOk(const std::vector<std::string>& args) {
-    CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, 0) << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_EQ(result.err, "") << CommandLine(args);
-    return result.out;
-  }
+  static int Wait(pid_t pid) { return WaitCli(pid); }
 
   // Runs a command with --explain that must succeed: every stderr line is an explain line.
   CliResult RunExplained(const std::vector<std::string>& args) {
@@ -110,18 +68,6 @@ class CliIndexTest : public testing::Test {
     return result;
   }
 
-  // Runs a command that must fail with `kind`; returns its stderr.
-  std::string RunFails(const std::vector<std::string>& args, const std::string& kind,
-                       int exit_code = 1) {
-    CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, exit_code) << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_TRUE(StartsWith(result.err, "error: " + kind + ": "))
-        << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), exit_code == 1 ? 1 : 2)
-        << CommandLine(args) << "\nstderr: " << result.err;
-    return result.err;
-  }
-
   // The vector of the row with `id`, as JSON text ("[0.1,0.2,...]").
   std::string VectorOfRow(const std::string& ds, int id) {
     const std::string json = RunOk({"scan", ds, "--where", "id = " + std::to_string(id),
@@ -131,8 +77,6 @@ class CliIndexTest : public testing::Test {
     EXPECT_NE(begin, std::string::npos) << json;
     return json.substr(begin, end - begin + 1);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliIndexTest, CliIndexLifecycleFromCreateToDrop) {
@@ -513,3 +457,4 @@ TEST_F(CliIndexTest, CliIndexErrors) {
 }
 
 }  // namespace
+}  // namespace tessera::testing

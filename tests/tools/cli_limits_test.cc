@@ -4,33 +4,16 @@
 // text. Every case ends in an answer or a typed error — never a crash.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "support/cli_runner.h"
+#include "support/cli_fixture.h"
 
+namespace tessera::testing {
 namespace {
-
-namespace fs = std::filesystem;
-
-using tessera::testing::CliResult;
-using tessera::testing::Lines;
-using tessera::testing::StartsWith;
-
-std::string CommandLine(const std::vector<std::string>& args) {
-  std::string command = "tessera";
-  for (const auto& arg : args) command += " " + arg;
-  return command;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // Sets an environment variable for the CLI processes a test starts; restores it at scope exit.
 class ScopedEnvironment {
@@ -52,45 +35,8 @@ class ScopedEnvironment {
   std::optional<std::string> previous_;
 };
 
-class CliLimitsTest : public testing::Test {
+class CliLimitsTest : public CliFixture {
  protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tessera_cli_limits_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  CliResult Run(const std::vector<std::string>& args) {
-    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
-  }
-
-  std::string RunOk(const std::vector<std::string>& args) {
-    CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, 0) << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_EQ(result.err, "") << CommandLine(args);
-    return result.out;
-  }
-
-  // Runs a command that must fail with `kind` (exit 1, or 2 for a usage error); returns stderr.
-  std::string RunFails(const std::vector<std::string>& args, const std::string& kind,
-                       int exit_code = 1) {
-    CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, exit_code) << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_TRUE(StartsWith(result.err, "error: " + kind + ": "))
-        << CommandLine(args) << "\nstderr: " << result.err;
-    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), exit_code == 1 ? 1 : 2)
-        << CommandLine(args) << "\nstderr: " << result.err;
-    return result.err;
-  }
-
   // 1000 rows of 8-dimensional vectors in 3 fragments, with an IVF_PQ index (quantized, so
   // the refine factor applies), and a file of 3 query vectors.
   std::string MakeIndexedDataset() {
@@ -101,8 +47,6 @@ class CliLimitsTest : public testing::Test {
     RunOk({"gen", Path("queries.arrow"), "--queries", "3", "--dim", "8"});
     return ds;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CliLimitsTest, HugeKAndRefineFactorReturnEveryRowOnAnyThreadCount) {
@@ -227,3 +171,4 @@ TEST_F(CliLimitsTest, ControlCharactersInUserTextAreEscaped) {
 }
 
 }  // namespace
+}  // namespace tessera::testing

@@ -3,7 +3,6 @@
 // family lies, that belongs to another dataset or whose fragment bitmap is empty, and a
 // manifest naming a segment outside the dataset. Each fails with one error line.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,21 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "support/cli_runner.h"
+#include "support/cli_fixture.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/manifest_store.h"
 
+namespace tessera::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-using tessera::testing::CliResult;
-using tessera::testing::Lines;
-using tessera::testing::StartsWith;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // `json` with the first value of `key` (a string) replaced by `value`.
 std::string WithField(const std::string& json, const std::string& key, const std::string& value) {
@@ -64,43 +56,20 @@ std::string FragmentBitmapOf(const std::string& json) {
   return bytes;
 }
 
-class CliSegmentMetadataTest : public testing::Test {
+class CliSegmentMetadataTest : public CliFixture {
  protected:
   void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tessera_cli_segment_metadata_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     ds_ = Path("ds");
     RunOk({"gen", "--dataset", ds_, "--rows", "600", "--dim", "4", "--fragment-rows", "200",
            "--seed", "1"});
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  CliResult Run(const std::vector<std::string>& args) {
-    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
-  }
-
-  std::string RunOk(const std::vector<std::string>& args) {
+  // Runs a command that must fail with `kind` and print exactly one line, the error, and
+  // nothing on stdout; returns the error.
+  std::string RunFailsWithOneLine(const std::vector<std::string>& args, const std::string& kind) {
     CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_EQ(result.err, "");
-    return result.out;
-  }
-
-  // Runs a command that must fail with `kind` and print exactly one line, the error; returns it.
-  std::string RunFails(const std::vector<std::string>& args, const std::string& kind) {
-    CliResult result = Run(args);
-    EXPECT_EQ(result.exit_code, 1) << result.err;
-    EXPECT_TRUE(StartsWith(result.err, "error: " + kind + ": ")) << result.err;
-    EXPECT_EQ(Lines(result.err).size(), 1u) << result.err;
-    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(result.exit_code, 1) << CommandLine(args) << "\nstderr: " << result.err;
+    ExpectSingleErrorLine(result, kind);
+    EXPECT_EQ(result.out, "") << CommandLine(args);
     return result.err;
   }
 
@@ -125,7 +94,6 @@ class CliSegmentMetadataTest : public testing::Test {
                                              fs::directory_iterator()));
   }
 
-  fs::path dir_;
   std::string ds_;
 };
 
@@ -141,10 +109,10 @@ TEST_F(CliSegmentMetadataTest, CommitAndMergeRejectNonCanonicalSegmentUuids) {
         std::string(".."), std::string(""), std::string("ABCDEF01-2345-4678-9ABC-DEF012345678"),
         uuid + "0", slashed}) {
     const std::string file = Write("hostile.json", WithField(json, "uuid", hostile));
-    const std::string error = RunFails(CommitPrice(ds_, file), "InvalidArgument");
+    const std::string error = RunFailsWithOneLine(CommitPrice(ds_, file), "InvalidArgument");
     EXPECT_TRUE(Contains(error, "is not a canonical UUID")) << error;
     EXPECT_TRUE(Contains(error, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")) << error;
-    RunFails({"index", "merge-segments", ds_, "--segments", file}, "InvalidArgument");
+    RunFailsWithOneLine({"index", "merge-segments", ds_, "--segments", file}, "InvalidArgument");
   }
   EXPECT_EQ(Lines(RunOk({"versions", ds_, "--format", "csv"})).size(), 2u);
   EXPECT_EQ(SegmentDirectories(), 1u);
@@ -169,7 +137,8 @@ TEST_F(CliSegmentMetadataTest, OptimizeNeverMergesASegmentOutsideTheDataset) {
   auto published = tessera::dataset::TryPublishManifest(*(*dataset)->storage(), hostile);
   ASSERT_TRUE(published.ok() && *published);
 
-  const std::string error = RunFails({"index", "optimize", ds_, "--merge", "1"}, "Corrupt");
+  const std::string error =
+      RunFailsWithOneLine({"index", "optimize", ds_, "--merge", "1"}, "Corrupt");
   EXPECT_TRUE(Contains(error, "names segment '../../victim'")) << error;
   EXPECT_EQ(SegmentDirectories(), 1u);
 }
@@ -184,15 +153,15 @@ TEST_F(CliSegmentMetadataTest, CommitChecksFingerprintFamilyAndDataset) {
                                     "v",     "--column",        "vector", "--type",
                                     type,    "--segments",      file};
   };
-  const std::string lied = RunFails(
+  const std::string lied = RunFailsWithOneLine(
       commit("IVF_FLAT",
              Write("fingerprint.json", WithField(json, "model_fingerprint", "0000000000000000"))),
       "InvalidArgument");
   EXPECT_TRUE(Contains(lied, "records model fingerprint '0000000000000000'")) << lied;
   EXPECT_TRUE(Contains(lied, "has fingerprint '" + fingerprint + "'")) << lied;
-  const std::string family =
-      RunFails(commit("IVF_SQ", Write("family.json", WithField(json, "family", "IVF_SQ"))),
-               "InvalidArgument");
+  const std::string family = RunFailsWithOneLine(
+      commit("IVF_SQ", Write("family.json", WithField(json, "family", "IVF_SQ"))),
+      "InvalidArgument");
   EXPECT_TRUE(Contains(family, "is recorded as IVF_SQ but its model")) << family;
   EXPECT_TRUE(Contains(family, "is an IVF_FLAT model")) << family;
 
@@ -200,7 +169,7 @@ TEST_F(CliSegmentMetadataTest, CommitChecksFingerprintFamilyAndDataset) {
   const std::string other = Path("other");
   RunOk({"gen", "--dataset", other, "--rows", "600", "--dim", "4", "--fragment-rows", "200",
          "--seed", "1"});
-  const std::string foreign = RunFails(
+  const std::string foreign = RunFailsWithOneLine(
       CommitPrice(other, Write("foreign.json", BuildPriceSegment(ds_))), "InvalidArgument");
   EXPECT_TRUE(Contains(foreign, "was built for dataset ")) << foreign;
   EXPECT_TRUE(Contains(foreign, "not for dataset " + other)) << foreign;
@@ -209,14 +178,15 @@ TEST_F(CliSegmentMetadataTest, CommitChecksFingerprintFamilyAndDataset) {
 
 TEST_F(CliSegmentMetadataTest, EmptyFragmentBitmapPrintsOnlyTheError) {
   const std::string json = BuildPriceSegment(ds_);
-  const std::string empty =
-      RunFails(CommitPrice(ds_, Write("empty.json", WithField(json, "fragment_bitmap", ""))),
-               "InvalidArgument");
+  const std::string empty = RunFailsWithOneLine(
+      CommitPrice(ds_, Write("empty.json", WithField(json, "fragment_bitmap", ""))),
+      "InvalidArgument");
   EXPECT_TRUE(Contains(empty, "has an empty fragment bitmap")) << empty;
-  const std::string garbled =
-      RunFails(CommitPrice(ds_, Write("garbled.json", WithField(json, "fragment_bitmap", "AAAA"))),
-               "InvalidArgument");
+  const std::string garbled = RunFailsWithOneLine(
+      CommitPrice(ds_, Write("garbled.json", WithField(json, "fragment_bitmap", "AAAA"))),
+      "InvalidArgument");
   EXPECT_TRUE(Contains(garbled, "is not a valid roaring bitmap")) << garbled;
 }
 
 }  // namespace
+}  // namespace tessera::testing

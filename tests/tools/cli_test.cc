@@ -4,74 +4,21 @@
 #include <arrow/io/file.h>
 #include <arrow/ipc/writer.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "support/cli_runner.h"
+#include "support/cli_fixture.h"
 
+namespace tessera::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-using tessera::testing::CliResult;
-using tessera::testing::Lines;
-using tessera::testing::ReadWholeFile;
-using tessera::testing::StartsWith;
-
-class CliTest : public testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("tessera_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs the CLI with `args`, capturing stdout and stderr.
-  CliResult Run(const std::vector<std::string>& args) {
-    return tessera::testing::RunCli(args, Path("stdout.txt"), Path("stderr.txt"));
-  }
-
-  // Runs a command that must succeed; returns its stdout.
-  std::string RunOk(const std::vector<std::string>& args) {
-    CliResult result = Run(args);
-    std::string command;
-    for (const auto& arg : args) command += " " + arg;
-    EXPECT_EQ(result.exit_code, 0) << "tessera" << command << "\nstderr: " << result.err;
-    EXPECT_EQ(result.err, "") << "tessera" << command;
-    return result.out;
-  }
-
-  // Runs a command that must fail with `kind`; returns its stderr.
-  std::string RunFails(const std::vector<std::string>& args, const std::string& kind,
-                       int exit_code = 1) {
-    CliResult result = Run(args);
-    std::string command;
-    for (const auto& arg : args) command += " " + arg;
-    EXPECT_EQ(result.exit_code, exit_code) << "tessera" << command << "\nstderr: " << result.err;
-    EXPECT_TRUE(StartsWith(result.err, "error: " + kind + ": "))
-        << "tessera" << command << "\nstderr: " << result.err;
-    // An operation's error is one line; a usage error adds a line with a hint.
-    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), exit_code == 1 ? 1 : 2)
-        << "tessera" << command << "\nstderr: " << result.err;
-    return result.err;
-  }
-
-  fs::path dir_;
-};
+class CliTest : public CliFixture {};
 
 TEST_F(CliTest, WorkflowFromGenToCleanup) {
   const std::string data = Path("data.arrow");
@@ -356,3 +303,4 @@ TEST_F(CliTest, FormatsEscapeValuesAndShowNulls) {
 }
 
 }  // namespace
+}  // namespace tessera::testing

@@ -107,6 +107,12 @@ void InitializeProcess() {
   ScratchRoot();
 }
 
+int InitializeWithTemplate() {
+  InitializeProcess();
+  Template();
+  return 0;
+}
+
 const fs::path& ScratchRoot() {
   static const fs::path root = [] {
     std::string pattern = (fs::temp_directory_path() / "tessera-fuzz-XXXXXX").string();
@@ -148,6 +154,15 @@ std::string Reframe(std::string_view file) {
     payload = file.substr(0, file.size() - kFrameFooterSize);
   }
   return io::Frame(payload);
+}
+
+std::string_view FramePayload(std::string_view framed) {
+  return framed.substr(0, framed.size() - kFrameFooterSize);
+}
+
+void AsGivenAndReframed(std::string_view file, const std::function<void(std::string_view)>& read) {
+  read(file);
+  read(Reframe(file));
 }
 
 std::string WithTrailingCrc(std::string_view bytes) {

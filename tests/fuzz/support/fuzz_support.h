@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,12 @@ namespace tessera::fuzz {
 // system memory pool, no protobuf log lines.
 // Call from LLVMFuzzerInitialize.
 void InitializeProcess();
+
+// The LLVMFuzzerInitialize of every target that reads the template dataset:
+//   extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWithTemplate(); }
+// InitializeProcess, then the template built before the first input, so that no input is
+// charged with building it. Returns 0, which libFuzzer expects.
+int InitializeWithTemplate();
 
 // A fresh directory of this process (under $TMPDIR), removed at exit.
 const std::filesystem::path& ScratchRoot();
@@ -43,6 +50,13 @@ inline std::string_view BytesOf(const uint8_t* data, size_t size) {
 // `file` ends with one, else all of it) framed again, so that a mutation of the payload reaches
 // the decoder behind the checksum.
 std::string Reframe(std::string_view file);
+
+// The payload of a file that Reframe returned: its bytes before the footer.
+std::string_view FramePayload(std::string_view framed);
+
+// Runs `read` on `file` as given (where the footer and checksum checks see it), then on
+// Reframe(file) (where a mutation of the payload reaches the decoder behind the checksum).
+void AsGivenAndReframed(std::string_view file, const std::function<void(std::string_view)>& read);
 
 // `bytes` with their trailing CRC-32C (of all the bytes before it) recomputed, the layout of
 // IVF model files (index/vector/ivf_model.h).

@@ -1,0 +1,37 @@
+// The base fixture of the tests that run the built `tessera` CLI (tests/tools/): a fresh
+// directory per test, removed with everything in it when the test ends, and runners that capture
+// what the CLI printed (in files of that directory) and check the exit status and the error
+// format of docs/cli.md.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/cli_runner.h"
+#include "support/temp_directory.h"
+
+namespace tessera::testing {
+
+class CliFixture : public ::testing::Test {
+ protected:
+  // `name` in this test's directory.
+  std::string Path(const std::string& name) const;
+
+  // Runs the CLI with `args`, capturing stdout and stderr.
+  CliResult Run(const std::vector<std::string>& args);
+
+  // Runs a command that must succeed and print nothing on stderr; returns its stdout.
+  std::string RunOk(const std::vector<std::string>& args);
+
+  // Runs a command that must fail with `kind`, exit status `exit_code` (1 for an operation's
+  // error, 2 for a usage error); returns its stderr.
+  std::string RunFails(const std::vector<std::string>& args, const std::string& kind,
+                       int exit_code = 1);
+
+ private:
+  TempDirectory directory_;
+};
+
+}  // namespace tessera::testing
