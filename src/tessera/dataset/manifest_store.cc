@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tessera/format/parse_message.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/framed_file.h"
-#include "tessera/format/parse_message.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {

@@ -284,10 +284,10 @@ arrow::Result<format::Manifest> IndexOperation::Apply(const format::Manifest& ba
     if (segment.fragment_bitmap().empty()) {
       return Corrupt("segment ", segment.uuid(), " has an empty fragment bitmap");
     }
-    ARROW_ASSIGN_OR_RAISE(Roaring fragments,
-                          io::DecodePortableRoaring(segment.fragment_bitmap(),
-                                                    "the fragment bitmap of segment " +
-                                                        segment.uuid()));
+    ARROW_ASSIGN_OR_RAISE(
+        Roaring fragments,
+        io::DecodePortableRoaring(segment.fragment_bitmap(),
+                                  "the fragment bitmap of segment " + segment.uuid()));
     if (covered.and_cardinality(fragments) > 0) {
       return InvalidArgument("segments of index '", change_.name, "' overlap: segment ",
                              segment.uuid(), " covers fragments another segment covers");

@@ -6,12 +6,12 @@
 
 #include "tessera/dataset/new_files.h"
 #include "tessera/dataset/operation.h"
+#include "tessera/format/parse_message.h"
 #include "tessera/format/paths.h"
 #include "tessera/index/build_context.h"
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
-#include "tessera/format/parse_message.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
 

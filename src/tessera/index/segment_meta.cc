@@ -6,8 +6,8 @@
 
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/format/paths.h"
-#include "tessera/io/uuid.h"
 #include "tessera/io/roaring_check.h"
+#include "tessera/io/uuid.h"
 #include "tessera/status.h"
 
 namespace tessera::index {
