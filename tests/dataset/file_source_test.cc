@@ -6,6 +6,8 @@
 #include <parquet/arrow/writer.h>
 #include <fstream>
 
+#include "support/ipc_file_surgery.h"
+#include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
@@ -84,6 +86,31 @@ TEST(DatasetFiles, BadInputFilesAreClearErrors) {
   EXPECT_EQ(KindOf(created.status()), ErrorKind::kInvalidArgument);
   EXPECT_NE(created.status().message().find("b.arrow"), std::string::npos);
   EXPECT_FALSE(Dataset::Open(directory.Child("ds")).ok());
+}
+
+// A damaged input file (string offsets pointing outside their data) is an error of the input,
+// before any batch of it reaches a kernel or a data file.
+TEST(DatasetFiles, AMalformedInputBatchIsInvalidArgumentNamingTheFile) {
+  TempDirectory directory;
+  const std::string path = directory.Child("damaged.arrow");
+  WriteIpcFile(path, SimpleBatch(0, 50));
+  const auto offsets = testing::BufferRanges(
+      path, 1, [](const std::string& name, const arrow::ArrayData&) { return name == "name"; });
+  ASSERT_EQ(offsets.size(), 1u);
+  std::string bytes = testing::ReadBytes(path);
+  const int32_t past_the_data = 1 << 20;
+  std::memcpy(bytes.data() + offsets[0].offset + 4 * 10, &past_the_data, 4);
+  testing::WriteBytes(path, bytes);
+
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenFilesAsReader({path}));
+  std::shared_ptr<arrow::RecordBatch> batch;
+  const arrow::Status read = reader->ReadNext(&batch);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(KindOf(read), ErrorKind::kInvalidArgument) << read.ToString();
+  EXPECT_NE(read.message().find("damaged.arrow"), std::string::npos) << read.ToString();
+  ASSERT_OK_AND_ASSIGN(auto again, OpenFilesAsReader({path}));
+  EXPECT_EQ(KindOf(Dataset::Create(directory.Child("ds"), again).status()),
+            ErrorKind::kInvalidArgument);
 }
 
 }  // namespace

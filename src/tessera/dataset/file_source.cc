@@ -110,7 +110,16 @@ class MultiFileReader : public arrow::RecordBatchReader {
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
     while (true) {
       ARROW_RETURN_NOT_OK(current_.batches->ReadNext(batch));
-      if (*batch != nullptr) return arrow::Status::OK();
+      if (*batch != nullptr) {
+        // An input file is untrusted: a damaged one must not reach a kernel (offsets outside
+        // their data, lengths that lie), whatever reads it (append, search --queries).
+        arrow::Status valid = (*batch)->ValidateFull();
+        if (!valid.ok()) {
+          return InvalidArgument("input file ", paths_[index_], " holds a malformed batch (",
+                                 valid.message(), "); repair or regenerate the file");
+        }
+        return arrow::Status::OK();
+      }
       if (++index_ >= paths_.size()) return arrow::Status::OK();
       ARROW_ASSIGN_OR_RAISE(current_, OpenFile(paths_[index_]));
       if (!SameColumns(*schema_, *current_.batches->schema())) {
