@@ -180,7 +180,7 @@ TEST(CentroidAssignment, TopNearestEqualsIvfModelProbe) {
         std::vector<int32_t> ids(queries.size() / dim * width, -1);
         ASSERT_OK(TopNearest(metric, queries.data(), kQueries, centroids.data(), k, dim, count,
                              ids.data()));
-        const auto batch = model.ProbeBatch(queries.data(), kQueries, count);
+        const auto batch = model.ProbeBatch(queries.data(), kQueries, count).ValueOrDie();
         ASSERT_EQ(batch.size(), static_cast<size_t>(kQueries));
         for (int64_t i = 0; i < kQueries; ++i) {
           const std::vector<int> expected = model.Probe(queries.data() + i * dim, count);
@@ -204,7 +204,7 @@ TEST(CentroidAssignment, TopNearestWithNonFiniteQueries) {
     centroids[4 * 8 + 1] = nan;  // every query takes the per-pair scan
     for (const auto& set : {RandomRows(30, 8, 52, metric), centroids}) {
       ASSERT_OK_AND_ASSIGN(IvfModel model, IvfModel::Make(metric, 8, set));
-      const auto batch = model.ProbeBatch(queries.data(), 50, 7);
+      const auto batch = model.ProbeBatch(queries.data(), 50, 7).ValueOrDie();
       for (int64_t i = 0; i < 50; ++i) ASSERT_EQ(batch[i], model.Probe(queries.data() + i * 8, 7));
     }
   }
@@ -221,7 +221,7 @@ TEST(CentroidAssignment, IvfModelAssignBatchEqualsAssign) {
       ASSERT_EQ(partitions[i], model.Assign(vectors.data() + i * 40));
     }
     EXPECT_FALSE(model.AssignBatch(vectors.data(), -1, partitions.data()).ok());
-    EXPECT_TRUE(model.ProbeBatch(vectors.data(), 0, 3).empty());
+    EXPECT_TRUE(model.ProbeBatch(vectors.data(), 0, 3).ValueOrDie().empty());
   }
 }
 

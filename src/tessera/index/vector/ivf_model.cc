@@ -130,15 +130,15 @@ arrow::Status IvfModel::AssignBatch(const float* vectors, int64_t n, int32_t* pa
                        nullptr, max_threads);
 }
 
-std::vector<std::vector<int>> IvfModel::ProbeBatch(const float* queries, int64_t n, int count,
-                                                   int max_threads) const {
+arrow::Result<std::vector<std::vector<int>>> IvfModel::ProbeBatch(const float* queries, int64_t n,
+                                                                  int count,
+                                                                  int max_threads) const {
   std::vector<std::vector<int>> result;
   if (n <= 0) return result;
   const int width = TopNearestWidth(count, num_partitions_);
   std::vector<int32_t> ids(static_cast<size_t>(n) * width);
-  const arrow::Status status = TopNearest(metric_, queries, n, centroids_.data(), num_partitions_,
-                                          dim_, count, ids.data(), max_threads);
-  (void)status;  // fails only for shapes a model cannot have
+  ARROW_RETURN_NOT_OK(TopNearest(metric_, queries, n, centroids_.data(), num_partitions_, dim_,
+                                 count, ids.data(), max_threads));
   result.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     result[i].assign(ids.begin() + i * width, ids.begin() + (i + 1) * width);
