@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <random>
 
 #include "support/ipc_file_surgery.h"
@@ -281,6 +282,8 @@ TEST_P(CorruptionSweep, EveryReadIsRightOrCorruptNamingTheFile) {
     }
     testing::WriteBytes(file, original);
   }
+  std::cout << "corruption sweep shard " << GetParam() << ": " << files.size() << " files, "
+            << mutations << " mutations here, " << failures_ << " reads failed with Corrupt\n";
   // Damage was detected, and the sweep was as large as promised.
   EXPECT_GT(failures_, 0);
   EXPECT_GE(mutations * kShards, 1000);
