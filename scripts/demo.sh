@@ -36,3 +36,15 @@ echo
 echo "# errors are typed and name the fix"
 step "$tessera" scan "$work/items" --where "pric < 3" || true
 step "$tessera" count "$work/nowhere" || true
+echo
+echo "# every file carries checksums: a damaged byte is reported, never read as data"
+data_file="$(ls "$work/items/data/"*.arrow | head -n 1)"
+cp "$data_file" "$work/pristine.arrow"
+# One byte in the middle of a data file (among its vectors), as a failing disk would leave it.
+middle=$(( $(stat -c %s "$data_file") / 2 ))
+printf '\x7f' | dd of="$data_file" bs=1 seek="$middle" conv=notrunc status=none
+printf '\n\033[1m$ %s\033[0m\n' "$tessera scan $work/items --columns id,vector --format csv > /dev/null"
+"$tessera" scan "$work/items" --columns id,vector --format csv > /dev/null || true
+echo "# reads that do not touch the damaged bytes still answer"
+step "$tessera" count "$work/items" --where "price < 20"
+cp "$work/pristine.arrow" "$data_file"
