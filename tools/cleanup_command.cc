@@ -25,12 +25,13 @@ std::string FormatGrace(std::chrono::seconds grace) {
 
 arrow::Status RunCleanup(const CleanupArguments& args) {
   ARROW_ASSIGN_OR_RAISE(std::chrono::seconds retention, ParseDuration(args.older_than));
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, dataset::Dataset::Open(args.dataset));
   dataset::CleanupOptions options;
   options.older_than = retention;
   options.delete_unverified = args.delete_unverified;
   options.dry_run = args.dry_run;
-  ARROW_ASSIGN_OR_RAISE(dataset::CleanupReport report, snapshot->Cleanup(options));
+  // Not through a version: cleanup must work when the latest manifest is damaged.
+  ARROW_ASSIGN_OR_RAISE(dataset::CleanupReport report,
+                        dataset::Dataset::CleanupAt(args.dataset, options));
 
   for (const auto& unreadable : report.unreadable_versions) {
     std::cerr << "warning: version " << unreadable.version << " is unreadable and was kept ("

@@ -267,8 +267,15 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VersionsBatch(
 
 arrow::Status RunVersions(const VersionsArguments& args) {
   ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  ARROW_ASSIGN_OR_RAISE(auto versions, snapshot->ListVersions());
+  // Without --version, no version is opened first: the listing works when the latest manifest
+  // is damaged, and shows it as unreadable.
+  std::vector<dataset::VersionInfo> versions;
+  if (args.version.get()) {
+    ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+    ARROW_ASSIGN_OR_RAISE(versions, snapshot->ListVersions());
+  } else {
+    ARROW_ASSIGN_OR_RAISE(versions, dataset::Dataset::ListVersionsAt(args.dataset));
+  }
   // With --version V: the history as it was when V was the latest.
   const uint64_t up_to = args.version.get().value_or(UINT64_MAX);
   for (const auto& info : versions) {

@@ -153,6 +153,32 @@ TEST_F(CliTest, CleanupGraceAndDamagedManifests) {
   EXPECT_EQ(RunOk({"count", ds}), "300\n");
 }
 
+// A damaged *latest* manifest: reads fail with Corrupt, but versions lists it and cleanup runs
+// (keeping every file, since nobody knows what that version references).
+TEST_F(CliTest, VersionsAndCleanupWorkWhenTheLatestManifestIsDamaged) {
+  const std::string ds = Path("ds");
+  const std::string data = Path("data.arrow");
+  RunOk({"gen", data, "--rows", "100", "--dim", "4", "--seed", "1"});
+  RunOk({"create", ds, "--from", data});
+  RunOk({"append", ds, "--from", data});
+  std::ofstream(ds + "/_versions/00000000000000000002.manifest", std::ios::trunc) << "damaged";
+  RunFails({"count", ds}, "Corrupt");
+
+  const CliResult versions = Run({"versions", ds, "--format", "csv"});
+  EXPECT_EQ(versions.exit_code, 0) << versions.err;
+  const auto rows = Lines(versions.out);
+  ASSERT_EQ(rows.size(), 3u) << versions.out;
+  EXPECT_NE(rows[2].find("unreadable"), std::string::npos) << rows[2];
+  EXPECT_TRUE(StartsWith(versions.err, "warning: version 2 cannot be read: Corrupt: "))
+      << versions.err;
+
+  const CliResult cleaned = Run({"cleanup", ds, "--older-than", "0s"});
+  EXPECT_EQ(cleaned.exit_code, 0) << cleaned.err;
+  EXPECT_TRUE(StartsWith(cleaned.err, "warning: version 2 is unreadable and was kept"))
+      << cleaned.err;
+  EXPECT_EQ(RunOk({"count", ds, "--version", "1"}), "100\n");
+}
+
 TEST_F(CliTest, GenWritesADatasetDirectly) {
   const std::string ds = Path("generated");
   EXPECT_EQ(

@@ -70,18 +70,58 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
   return FromManifest(std::move(storage), std::move(manifest));
 }
 
+namespace {
+
+// The storage of a dataset that has at least one version; NotFound naming the path otherwise.
+arrow::Result<std::shared_ptr<io::Storage>> OpenExistingStorage(std::string_view uri) {
+  ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
+  ARROW_ASSIGN_OR_RAISE(auto latest, LatestVersionNumber(*storage));
+  if (latest) return storage;
+  ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(""));
+  if (!exists) return NotFound("no dataset at ", storage->root(), ": the path does not exist");
+  return NotFound("no dataset at ", storage->root(),
+                  ": it has no _versions/*.manifest; create one with `tessera create`");
+}
+
+arrow::Result<std::vector<VersionInfo>> ListVersionsOf(
+    const std::shared_ptr<io::Storage>& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto versions, ListVersionNumbers(*storage));
+  std::vector<VersionInfo> infos;
+  for (uint64_t version : versions) {
+    VersionInfo info;
+    info.version = version;
+    auto snapshot = [&]() -> arrow::Result<std::shared_ptr<Dataset>> {
+      ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage, version));
+      return Dataset::FromManifest(storage, std::move(manifest));
+    }();
+    if (!snapshot.ok()) {
+      // One damaged manifest must not hide the history: it is listed as unreadable.
+      const ErrorKind kind = KindOf(snapshot.status());
+      if (kind == ErrorKind::kNotFound) continue;  // removed by a cleanup since the listing
+      if (kind != ErrorKind::kCorrupt) return snapshot.status();
+      info.unreadable = std::string(ErrorKindName(kind)) + ": " + snapshot.status().message();
+      infos.push_back(std::move(info));
+      continue;
+    }
+    const format::Manifest& manifest = (*snapshot)->manifest();
+    info.created = std::chrono::system_clock::time_point(
+        std::chrono::microseconds(manifest.created_at_micros()));
+    info.operation = manifest.operation();
+    info.num_rows = (*snapshot)->CountRows();
+    info.num_fragments = static_cast<uint64_t>(manifest.fragments_size());
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+}  // namespace
+
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
                                                       std::optional<uint64_t> version) {
   ARROW_RETURN_NOT_OK(InitializeCompute());
-  ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
+  ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
   if (!version) {
     ARROW_ASSIGN_OR_RAISE(auto latest, LatestVersionNumber(*storage));
-    if (!latest) {
-      ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(""));
-      if (!exists) return NotFound("no dataset at ", storage->root(), ": the path does not exist");
-      return NotFound("no dataset at ", storage->root(),
-                      ": it has no _versions/*.manifest; create one with `tessera create`");
-    }
     version = *latest;
   }
   ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage, *version));
@@ -167,39 +207,26 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::CommitIndexChange(
 }
 
 arrow::Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
-  ARROW_ASSIGN_OR_RAISE(auto versions, ListVersionNumbers(*storage_));
-  std::vector<VersionInfo> infos;
-  for (uint64_t version : versions) {
-    VersionInfo info;
-    info.version = version;
-    auto snapshot = [&]() -> arrow::Result<std::shared_ptr<Dataset>> {
-      ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage_, version));
-      return FromManifest(storage_, std::move(manifest));
-    }();
-    if (!snapshot.ok()) {
-      // One damaged manifest must not hide the history: it is listed as unreadable.
-      const ErrorKind kind = KindOf(snapshot.status());
-      if (kind == ErrorKind::kNotFound) continue;  // removed by a cleanup since the listing
-      if (kind != ErrorKind::kCorrupt) return snapshot.status();
-      info.unreadable = std::string(ErrorKindName(kind)) + ": " + snapshot.status().message();
-      infos.push_back(std::move(info));
-      continue;
-    }
-    const format::Manifest& manifest = (*snapshot)->manifest();
-    info.created = std::chrono::system_clock::time_point(
-        std::chrono::microseconds(manifest.created_at_micros()));
-    info.operation = manifest.operation();
-    info.num_rows = (*snapshot)->CountRows();
-    info.num_fragments = static_cast<uint64_t>(manifest.fragments_size());
-    infos.push_back(std::move(info));
-  }
-  return infos;
+  return ListVersionsOf(storage_);
+}
+
+arrow::Result<std::vector<VersionInfo>> Dataset::ListVersionsAt(std::string_view uri) {
+  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
+  return ListVersionsOf(storage);
 }
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Latest() const { return Open(storage_->root()); }
 
 arrow::Result<CleanupReport> Dataset::Cleanup(const CleanupOptions& options) const {
   return CleanupDataset(*storage_, options);
+}
+
+arrow::Result<CleanupReport> Dataset::CleanupAt(std::string_view uri,
+                                                const CleanupOptions& options) {
+  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
+  return CleanupDataset(*storage, options);
 }
 
 }  // namespace tessera::dataset

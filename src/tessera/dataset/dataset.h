@@ -133,6 +133,11 @@ class Dataset {
   // no remaining manifest that are older than the retention (and, for files no manifest ever
   // referenced, than the grace period). See dataset/cleanup.h.
   arrow::Result<CleanupReport> Cleanup(const CleanupOptions& options) const;
+  // The same two for the dataset at `uri` without opening a version first, so that they work
+  // (and report it) when the latest manifest itself is damaged.
+  static arrow::Result<std::vector<VersionInfo>> ListVersionsAt(std::string_view uri);
+  static arrow::Result<CleanupReport> CleanupAt(std::string_view uri,
+                                                const CleanupOptions& options);
 
   // Internal: use Create/Open.
   Dataset(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
