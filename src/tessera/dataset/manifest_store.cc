@@ -61,9 +61,19 @@ arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::St
     return manifest.status();
   }
   if (manifest->format_version() != kManifestFormatVersion) {
-    return Corrupt("manifest ", storage.AbsolutePath(path), " has format version ",
-                   manifest->format_version(), "; this build of tessera reads version ",
-                   kManifestFormatVersion);
+    const uint32_t found = manifest->format_version();
+    if (found >= 1) {
+      return Unsupported(
+          "manifest ", storage.AbsolutePath(path), " has format version ", found,
+          "; this build of tessera reads version ", kManifestFormatVersion,
+          found < kManifestFormatVersion
+              ? ": the dataset was written before files had block checksums; export its rows "
+                "with the tessera that wrote it (`tessera scan --format arrow`) and create it "
+                "anew with this one"
+              : ": the dataset was written by a newer tessera; read it with that one");
+    }
+    return Corrupt("manifest ", storage.AbsolutePath(path), " has format version ", found,
+                   "; this build of tessera reads version ", kManifestFormatVersion);
   }
   if (manifest->version() != version) {
     return Corrupt("manifest ", storage.AbsolutePath(path), " claims to be version ",

@@ -19,7 +19,9 @@
 
 namespace tessera::dataset {
 
-inline constexpr uint32_t kManifestFormatVersion = 1;
+// 2: data files have block checksums (`<file>.crc32c`) and manifests a dataset identity.
+// Format 1 datasets are refused with Unsupported: their files have no checksums to verify.
+inline constexpr uint32_t kManifestFormatVersion = 2;
 
 // Committed version numbers, ascending.
 arrow::Result<std::vector<uint64_t>> ListVersionNumbers(const io::Storage& storage);

@@ -255,6 +255,12 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
     // The uuid names the directory read below: checked before anything else.
     ARROW_ASSIGN_OR_RAISE(SegmentDirectory directory, DirectoryOf(dataset.storage(), segment));
     const std::string where = "segment " + segment.uuid();
+    if (segment.index_format_version() != kIndexFormatVersion) {
+      return Unsupported(where, " has index format version ", segment.index_format_version(),
+                         "; this build of tessera commits version ", kIndexFormatVersion,
+                         " (segment files with block checksums): build the segment again with "
+                         "this tessera (`tessera index build-segment`)");
+    }
     ARROW_RETURN_NOT_OK(CheckDatasetIdentity(dataset, segment));
     if (!uuids.insert(segment.uuid()).second) {
       return InvalidArgument(where, " is listed twice");

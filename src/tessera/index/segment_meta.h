@@ -17,7 +17,9 @@
 
 namespace tessera::index {
 
-inline constexpr uint32_t kIndexFormatVersion = 1;
+// 2: every Arrow IPC file of a segment has block checksums (`<file>.crc32c`) and the segment
+// records its dataset's identity. Segments of format 1 are refused at commit with Unsupported.
+inline constexpr uint32_t kIndexFormatVersion = 2;
 
 std::string EncodeFragmentBitmap(const Roaring& fragments);
 // Corrupt, naming the segment and saying what is wrong, for an empty or malformed bitmap.

@@ -1,0 +1,63 @@
+// Format versions: manifests of format 1 (before block checksums and dataset identity) and
+// segments of index format 1 are refused with Unsupported naming the version and what to do,
+// never read as if their files had checksums (which would report every file as Corrupt).
+#include <gtest/gtest.h>
+
+#include "support/status_assertions.h"
+#include "support/table_builders.h"
+#include "support/temp_directory.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/dataset/manifest_store.h"
+#include "tessera/format/paths.h"
+#include "tessera/index/lifecycle.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/status.h"
+
+namespace tessera {
+namespace {
+
+TEST(FormatVersion, AManifestOfAnotherFormatIsUnsupportedNamingItAndTheFix) {
+  testing::TempDirectory directory;
+  ASSERT_OK_AND_ASSIGN(
+      auto data, dataset::Dataset::Create(directory.Child("ds"), testing::SimpleReader(0, 10)));
+  EXPECT_EQ(data->manifest().format_version(), dataset::kManifestFormatVersion);
+  for (uint32_t format : {1u, dataset::kManifestFormatVersion + 1}) {
+    format::Manifest other = data->manifest();
+    other.set_version(data->version() + 1);
+    other.set_format_version(format);
+    ASSERT_OK_AND_ASSIGN(bool published, dataset::TryPublishManifest(*data->storage(), other));
+    ASSERT_TRUE(published);
+    auto opened = dataset::Dataset::Open(directory.Child("ds"));
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(KindOf(opened.status()), ErrorKind::kUnsupported) << opened.status().ToString();
+    EXPECT_NE(opened.status().message().find("format version " + std::to_string(format)),
+              std::string::npos)
+        << opened.status().ToString();
+    EXPECT_NE(opened.status().message().find(format == 1 ? "create it anew" : "newer tessera"),
+              std::string::npos)
+        << opened.status().ToString();
+    // The version before still opens.
+    ASSERT_OK_AND_ASSIGN(data, dataset::Dataset::Open(directory.Child("ds"), data->version()));
+    ASSERT_OK(data->storage()->DeleteFile(format::ManifestPath(other.version())));
+  }
+}
+
+TEST(FormatVersion, ASegmentOfIndexFormatOneIsUnsupportedAtCommit) {
+  testing::TempDirectory directory;
+  ASSERT_OK_AND_ASSIGN(
+      auto data, dataset::Dataset::Create(directory.Child("ds"), testing::SimpleReader(0, 10)));
+  const index::IndexSpec spec{"id_idx", "id", "BTREE", {}};
+  ASSERT_OK_AND_ASSIGN(auto segment, index::BuildSegment(*data, spec, {}, nullptr));
+  EXPECT_EQ(segment.index_format_version(), index::kIndexFormatVersion);
+  format::SegmentMeta old = segment;
+  old.set_index_format_version(1);
+  auto committed = index::CommitSegments(*data, spec, {old});
+  ASSERT_FALSE(committed.ok());
+  EXPECT_EQ(KindOf(committed.status()), ErrorKind::kUnsupported) << committed.status().ToString();
+  EXPECT_NE(committed.status().message().find("index format version 1"), std::string::npos)
+      << committed.status().ToString();
+  ASSERT_OK(index::CommitSegments(*data, spec, {segment}).status());
+}
+
+}  // namespace
+}  // namespace tessera
