@@ -297,11 +297,8 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
     // Files missing (a cleanup that removed them, say) are the commit's retryable conflict, as
     // at publish time; only then is what the metadata claims (family, model fingerprint)
     // checked against what the files hold.
-    dataset::NewFiles files;
-    for (const auto& file : resolved.family->RequiredFiles(segment)) {
-      files.files.push_back(directory.path + "/" + file);
-    }
-    ARROW_RETURN_NOT_OK(dataset::CheckNewFilesExist(*dataset.storage(), files, "commit-segments"));
+    ARROW_RETURN_NOT_OK(dataset::CheckNewFilesExist(
+        *dataset.storage(), FilesOfSegment(*resolved.family, segment), "commit-segments"));
     ARROW_RETURN_NOT_OK(resolved.family->Verify(definition_input, segment, directory));
   }
   std::vector<format::SegmentMeta> all;

@@ -19,6 +19,16 @@ std::set<std::string> ListedSegments(const format::Manifest& manifest) {
 
 }  // namespace
 
+dataset::NewFiles FilesOfSegment(const IndexFamily& family, const format::SegmentMeta& segment) {
+  dataset::NewFiles files;
+  const std::string directory = SegmentPath(segment.uuid());
+  files.directories.push_back(directory);
+  for (const auto& file : family.RequiredFiles(segment)) {
+    files.files.push_back(directory + "/" + file);
+  }
+  return files;
+}
+
 arrow::Result<std::shared_ptr<dataset::Dataset>> CommitIndexChangeWithSegmentFiles(
     const dataset::Dataset& dataset, dataset::IndexChange change, SegmentOrigin origin) {
   change.new_files = {};
@@ -28,11 +38,11 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CommitIndexChangeWithSegmentFil
     for (const auto& segment : change.definition->segments()) {
       if (listed.count(segment.uuid()) > 0) continue;
       ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(segment.family()));
-      const std::string directory = SegmentPath(segment.uuid());
-      change.new_files.directories.push_back(directory);
-      for (const auto& file : family->RequiredFiles(segment)) {
-        change.new_files.files.push_back(directory + "/" + file);
-      }
+      dataset::NewFiles files = FilesOfSegment(*family, segment);
+      auto& added = change.new_files;
+      added.directories.insert(added.directories.end(), files.directories.begin(),
+                               files.directories.end());
+      added.files.insert(added.files.end(), files.files.begin(), files.files.end());
     }
   }
   return dataset.CommitIndexChange(std::move(change));

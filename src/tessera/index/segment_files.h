@@ -25,6 +25,9 @@ enum class SegmentOrigin {
   kHandedIn,   // built elsewhere: never removed by this process
 };
 
+// The files of `segment` the commit checks: its directory and every file its family needs.
+dataset::NewFiles FilesOfSegment(const IndexFamily& family, const format::SegmentMeta& segment);
+
 // Commits `change` on `dataset` after listing, in change.new_files, the files of the segments it
 // adds. NotFound for a new segment of an unknown family; CommitConflict (retryable) when a file
 // is missing at commit time.

@@ -111,6 +111,7 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
                    " partitions; its model has ", num_partitions);
   }
   partitions->partitions_.resize(static_cast<size_t>(num_partitions));
+  partitions->verified_ = std::make_unique<io::BlockFlags>(static_cast<uint64_t>(num_partitions));
   for (int p = 0; p < num_partitions; ++p) {
     // Metadata only: the values are verified when the partition is first used.
     ARROW_ASSIGN_OR_RAISE(auto batch, file.ReadBatchUnverified(p));
@@ -135,11 +136,12 @@ arrow::Status IvfPartitions::Verify(int partition) const {
   if (partition < 0 || partition >= num_partitions()) {
     return file_->file().CorruptError(Concat("has no partition ", partition));
   }
+  const auto flag = static_cast<uint64_t>(partition);
+  if (verified_->IsSet(flag)) return arrow::Status::OK();
   const Partition& entry = partitions_[static_cast<size_t>(partition)];
-  if (entry.verified->load(std::memory_order_acquire)) return arrow::Status::OK();
   arrow::Status status = io::VerifyBatch(file_->file(), *entry.batch);
   if (!status.ok()) return WithContext(status, Concat("partition ", partition));
-  entry.verified->store(true, std::memory_order_release);
+  verified_->Set(flag);
   return arrow::Status::OK();
 }
 

@@ -21,12 +21,12 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/io/storage.h"
+#include "tessera/io/verified_blocks.h"
 #include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::index::vector {
@@ -98,13 +98,13 @@ class IvfPartitions {
  private:
   struct Partition {
     std::shared_ptr<arrow::RecordBatch> batch;  // keeps the mapped buffers alive
-    std::unique_ptr<std::atomic<bool>> verified = std::make_unique<std::atomic<bool>>(false);
     int64_t size = 0;
     const uint64_t* row_addresses = nullptr;
     const void* values = nullptr;
   };
 
   std::unique_ptr<io::VerifiedIpcFile> file_;
+  std::unique_ptr<io::BlockFlags> verified_;  // one flag per partition
   std::vector<Partition> partitions_;
 };
 
