@@ -48,8 +48,7 @@ std::set<std::string> FilesReferencedBy(const format::Manifest& manifest) {
   files.insert(manifest.transaction_file());
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) {
-      files.insert(file.path());
-      files.insert(io::ChecksumPathOf(file.path()));
+      for (auto& path : io::FileAndChecksums(file.path())) files.insert(std::move(path));
     }
     if (fragment.has_deletion() && !fragment.deletion().path().empty()) {
       files.insert(fragment.deletion().path());

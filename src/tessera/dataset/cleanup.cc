@@ -24,8 +24,7 @@ void AddReferencedFiles(const format::Manifest& manifest, std::set<std::string>*
   }
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) {
-      referenced->insert(file.path());
-      referenced->insert(io::ChecksumPathOf(file.path()));
+      for (auto& path : io::FileAndChecksums(file.path())) referenced->insert(std::move(path));
     }
     if (fragment.has_deletion()) referenced->insert(fragment.deletion().path());
   }

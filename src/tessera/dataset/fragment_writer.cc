@@ -43,15 +43,12 @@ class FragmentSink {
   void RemoveWritten() {
     writer_.reset();
     if (stream_ != nullptr) (void)stream_->Close();
-    if (!path_.empty()) {
-      (void)storage_.DeleteFile(path_);
-      (void)storage_.DeleteFile(io::ChecksumPathOf(path_));
-    }
+    const auto remove = [&](const std::string& data_file) {
+      for (const auto& path : io::FileAndChecksums(data_file)) (void)storage_.DeleteFile(path);
+    };
+    if (!path_.empty()) remove(path_);
     for (const auto& fragment : fragments_) {
-      for (const auto& file : fragment.files()) {
-        (void)storage_.DeleteFile(file.path());
-        (void)storage_.DeleteFile(io::ChecksumPathOf(file.path()));
-      }
+      for (const auto& file : fragment.files()) remove(file.path());
     }
   }
 

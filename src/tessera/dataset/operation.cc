@@ -37,8 +37,7 @@ NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments) {
   NewFiles added;
   for (const auto& fragment : fragments) {
     for (const auto& file : fragment.files()) {
-      added.files.push_back(file.path());
-      added.files.push_back(io::ChecksumPathOf(file.path()));
+      for (auto& path : io::FileAndChecksums(file.path())) added.files.push_back(std::move(path));
     }
   }
   return added;

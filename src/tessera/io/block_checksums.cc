@@ -33,6 +33,10 @@ std::string ChecksumPathOf(std::string_view path) {
   return std::string(path) + std::string(kChecksumSuffix);
 }
 
+std::array<std::string, 2> FileAndChecksums(std::string_view path) {
+  return {std::string(path), ChecksumPathOf(path)};
+}
+
 bool IsChecksumPath(std::string_view path) {
   return path.size() > kChecksumSuffix.size() &&
          path.substr(path.size() - kChecksumSuffix.size()) == kChecksumSuffix;

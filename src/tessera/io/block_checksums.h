@@ -13,6 +13,7 @@
 
 #include <arrow/result.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ inline constexpr std::string_view kChecksumSuffix = ".crc32c";
 std::string ChecksumPathOf(std::string_view path);
 // True for a companion's path.
 bool IsChecksumPath(std::string_view path);
+// A checksummed file and its companion, the two paths that are written, referenced, checked and
+// removed together.
+std::array<std::string, 2> FileAndChecksums(std::string_view path);
 
 struct BlockChecksums {
   uint64_t file_bytes = 0;
