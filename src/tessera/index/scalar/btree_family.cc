@@ -391,18 +391,19 @@ arrow::Result<std::unique_ptr<SegmentReader>> BtreeFamily::Open(const format::Se
 }
 
 std::vector<std::string> BtreeFamily::RequiredFiles(const format::SegmentMeta& segment) const {
-  std::vector<std::string> files{std::string(kPagesFile), std::string(kLookupFile),
-                                 std::string(kNullsFile)};
+  std::vector<std::string_view> ipc_files{kPagesFile, kLookupFile, kNullsFile};
   // The segment's value type decides whether the reader opens the NaN list (SetDetails above).
   auto value_type = segment.details().find(std::string(kDetailValueType));
   if (value_type != segment.details().end() &&
       (value_type->second == arrow::float32()->ToString() ||
        value_type->second == arrow::float64()->ToString())) {
-    files.emplace_back(kNansFile);
+    ipc_files.push_back(kNansFile);
   }
-  // Each Arrow IPC file has its block checksums beside it.
-  const size_t ipc_files = files.size();
-  for (size_t i = 0; i < ipc_files; ++i) files.push_back(io::ChecksumPathOf(files[i]));
+  // Each Arrow IPC file with its block checksums.
+  std::vector<std::string> files;
+  for (std::string_view file : ipc_files) {
+    for (auto& path : io::FileAndChecksums(file)) files.push_back(std::move(path));
+  }
   return files;
 }
 

@@ -68,13 +68,10 @@ std::string Join(const std::string& directory, const char* file) { return direct
 
 // The family whose model.bin `bytes` are, by magic and quantizer kind; empty when none is.
 std::string_view ModelFamilyOf(std::string_view bytes) {
-  if (bytes.substr(0, 8) == "TSIVFMDL") return kIvfFlatFamily;
-  if (bytes.substr(0, 8) != "TSIVFQNT" || bytes.size() < 16) return {};
-  uint32_t kind = 0;
-  std::memcpy(&kind, bytes.data() + 12, sizeof(kind));
-  if (kind == static_cast<uint32_t>(QuantizerKind::kScalar8)) return kIvfSqFamily;
-  if (kind == static_cast<uint32_t>(QuantizerKind::kProduct8)) return kIvfPqFamily;
-  return {};
+  if (IvfModel::HasMagic(bytes)) return kIvfFlatFamily;
+  const auto kind = QuantizedModelKindOf(bytes);
+  if (!kind) return {};
+  return *kind == QuantizerKind::kScalar8 ? kIvfSqFamily : kIvfPqFamily;
 }
 
 int DefaultSubVectors(int dim) {
@@ -442,7 +439,8 @@ class IvfFamily final : public IndexFamily {
   // Every IVF family keeps a model and its partitions (with their block checksums), whatever
   // the codes.
   std::vector<std::string> RequiredFiles(const format::SegmentMeta&) const override {
-    return {kIvfModelFile, kIvfPartitionsFile, io::ChecksumPathOf(kIvfPartitionsFile)};
+    const auto partitions = io::FileAndChecksums(kIvfPartitionsFile);
+    return {kIvfModelFile, partitions[0], partitions[1]};
   }
 
  private:

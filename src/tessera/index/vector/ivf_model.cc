@@ -75,6 +75,10 @@ std::string IvfModel::Serialize() const {
   return bytes;
 }
 
+bool IvfModel::HasMagic(std::string_view bytes) {
+  return bytes.size() >= sizeof(kMagic) && std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
+}
+
 arrow::Result<IvfModel> IvfModel::Deserialize(std::string_view bytes, std::string_view what) {
   if (bytes.size() < kHeaderSize + sizeof(uint32_t) ||
       std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {

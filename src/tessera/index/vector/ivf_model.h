@@ -37,6 +37,9 @@ class IvfModel {
   static arrow::Result<IvfModel> Make(Metric metric, int dim, std::vector<float> centroids);
   // Corrupt when `bytes` are not a model of this format (the message names `what`).
   static arrow::Result<IvfModel> Deserialize(std::string_view bytes, std::string_view what);
+  // Whether `bytes` start with the IVF model's magic (a cheap test of what a file holds; only
+  // Deserialize checks the rest).
+  static bool HasMagic(std::string_view bytes);
 
   std::string Serialize() const;
   static std::string FingerprintOf(std::string_view bytes);

@@ -51,6 +51,19 @@ std::string IvfQuantizedModel::Serialize() const {
   return bytes;
 }
 
+std::optional<QuantizerKind> QuantizedModelKindOf(std::string_view bytes) {
+  // magic, format version, quantizer kind
+  if (bytes.size() < sizeof(kMagic) + 2 * sizeof(uint32_t) ||
+      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return std::nullopt;
+  }
+  uint32_t kind = 0;
+  std::memcpy(&kind, bytes.data() + sizeof(kMagic) + sizeof(uint32_t), sizeof(kind));
+  if (kind == static_cast<uint32_t>(QuantizerKind::kScalar8)) return QuantizerKind::kScalar8;
+  if (kind == static_cast<uint32_t>(QuantizerKind::kProduct8)) return QuantizerKind::kProduct8;
+  return std::nullopt;
+}
+
 arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view bytes,
                                                                 QuantizerKind kind,
                                                                 std::string_view what) {

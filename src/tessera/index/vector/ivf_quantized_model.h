@@ -14,6 +14,7 @@
 #include <arrow/result.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@
 namespace tessera::index::vector {
 
 enum class QuantizerKind { kScalar8 = 1, kProduct8 = 2 };
+
+// The quantizer kind named in the header of a serialized quantized model; nullopt when `bytes`
+// do not start like one or name no known kind (only Deserialize checks the rest).
+std::optional<QuantizerKind> QuantizedModelKindOf(std::string_view bytes);
 
 struct IvfQuantizedModel {
   IvfModel ivf;
