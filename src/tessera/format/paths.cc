@@ -64,18 +64,7 @@ std::string DeletionFilePath(uint32_t fragment_id, uint64_t version, std::string
 }
 
 std::string Printable(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string shown;
-  for (size_t i = 0; i < text.size() && i < kMaxPrintable; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      shown += static_cast<char>(c);
-    } else {
-      shown += "\\x";
-      shown += kHex[c >> 4];
-      shown += kHex[c & 0xf];
-    }
-  }
+  std::string shown = EscapeControlCharacters(text.substr(0, kMaxPrintable));
   if (text.size() > kMaxPrintable) shown += "...";
   return shown;
 }

@@ -63,8 +63,9 @@ std::string FilePathDefect(std::string_view path, std::string_view directory);
 // the dataset uuid canonical when present.
 arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view manifest_path);
 
-// `text` for a message: printable ASCII as is, other bytes as \xNN, at most 80 characters
-// shown, so that hostile names do not reach a terminal raw.
+// `text` for a message: its first 80 bytes with control characters and bytes that are not
+// UTF-8 escaped (EscapeControlCharacters, status.h), then "..." when it was longer, so that a
+// hostile name reaches a terminal neither raw nor at any length.
 std::string Printable(std::string_view text);
 
 }  // namespace tessera::format
