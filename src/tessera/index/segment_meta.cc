@@ -98,8 +98,8 @@ arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
     const format::IndexDef& definition, const Roaring& live) {
   std::vector<LiveSegment> opened;
   for (const auto& segment : definition.segments()) {
-    ARROW_ASSIGN_OR_RAISE(Roaring covered, DecodeFragmentBitmap(segment));
-    covered &= live;
+    ARROW_ASSIGN_OR_RAISE(Roaring fragments, DecodeFragmentBitmap(segment));
+    Roaring covered = fragments & live;
     if (covered.isEmpty()) continue;
     ARROW_ASSIGN_OR_RAISE(auto directory, DirectoryOf(storage, segment));
     auto reader = family.Open(segment, directory);
@@ -107,7 +107,8 @@ arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
       return WithContext(reader.status(), "opening segment " + segment.uuid() + " of index '" +
                                               definition.name() + "'");
     }
-    opened.push_back({&segment, std::move(reader).ValueUnsafe(), std::move(covered)});
+    opened.push_back(
+        {&segment, std::move(reader).ValueUnsafe(), std::move(covered), std::move(fragments)});
   }
   return opened;
 }

@@ -53,6 +53,7 @@ struct LiveSegment {
   const format::SegmentMeta* meta = nullptr;  // points into the definition
   std::unique_ptr<SegmentReader> reader;
   Roaring live_fragments;
+  Roaring fragments;  // every fragment the segment covers, live or not (its fragment bitmap)
 };
 // Opens the segments of `definition` covering at least one fragment of `live` (in definition
 // order); errors name the segment and the index.

@@ -225,10 +225,9 @@ class Planner {
       }
       ARROW_ASSIGN_OR_RAISE(auto segments,
                             index::OpenLiveSegments(dataset_.storage(), *family, definition, live));
-      for (auto& [segment, reader, covered] : segments) {
+      for (auto& [segment, reader, covered, fragments] : segments) {
         const index::ScalarSegmentReader* scalar = reader->AsScalar();
         if (scalar == nullptr) break;  // not a scalar family: no predicate goes to it
-        ARROW_ASSIGN_OR_RAISE(Roaring fragments, index::DecodeFragmentBitmap(*segment));
         auto source = std::make_unique<Source>(Source{
             definition.name(), definition.family(), segment->uuid(), scalar, std::move(fragments)});
         auto& by_fragment = sources_[field];
