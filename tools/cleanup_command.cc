@@ -15,14 +15,6 @@ struct CleanupArguments {
   bool dry_run = false;
 };
 
-// "1h", "90m", "45s": the grace period as a user would write it.
-std::string FormatGrace(std::chrono::seconds grace) {
-  const auto seconds = grace.count();
-  if (seconds > 0 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
-  if (seconds > 0 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
-  return std::to_string(seconds) + "s";
-}
-
 arrow::Status RunCleanup(const CleanupArguments& args) {
   ARROW_ASSIGN_OR_RAISE(std::chrono::seconds retention, ParseDuration(args.older_than));
   dataset::CleanupOptions options;
@@ -42,7 +34,7 @@ arrow::Status RunCleanup(const CleanupArguments& args) {
                                ? ""
                                : "; kept " + Quantity(report.kept_by_grace, "unreferenced file") +
                                      " younger than the grace period (" +
-                                     FormatGrace(options.grace_period) +
+                                     FormatDuration(options.grace_period) +
                                      "): a write may be about to commit them";
   if (report.removed_versions.empty() && report.removed_files.empty()) {
     std::cout << "nothing to remove (retention " << args.older_than << kept << ")" << std::endl;

@@ -6,6 +6,13 @@
 
 namespace tessera::cli {
 
+std::string FormatDuration(std::chrono::seconds duration) {
+  const auto seconds = duration.count();
+  if (seconds > 0 && seconds % 3600 == 0) return std::to_string(seconds / 3600) + "h";
+  if (seconds > 0 && seconds % 60 == 0) return std::to_string(seconds / 60) + "m";
+  return std::to_string(seconds) + "s";
+}
+
 arrow::Result<std::chrono::seconds> ParseDuration(std::string_view text) {
   auto invalid = [&] {
     return InvalidArgument("invalid duration '", text,
