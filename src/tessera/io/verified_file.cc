@@ -38,7 +38,9 @@ arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& s
     return WithContext(companion.status(), "reading the checksums of " + file->description_);
   }
   auto checksums =
-      DecodeBlockChecksums((*companion)->ToString(), storage.AbsolutePath(checksum_path));
+      DecodeBlockChecksums(std::string_view(reinterpret_cast<const char*>((*companion)->data()),
+                                            static_cast<size_t>((*companion)->size())),
+                           storage.AbsolutePath(checksum_path));
   if (!checksums.ok()) {
     return file->CorruptError("has a damaged checksum file: " + checksums.status().message());
   }
