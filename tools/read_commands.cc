@@ -9,7 +9,8 @@
 #include "output_format.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/lifecycle.h"
-#include "tessera/query/filtered_scan.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 #include "units.h"
 #include "value_text.h"
@@ -29,10 +30,8 @@ struct ScanArguments {
   std::string format;
 };
 
-// A filtered scan of a version with indexes (or with --explain) goes through query::Scan, which
-// answers the fragments scalar indexes cover from the index and collects the rows to print.
-// Every other scan streams batch by batch (Dataset::Scan), in bounded memory; the rows are the
-// same either way.
+// One index-aware streaming read (query::Read) for every scan: rows are printed batch by batch, in
+// bounded memory, whether indexes answer the filter or not.
 arrow::Status RunScan(const ScanArguments& args) {
   ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
@@ -41,41 +40,27 @@ arrow::Status RunScan(const ScanArguments& args) {
   options.filter = args.filter;
   if (args.limit_option->count() > 0) options.limit = args.limit;
   options.with_row_address = args.with_row_address;
-  const bool planned =
-      !options.filter.empty() && (args.explain || snapshot->manifest().indexes_size() > 0);
-  if (!planned) {
-    ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->Scan(options));
-    if (args.explain && snapshot->manifest().fragments_size() > 0) {
-      std::vector<uint32_t> ids;
-      for (const auto& fragment : snapshot->manifest().fragments()) ids.push_back(fragment.id());
-      query::Explain explain;
-      explain.Add(query::DescribeFragments(ids) + ": scan (no filter)");
-      PrintExplain(explain);
-    }
-    return PrintReader(*reader, format, std::cout);
-  }
   query::Explain explain;
-  ARROW_ASSIGN_OR_RAISE(auto table,
-                        query::Scan(*snapshot, options, args.explain ? &explain : nullptr));
+  ARROW_ASSIGN_OR_RAISE(auto reader, query::Read(query::Snapshot::Make(std::move(snapshot)),
+                                                 options, args.explain ? &explain : nullptr));
   if (args.explain) PrintExplain(explain);
-  arrow::TableBatchReader reader(*table);
-  return PrintReader(reader, format, std::cout);
+  return PrintReader(*reader, format, std::cout);
 }
 
 struct CountArguments {
   std::string dataset;
   VersionArgument version;
   std::string filter;
+  bool explain = false;
 };
 
 arrow::Status RunCount(const CountArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  uint64_t rows = 0;
-  if (args.filter.empty()) {
-    rows = snapshot->CountRows();  // from metadata
-  } else {
-    ARROW_ASSIGN_OR_RAISE(rows, snapshot->CountRows(args.filter));
-  }
+  query::Explain explain;
+  ARROW_ASSIGN_OR_RAISE(uint64_t rows,
+                        query::Count(*query::Snapshot::Make(std::move(snapshot)), args.filter,
+                                     args.explain ? &explain : nullptr));
+  if (args.explain) PrintExplain(explain);
   std::cout << rows << std::endl;
   return arrow::Status::OK();
 }
@@ -316,6 +301,9 @@ void AddReadCommands(CommandSet& commands) {
                                      [args] { return RunCount(*args); });
     AddDatasetArgument(command, &args->dataset);
     AddWhereOption(command, &args->filter, "omit --where to count every row");
+    command->add_flag("--explain", args->explain,
+                      "Print which index or scan answered each group of fragments, on standard "
+                      "error");
     AddVersionOption(command, &args->version);
   }
   {

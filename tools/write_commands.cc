@@ -1,7 +1,10 @@
 #include <iostream>
 
 #include "dataset_commands.h"
+#include "explain_output.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 #include "units.h"
 
@@ -108,11 +111,16 @@ arrow::Status RunOverwrite(const SourceArguments& args) {
 struct DeleteArguments {
   std::string dataset;
   std::string filter;
+  bool explain = false;
 };
 
+// The rows to delete are found through indexes where they answer the filter (query::Delete).
 arrow::Status RunDelete(const DeleteArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
-  ARROW_ASSIGN_OR_RAISE(auto after, current->Delete(args.filter));
+  query::Explain explain;
+  ARROW_ASSIGN_OR_RAISE(auto after, query::Delete(*query::Snapshot::Make(current), args.filter, {},
+                                                  args.explain ? &explain : nullptr));
+  if (args.explain) PrintExplain(explain);
   if (after->version() == current->version()) {
     std::cout << "no row matches; " << after->uri() << " stays at version " << after->version()
               << std::endl;
@@ -158,6 +166,9 @@ void AddWriteCommands(CommandSet& commands) {
                                      [args] { return RunDelete(*args); });
     AddDatasetArgument(command, &args->dataset);
     AddWhereOption(command, &args->filter, "use --where true to delete every row")->required();
+    command->add_flag("--explain", args->explain,
+                      "Print which index or scan found the rows of each group of fragments, on "
+                      "standard error");
   }
 }
 

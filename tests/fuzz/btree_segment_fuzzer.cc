@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The template's own segment: its uuid is canonical, so its directory always resolves.
     auto reader = family->Open(segment, index::DirectoryOf(storage, segment).ValueOrDie());
     if (reader.ok()) {
-      index::ScalarSegmentReader* scalar = (*reader)->AsScalar();
+      auto* scalar = static_cast<index::scalar::BtreeSegmentReader*>((*reader)->AsScalar());
       static const std::vector<ScalarQuery> price_queries = QueriesOf("price");
       static const std::vector<ScalarQuery> category_queries = QueriesOf("category");
       for (const auto& query : target.column == "price" ? price_queries : category_queries) {

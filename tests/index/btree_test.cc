@@ -368,7 +368,7 @@ std::unique_ptr<BtreeSegmentReader> OpenSegment(const BuiltSegment& segment) {
   return std::unique_ptr<BtreeSegmentReader>(static_cast<BtreeSegmentReader*>(reader.release()));
 }
 
-std::vector<uint64_t> Search(const ScalarSegmentReader& reader, const ScalarQuery& query) {
+std::vector<uint64_t> Search(const BtreeSegmentReader& reader, const ScalarQuery& query) {
   auto result = reader.Search(query);
   if (!result.ok()) throw std::runtime_error(result.status().ToString());
   if (!result->exact) throw std::runtime_error("BTREE answers must be exact");

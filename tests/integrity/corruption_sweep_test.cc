@@ -30,6 +30,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/query/nearest.h"
+#include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
 
 namespace tessera {
@@ -236,6 +237,9 @@ class CorruptionSweep : public ::testing::TestWithParam<int> {
           << what << " after " << damage << " of " << file
           << ": the error does not name the file: " << status.ToString();
     };
+    // A fresh process: segments opened (and verified) before the damage are not reused. Files
+    // never change in place outside this test, so a long-lived process keeps them open.
+    query::SegmentCache::Global().Clear();
     auto data = dataset::Dataset::Open(root_);
     if (!data.ok()) return check(data.status(), "open");
     for (size_t i = 0; i < reads_.size(); ++i) {

@@ -116,6 +116,10 @@ class Dataset {
   // rows are all deleted leave the manifest.
   arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter,
                                                  const WriteOptions& options = {}) const;
+  // The same delete with the rows found by `finder` (operation.h), which must return exactly the
+  // live rows `filter` matches: query::Delete finds them through indexes.
+  arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter, RowFinder finder,
+                                                 const WriteOptions& options = {}) const;
 
   // Commits a change of one logical index (index/lifecycle.h builds these; segment files must
   // already be written). Conflicts per DESIGN §5: a concurrent change of the same index or an

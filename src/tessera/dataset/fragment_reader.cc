@@ -14,7 +14,8 @@ namespace tessera::dataset {
 
 arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
     const io::Storage& storage, const format::Fragment& fragment,
-    const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns) {
+    const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns,
+    std::shared_ptr<const Roaring> deletions) {
   if (fragment.files_size() != 1) {
     return Corrupt("fragment ", fragment.id(), " of dataset ", storage.root(), " has ",
                    fragment.files_size(), " data files; this build reads exactly one");
@@ -51,7 +52,11 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
     for (int column : columns) fields.push_back(schema->field(column));
     reader->schema_ = arrow::schema(std::move(fields));
   }
-  ARROW_ASSIGN_OR_RAISE(reader->deletions_, LoadDeletionVector(storage, fragment));
+  if (deletions == nullptr) {
+    ARROW_ASSIGN_OR_RAISE(deletions, LoadDeletionVector(storage, fragment));
+  }
+  reader->deletions_ = std::move(deletions);
+  GlobalReadStatistics().data_files_opened++;
   return reader;
 }
 

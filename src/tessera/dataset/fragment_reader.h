@@ -23,10 +23,13 @@ namespace tessera::dataset {
 
 class FragmentReader {
  public:
-  // `columns`: indices into `schema` of the columns to decode (all when empty).
+  // `columns`: indices into `schema` of the columns to decode (all when empty). `deletions`:
+  // the fragment's deletion vector when the caller has it loaded (dataset/deletion_vectors.h);
+  // null loads it.
   static arrow::Result<std::unique_ptr<FragmentReader>> Open(
       const io::Storage& storage, const format::Fragment& fragment,
-      const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns);
+      const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns,
+      std::shared_ptr<const Roaring> deletions = nullptr);
 
   uint32_t fragment_id() const { return fragment_id_; }
   uint64_t physical_rows() const { return physical_rows_; }

@@ -113,10 +113,15 @@ NewFiles OverwriteOperation::new_files() const { return DataFilesOf(fragments_);
 
 arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
     std::shared_ptr<io::Storage> storage, const format::Manifest& base,
-    const std::shared_ptr<arrow::Schema>& schema, std::string predicate) {
+    const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder) {
   ARROW_ASSIGN_OR_RAISE(auto filter, expr::Filter::Parse(predicate, schema));
+  if (!finder) {
+    finder = [storage, schema, filter](const format::Fragment& fragment, const Roaring& deleted) {
+      return FindMatchingRows(*storage, fragment, schema, *filter, deleted);
+    };
+  }
   std::unique_ptr<DeleteOperation> operation(
-      new DeleteOperation(std::move(storage), schema, std::move(filter)));
+      new DeleteOperation(std::move(storage), std::move(filter), std::move(finder)));
   for (const auto& fragment : base.fragments()) {
     auto planned = operation->PlanFragment(base, fragment);
     if (!planned.ok()) {
@@ -149,8 +154,7 @@ arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
                                             const format::Fragment& fragment) {
   DropPlan(fragment.id());
   ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
-  ARROW_ASSIGN_OR_RAISE(Roaring matches,
-                        FindMatchingRows(*storage_, fragment, schema_, *filter_, *deleted));
+  ARROW_ASSIGN_OR_RAISE(Roaring matches, finder_(fragment, *deleted));
   if (matches.isEmpty()) return arrow::Status::OK();
   Roaring all_deleted = *deleted;
   all_deleted |= matches;

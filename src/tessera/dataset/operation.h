@@ -17,6 +17,7 @@
 #include <arrow/result.h>
 #include <roaring/roaring.hh>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -90,13 +91,21 @@ class OverwriteOperation : public Operation {
   bool is_create_;
 };
 
+// The live offsets of `fragment` that a delete removes, given its current deletion vector
+// `deleted`: an index-aware reader (query/filtered_read.h) finds them through indexes, the
+// default evaluates the predicate on the fragment's rows. Called again for a fragment whose
+// deletion vector a concurrent delete changed, with the new one.
+using RowFinder =
+    std::function<arrow::Result<Roaring>(const format::Fragment& fragment, const Roaring& deleted)>;
+
 // Deletes the rows matching a predicate, fragment by fragment.
 class DeleteOperation : public Operation {
  public:
-  // Evaluates `predicate` on every fragment of `base` and writes the new deletion vectors.
+  // Finds the rows of `predicate` on every fragment of `base` (with `finder`, or by evaluating
+  // the predicate when it is empty) and writes the new deletion vectors.
   static arrow::Result<std::unique_ptr<DeleteOperation>> Plan(
       std::shared_ptr<io::Storage> storage, const format::Manifest& base,
-      const std::shared_ptr<arrow::Schema>& schema, std::string predicate);
+      const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder = {});
 
   // True when the predicate matches no live row: there is nothing to commit.
   bool IsNoop() const override { return plans_.empty(); }
@@ -114,9 +123,9 @@ class DeleteOperation : public Operation {
     format::DeletionFile deletion_file;  // empty path when every row is deleted
   };
 
-  DeleteOperation(std::shared_ptr<io::Storage> storage, std::shared_ptr<arrow::Schema> schema,
-                  std::shared_ptr<const expr::Filter> filter)
-      : storage_(std::move(storage)), schema_(std::move(schema)), filter_(std::move(filter)) {}
+  DeleteOperation(std::shared_ptr<io::Storage> storage, std::shared_ptr<const expr::Filter> filter,
+                  RowFinder finder)
+      : storage_(std::move(storage)), filter_(std::move(filter)), finder_(std::move(finder)) {}
   // (Re-)evaluates the predicate on `fragment` as it stands in `manifest`.
   arrow::Status PlanFragment(const format::Manifest& manifest, const format::Fragment& fragment);
   // Forgets the plan of `fragment_id`, removing the deletion file it wrote (referenced by
@@ -124,8 +133,8 @@ class DeleteOperation : public Operation {
   void DropPlan(uint32_t fragment_id);
 
   std::shared_ptr<io::Storage> storage_;
-  std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<const expr::Filter> filter_;
+  RowFinder finder_;
   std::map<uint32_t, FragmentPlan> plans_;  // fragments with newly deleted rows
 };
 

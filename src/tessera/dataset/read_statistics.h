@@ -15,8 +15,12 @@ struct ReadStatistics {
   std::atomic<uint64_t> rows_taken{0};
   // Record batches opened from data files (by scans and takes).
   std::atomic<uint64_t> batches_opened{0};
+  // Data files opened (memory-mapped) by scans and takes: zero for a read answered from
+  // indexes and metadata alone.
+  std::atomic<uint64_t> data_files_opened{0};
 
   void Reset() {
+    data_files_opened = 0;
     rows_scanned = 0;
     rows_taken = 0;
     batches_opened = 0;

@@ -28,7 +28,10 @@ arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
   ARROW_ASSIGN_OR_RAISE(auto columns, FilterColumns(*schema, filter));
   // A constant predicate reads no column; decode the narrowest one to learn the row count.
   if (columns.empty()) columns.push_back(0);
-  ARROW_ASSIGN_OR_RAISE(auto reader, FragmentReader::Open(storage, fragment, schema, columns));
+  // The caller's vector, borrowed for the call, so that the reader does not load it again.
+  std::shared_ptr<const Roaring> borrowed(std::shared_ptr<const Roaring>(), &deleted);
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        FragmentReader::Open(storage, fragment, schema, columns, borrowed));
   Roaring matches;
   for (int index = 0; index < reader->num_batches(); ++index) {
     ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));

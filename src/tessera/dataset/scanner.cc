@@ -7,14 +7,13 @@
 #include <set>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/expr/filter.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
-
-namespace {}  // namespace
 
 arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
                                                const std::vector<std::string>& names) {
@@ -75,14 +74,15 @@ class ScanReader : public arrow::RecordBatchReader {
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
              std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
-             ScanOptions options)
+             ScanOptions options, const DeletionVectors* deletions)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
         output_schema_(std::move(output)),
         decoded_(std::move(decoded)),
         filter_(std::move(filter)),
-        options_(std::move(options)) {}
+        options_(std::move(options)),
+        deletions_(deletions) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
 
@@ -91,9 +91,13 @@ class ScanReader : public arrow::RecordBatchReader {
     while (!Exhausted()) {
       if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
         if (next_fragment_ >= manifest_->fragments_size()) break;
-        ARROW_ASSIGN_OR_RAISE(reader_,
-                              FragmentReader::Open(*storage_, manifest_->fragments(next_fragment_),
-                                                   dataset_schema_, decoded_));
+        const format::Fragment& fragment = manifest_->fragments(next_fragment_);
+        std::shared_ptr<const Roaring> deleted;
+        if (deletions_ != nullptr) {
+          ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
+        }
+        ARROW_ASSIGN_OR_RAISE(reader_, FragmentReader::Open(*storage_, fragment, dataset_schema_,
+                                                            decoded_, std::move(deleted)));
         ++next_fragment_;
         next_batch_ = 0;
         continue;
@@ -158,6 +162,7 @@ class ScanReader : public arrow::RecordBatchReader {
   std::vector<int> decoded_;
   std::shared_ptr<const expr::Filter> filter_;
   ScanOptions options_;
+  const DeletionVectors* deletions_;
   std::unique_ptr<FragmentReader> reader_;
   int next_fragment_ = 0;
   int next_batch_ = 0;
@@ -179,7 +184,8 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
-    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options) {
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
+    const DeletionVectors* deletions) {
   ARROW_ASSIGN_OR_RAISE(auto projected, ResolveColumns(*schema, options.columns));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
@@ -196,7 +202,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
                                       std::move(output), std::move(decoded), std::move(filter),
-                                      options);
+                                      options, deletions);
 }
 
 }  // namespace tessera::dataset

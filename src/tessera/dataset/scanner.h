@@ -16,9 +16,14 @@
 
 namespace tessera::dataset {
 
+class DeletionVectors;
+
+// `deletions`: the version's deletion vectors when the caller keeps them loaded (it must outlive
+// the scanner); null loads each fragment's.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
-    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options);
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
+    const DeletionVectors* deletions = nullptr);
 
 // Indices of the named columns of `schema`, in the order named (all columns when empty);
 // InvalidArgument listing the columns for an unknown or repeated name.

@@ -17,6 +17,8 @@ namespace tessera::dataset {
 
 namespace {
 
+constexpr uint64_t kDenseFraction = 16;
+
 struct Request {
   uint32_t offset;
   int64_t position;  // index in the caller's address list
@@ -64,35 +66,24 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                           FragmentReader::Open(storage, fragment, schema, column_indices));
     std::sort(requests.begin(), requests.end(),
               [](const Request& a, const Request& b) { return a.offset < b.offset; });
-    size_t next = 0;
-    while (next < requests.size()) {
-      const uint32_t offset = requests[next].offset;
-      if (offset >= reader->physical_rows()) {
-        return NotFound("row address ", MakeRowAddress(fragment_id, offset), ": fragment ",
+    std::vector<uint32_t> offsets;
+    offsets.reserve(requests.size());
+    for (const Request& request : requests) {
+      const uint32_t row = request.offset;
+      if (row >= reader->physical_rows()) {
+        return NotFound("row address ", MakeRowAddress(fragment_id, row), ": fragment ",
                         fragment_id, " has only ", reader->physical_rows(), " rows");
       }
-      const int batch_index = static_cast<int>(offset / reader->rows_per_batch());
-      const uint64_t batch_first = static_cast<uint64_t>(batch_index) * reader->rows_per_batch();
-      std::vector<uint32_t> local;
-      for (;
-           next < requests.size() && requests[next].offset < batch_first + reader->rows_per_batch();
-           ++next) {
-        const uint32_t row = requests[next].offset;
-        if (row >= reader->physical_rows()) break;
-        if (reader->deletions().contains(row)) {
-          return NotFound("row address ", MakeRowAddress(fragment_id, row),
-                          " was deleted in version ", manifest.version(), " of dataset ",
-                          storage.root());
-        }
-        local.push_back(static_cast<uint32_t>(row - batch_first));
-        piece_positions.push_back(requests[next].position);
+      if (reader->deletions().contains(row)) {
+        return NotFound("row address ", MakeRowAddress(fragment_id, row),
+                        " was deleted in version ", manifest.version(), " of dataset ",
+                        storage.root());
       }
-      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadRowsOfBatch(batch_index, local));
-      ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
-      ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
-      GlobalReadStatistics().rows_taken += local.size();
-      pieces.push_back(taken.record_batch());
+      offsets.push_back(row);
+      piece_positions.push_back(request.position);
     }
+    ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromFragment(*reader, offsets));
+    pieces.push_back(std::move(taken));
   }
 
   ARROW_ASSIGN_OR_RAISE(auto gathered, arrow::Table::FromRecordBatches(output_schema, pieces));
@@ -104,6 +95,36 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
   ARROW_ASSIGN_OR_RAISE(auto order, MakeIndices(inverse));
   ARROW_ASSIGN_OR_RAISE(auto ordered, arrow::compute::Take(gathered, order));
   return ordered.table();
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
+    const FragmentReader& reader, const std::vector<uint32_t>& offsets) {
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
+  size_t next = 0;
+  while (next < offsets.size()) {
+    const int batch_index = static_cast<int>(offsets[next] / reader.rows_per_batch());
+    const uint64_t batch_first = static_cast<uint64_t>(batch_index) * reader.rows_per_batch();
+    const uint64_t batch_end = batch_first + reader.rows_per_batch();
+    std::vector<uint32_t> local;
+    for (; next < offsets.size() && offsets[next] < batch_end; ++next) {
+      local.push_back(static_cast<uint32_t>(offsets[next] - batch_first));
+    }
+    // Verifying a few rows checks only their blocks; beyond a sixteenth of the batch they touch
+    // most blocks anyway, and checking the whole batch in a few long ranges is cheaper.
+    std::shared_ptr<arrow::RecordBatch> batch;
+    if (local.size() * kDenseFraction >= reader.rows_per_batch()) {
+      ARROW_ASSIGN_OR_RAISE(batch, reader.ReadBatch(batch_index));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(batch, reader.ReadRowsOfBatch(batch_index, local));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
+    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+    GlobalReadStatistics().rows_taken += local.size();
+    pieces.push_back(taken.record_batch());
+  }
+  if (pieces.size() == 1) return pieces.front();
+  ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(reader.schema(), pieces));
+  return table->CombineChunksToBatch();
 }
 
 }  // namespace tessera::dataset

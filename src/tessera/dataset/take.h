@@ -17,10 +17,18 @@
 
 namespace tessera::dataset {
 
+class FragmentReader;
+
 arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage,
                                                       const format::Manifest& manifest,
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::vector<uint64_t>& row_addresses,
                                                       const std::vector<std::string>& columns);
+
+// The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
+// fragment's row count) of the fragment
+// `reader` reads, with its columns, as one batch. Deletions are the caller's concern.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
+    const FragmentReader& reader, const std::vector<uint32_t>& offsets);
 
 }  // namespace tessera::dataset

@@ -1,46 +1,54 @@
-// ScalarSegmentReader: a segment of a scalar family (BTREE, ...) answering simple predicates
-// on its column with row addresses. The planner decomposes filters into ScalarQuery leaves,
-// combines the answers with set operations, applies deletions and rechecks where needed.
+// ScalarSegmentReader: a segment of a scalar family (BTREE, ...) answering leaf predicates of a
+// filter on its column with row addresses, and saying beforehand how well and at what cost.
+//
+// The planner (query/filter_plan.h) never names a family. It hands every reader that covers a
+// fragment each leaf of the filter's typed AST (expr/ast.h) on the reader's column and asks:
+//  - Assess(leaf): can you answer where `leaf` is TRUE — exactly, as a superset that must be
+//    rechecked, or not at all — and at what estimated cost? Cheap: no page is read.
+//  - Answer(leaf): the row addresses where `leaf` is TRUE (a superset when Assess said so).
+// A leaf is any predicate node other than And / Or / Not / Literal whose only column is the
+// segment's: Compare(column, literal), InList, Between, IsNull, Like, ArrayHas, or a boolean
+// Column. `x != v` reaches readers as `x = v` under a NOT, and IS NOT NULL as IS NULL under a NOT:
+// the planner derives FALSE sets from TRUE sets (Kleene logic), so readers only answer TRUE.
+//
+// Answers follow the unindexed scan's semantics (Arrow compute) exactly: an exact answer is
+// precisely the rows where the filter evaluator says TRUE for the leaf, NaN and -0.0 included
+// (docs/filters.md). Answers ignore deletions (the planner applies them) and contain only rows
+// of fragments the segment covers.
 #pragma once
 
 #include <arrow/result.h>
-#include <arrow/scalar.h>
 
-#include <memory>
-#include <optional>
-#include <vector>
-
+#include "tessera/expr/ast.h"
 #include "tessera/index/index_family.h"
 
 namespace tessera::index {
 
-struct ScalarBound {
-  std::shared_ptr<arrow::Scalar> value;  // of the column's type
-  bool inclusive = true;
+// How a segment can answer a leaf predicate.
+enum class Coverage {
+  kNone,      // it cannot: the planner uses another index or scans
+  kSuperset,  // a superset of the rows where the leaf is TRUE: the planner rechecks it
+  kExact,     // exactly the rows where the leaf is TRUE
 };
 
-struct ScalarQuery {
-  enum class Kind {
-    kEquals,  // value == values[0]
-    kIn,      // value in values
-    kRange,   // lower <(=) value <(=) upper; either bound may be absent
-    kIsNull,
-    kIsNotNull,
-  };
-  Kind kind = Kind::kEquals;
-  std::vector<std::shared_ptr<arrow::Scalar>> values;  // kEquals, kIn: of the column's type
-  std::optional<ScalarBound> lower;
-  std::optional<ScalarBound> upper;
+struct Capability {
+  Coverage coverage = Coverage::kNone;
+  // Estimated work of Answer(), in rows touched (for choosing among indexes on one column;
+  // compared, never promised). For a superset, the rows it returns, which the planner rechecks.
+  double cost = 0;
 };
+
+// The column `leaf` reads when it is a single-column leaf as defined above, else null.
+const expr::Column* LeafColumn(const expr::Node& leaf);
 
 class ScalarSegmentReader : public SegmentReader {
  public:
   ScalarSegmentReader* AsScalar() override { return this; }
-  // Row addresses of rows whose (non-null) value satisfies `query` (kIsNull: null rows).
-  // Answers equal the unindexed scan's (Arrow compute): kEquals and kRange never match NaN
-  // (like `equal`/`less`), -0.0 equals 0.0; kIn follows `is_in`, where a NaN in the list
-  // matches NaN rows and 0.0 / -0.0 match only themselves; null query values match nothing.
-  virtual arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const = 0;
+  // Never fails: a leaf the segment does not understand is kNone.
+  virtual Capability Assess(const expr::Node& leaf) const = 0;
+  // The rows where `leaf` is TRUE; `exact` says whether they are exactly those or a superset.
+  // Only called for leaves Assess accepted. May be called from several threads at once.
+  virtual arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const = 0;
 };
 
 }  // namespace tessera::index

@@ -4,14 +4,11 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
-#include "tessera/dataset/deletion_vector.h"
-#include "tessera/index/index_family.h"
+#include "tessera/dataset/dataset.h"
 #include "tessera/index/scalar_segment.h"
-#include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
 namespace tessera::query {
@@ -20,39 +17,39 @@ namespace {
 
 using expr::Node;
 using expr::NodeKind;
-using index::ScalarQuery;
 
-// A scalar segment that serves one column on some fragments.
+// A scalar segment that answers leaves on one column for the fragments it covers.
 struct Source {
   std::string index_name;
   std::string family;
   std::string segment_uuid;
   const index::ScalarSegmentReader* reader = nullptr;
-  Roaring fragments;  // the segment's fragment bitmap: every row it answers lies in one
+  const Roaring* fragments = nullptr;  // its fragment bitmap: every row it answers lies in one
 };
 
-// What a search asks of a leaf's column; with the leaf, the key of the search cache.
-enum class Probe { kPrimary, kIsNotNull, kIsNull, kEqual, kTrue, kFalse };
-
-// A predicate an index answered on a fragment, for explain.
+// A leaf an index answered on a fragment, for explain.
 struct Use {
   const Source* source;
   std::string predicate;
 };
 
-// A superset of the rows of one fragment where a node has a given truth value; unbounded when
-// absent.
+// A superset of the rows of one fragment where a node has a given truth value.
 struct Bound {
-  std::optional<Roaring> rows;
+  std::optional<Roaring> rows;  // absent: every row
+  bool exact = false;           // rows (or every row) are exactly those rows
   std::vector<Use> uses;
+  std::string how;  // how the index answers were combined, for explain
 
-  static Bound All() { return {}; }
-  static Bound None() { return {Roaring(), {}}; }
+  static Bound Unbounded() { return {}; }
+  static Bound Everything() { return {std::nullopt, true, {}, "every row"}; }
+  static Bound Nothing() { return {Roaring(), true, {}, "no row"}; }
+  bool unbounded() const { return !rows && !exact; }
 };
 
-struct Answer {
-  Roaring rows;  // offsets within the fragment
+// One segment's answer to one leaf, split by fragment.
+struct FragmentAnswers {
   bool exact = true;
+  std::unordered_map<uint32_t, Roaring> rows;  // offsets per fragment
 };
 
 std::string ShortUuid(const std::string& uuid) { return uuid.substr(0, 8); }
@@ -80,335 +77,291 @@ std::string Unwrapped(const Node& node) {
   return text.substr(1, text.size() - 2);
 }
 
-// The column of a leaf the index may answer, or null.
-const expr::Column* IndexableColumn(const Node& node) {
-  switch (node.kind()) {
-    case NodeKind::kColumn:
-      return node.type()->id() == arrow::Type::BOOL ? &node.As<expr::Column>() : nullptr;
-    case NodeKind::kCompare: {
-      const auto& compare = node.As<expr::Compare>();
-      if (compare.left().kind() != NodeKind::kColumn) return nullptr;
-      if (compare.right().kind() != NodeKind::kLiteral) return nullptr;
-      if (compare.right().As<expr::Literal>().is_null()) return nullptr;
-      return &compare.left().As<expr::Column>();
-    }
-    case NodeKind::kInList:
-      return &node.As<expr::InList>().column();
-    case NodeKind::kBetween:
-      return &node.As<expr::Between>().column();
-    case NodeKind::kIsNull:
-      return &node.As<expr::IsNull>().column();
-    default:
-      return nullptr;
-  }
-}
-
-void CollectIndexableColumns(const Node& node, std::set<int>* fields) {
+void CollectLeafFields(const Node& node, std::set<int>* fields) {
   switch (node.kind()) {
     case NodeKind::kAnd:
-      for (const auto& child : node.As<expr::And>().children()) {
-        CollectIndexableColumns(*child, fields);
-      }
+      for (const auto& child : node.As<expr::And>().children()) CollectLeafFields(*child, fields);
       return;
     case NodeKind::kOr:
-      for (const auto& child : node.As<expr::Or>().children()) {
-        CollectIndexableColumns(*child, fields);
-      }
+      for (const auto& child : node.As<expr::Or>().children()) CollectLeafFields(*child, fields);
       return;
     case NodeKind::kNot:
-      CollectIndexableColumns(node.As<expr::Not>().child(), fields);
+      CollectLeafFields(node.As<expr::Not>().child(), fields);
       return;
     default:
-      if (const expr::Column* column = IndexableColumn(node)) fields->insert(column->field_index());
-      return;
-  }
-}
-
-ScalarQuery MakeQuery(ScalarQuery::Kind kind) {
-  ScalarQuery query;
-  query.kind = kind;
-  return query;
-}
-
-ScalarQuery EqualsQuery(std::shared_ptr<arrow::Scalar> value) {
-  ScalarQuery query = MakeQuery(ScalarQuery::Kind::kEquals);
-  query.values.push_back(std::move(value));
-  return query;
-}
-
-// The search answering where a leaf is TRUE (`!=` excepted: it is answered from kEqual).
-ScalarQuery PrimaryQuery(const Node& node) {
-  switch (node.kind()) {
-    case NodeKind::kCompare: {
-      const auto& compare = node.As<expr::Compare>();
-      const auto& value = compare.right().As<expr::Literal>().value();
-      ScalarQuery query = MakeQuery(ScalarQuery::Kind::kRange);
-      switch (compare.op()) {
-        case expr::CompareOp::kEqual:
-        case expr::CompareOp::kNotEqual:
-          return EqualsQuery(value);
-        case expr::CompareOp::kLess:
-          query.upper = index::ScalarBound{value, false};
-          break;
-        case expr::CompareOp::kLessEqual:
-          query.upper = index::ScalarBound{value, true};
-          break;
-        case expr::CompareOp::kGreater:
-          query.lower = index::ScalarBound{value, false};
-          break;
-        case expr::CompareOp::kGreaterEqual:
-          query.lower = index::ScalarBound{value, true};
-          break;
+      if (const expr::Column* column = index::LeafColumn(node)) {
+        fields->insert(column->field_index());
       }
-      return query;
-    }
-    case NodeKind::kInList: {
-      ScalarQuery query = MakeQuery(ScalarQuery::Kind::kIn);
-      query.values = node.As<expr::InList>().values();
-      return query;
-    }
-    case NodeKind::kBetween: {
-      const auto& between = node.As<expr::Between>();
-      ScalarQuery query = MakeQuery(ScalarQuery::Kind::kRange);
-      query.lower = index::ScalarBound{between.lower(), true};
-      query.upper = index::ScalarBound{between.upper(), true};
-      return query;
-    }
-    default:
-      return MakeQuery(ScalarQuery::Kind::kIsNull);
+      return;
   }
 }
 
-// Offsets of the rows of `fragment` in an ascending list of row addresses.
-Roaring SliceFragment(const std::vector<uint64_t>& rows, uint32_t fragment) {
-  const uint64_t first = dataset::MakeRowAddress(fragment, 0);
-  const uint64_t last = dataset::MakeRowAddress(fragment, UINT32_MAX);
-  auto begin = std::lower_bound(rows.begin(), rows.end(), first);
-  auto end = std::upper_bound(begin, rows.end(), last);
-  std::vector<uint32_t> offsets;
-  offsets.reserve(static_cast<size_t>(end - begin));
-  for (auto it = begin; it != end; ++it) offsets.push_back(dataset::OffsetOf(*it));
-  Roaring slice;
-  slice.addMany(offsets.size(), offsets.data());
-  return slice;
+// Whether a single-column leaf is unknown exactly on the null rows of its column, and TRUE or
+// FALSE on every other row.
+bool UnknownOnlyOnNulls(const Node& leaf) {
+  switch (leaf.kind()) {
+    case NodeKind::kColumn:
+    case NodeKind::kCompare:
+    case NodeKind::kBetween:
+    case NodeKind::kLike:
+    case NodeKind::kArrayHas:
+      return true;
+    case NodeKind::kInList:
+      return !leaf.As<expr::InList>().has_null();
+    default:
+      return false;
+  }
 }
 
-void AppendUses(std::vector<Use>* to, std::vector<Use> from) {
-  for (auto& use : from) to->push_back(std::move(use));
+bool Better(const index::Capability& candidate, const index::Capability& best) {
+  if (best.coverage == index::Coverage::kNone) return true;
+  if (candidate.coverage != best.coverage) return candidate.coverage == index::Coverage::kExact;
+  return candidate.cost < best.cost;
+}
+
+std::string Parenthesized(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string text;
+  for (const auto& part : parts) text += (text.empty() ? "" : std::string(separator)) + part;
+  return parts.size() > 1 ? "(" + text + ")" : text;
 }
 
 class Planner {
  public:
-  Planner(const dataset::Dataset& dataset, const expr::Filter& filter)
-      : dataset_(dataset), filter_(filter) {}
+  Planner(const Snapshot& snapshot, const expr::Filter& filter)
+      : snapshot_(snapshot), filter_(filter) {}
 
   arrow::Status Prepare(std::vector<std::string>* notes) {
-    std::set<int> fields;
-    CollectIndexableColumns(filter_.root(), &fields);
-    std::unordered_map<int32_t, int> field_of_id;
-    for (int field : fields) field_of_id[dataset_.field_ids()[static_cast<size_t>(field)]] = field;
-    Roaring live;
-    for (const auto& fragment : dataset_.manifest().fragments()) {
-      live.add(fragment.id());
+    for (const auto& fragment : snapshot_.manifest().fragments()) {
       physical_rows_[fragment.id()] = fragment.physical_rows();
     }
-
-    for (const auto& definition : dataset_.manifest().indexes()) {
-      auto found = field_of_id.find(definition.field_id());
-      if (found == field_of_id.end()) continue;
-      const int field = found->second;
-      const index::IndexFamily* family = index::FindFamily(definition.family());
-      if (family == nullptr) {
-        notes->push_back("index '" + definition.name() + "' not used: unknown index family '" +
-                         definition.family() + "'");
-        continue;
-      }
-      ARROW_ASSIGN_OR_RAISE(auto segments,
-                            index::OpenLiveSegments(dataset_.storage(), *family, definition, live));
-      for (auto& [segment, reader, covered, fragments] : segments) {
-        const index::ScalarSegmentReader* scalar = reader->AsScalar();
-        if (scalar == nullptr) break;  // not a scalar family: no predicate goes to it
-        auto source = std::make_unique<Source>(Source{
-            definition.name(), definition.family(), segment->uuid(), scalar, std::move(fragments)});
-        auto& by_fragment = sources_[field];
-        for (uint32_t fragment : covered) by_fragment.emplace(fragment, source.get());
-        indexed_fields_.insert(field);
-        readers_.push_back(std::move(reader));
-        owned_sources_.push_back(std::move(source));
+    std::set<int> fields;
+    CollectLeafFields(filter_.root(), &fields);
+    for (int field : fields) {
+      for (int position : snapshot_.IndexesOnField(field)) {
+        ARROW_ASSIGN_OR_RAISE(const OpenedIndex* opened, snapshot_.Index(position));
+        const format::IndexDef& definition = *opened->definition;
+        if (opened->family == nullptr) {
+          notes->push_back("index '" + definition.name() + "' not used: unknown index family '" +
+                           definition.family() + "'");
+          continue;
+        }
+        for (const OpenedSegment& segment : opened->segments) {
+          const index::ScalarSegmentReader* scalar = segment.reader->AsScalar();
+          if (scalar == nullptr) break;  // not a scalar family: no predicate goes to it
+          auto source =
+              std::make_unique<Source>(Source{definition.name(), definition.family(),
+                                              segment.meta->uuid(), scalar, &segment.fragments});
+          auto& by_fragment = sources_[field];
+          for (uint32_t fragment : segment.live_fragments) {
+            by_fragment[fragment].push_back(source.get());
+          }
+          indexed_fields_.insert(field);
+          owned_sources_.push_back(std::move(source));
+        }
       }
     }
     return arrow::Status::OK();
   }
 
   arrow::Result<FragmentFilterPlan> PlanFragment(int position) {
-    const format::Fragment& fragment = dataset_.manifest().fragments(position);
+    const format::Fragment& fragment = snapshot_.manifest().fragments(position);
     FragmentFilterPlan plan;
     plan.position = position;
     plan.fragment_id = fragment.id();
+    every_row_ = Roaring();
+    every_row_.addRange(0, fragment.physical_rows());
     ARROW_ASSIGN_OR_RAISE(Bound bound, BoundOf(filter_.root(), true, fragment.id()));
-    if (!bound.rows) {
+    if (bound.unbounded()) {
       plan.description = ScanReason(fragment.id());
       return plan;
     }
-    ARROW_ASSIGN_OR_RAISE(auto deleted, dataset::LoadDeletionVector(*dataset_.storage(), fragment));
-    Roaring candidates = std::move(*bound.rows);
+    ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot_.deletions().Get(fragment));
+    Roaring candidates = bound.rows ? std::move(*bound.rows) : every_row_;
     candidates -= *deleted;
     plan.candidates = std::move(candidates);
-    plan.description = DescribeUses(bound.uses);
+    plan.exact = bound.exact;
     plan.index_used = !bound.uses.empty();
+    plan.description = DescribeUses(bound);
     return plan;
   }
 
  private:
-  const Source* SourceFor(int field, uint32_t fragment) const {
+  const std::vector<const Source*>& SourcesFor(int field, uint32_t fragment) const {
+    static const std::vector<const Source*> kNone;
     auto column = sources_.find(field);
-    if (column == sources_.end()) return nullptr;
+    if (column == sources_.end()) return kNone;
     auto found = column->second.find(fragment);
-    return found == column->second.end() ? nullptr : found->second;
+    return found == column->second.end() ? kNone : found->second;
   }
 
-  // The answer of `query` on `fragment`, searched once per segment.
-  arrow::Result<Answer> Search(const Source& source, const Node& node, Probe probe,
-                               const ScalarQuery& query, uint32_t fragment) {
-    const auto key = std::make_tuple(source.reader, &node, probe);
-    auto cached = cache_.find(key);
-    if (cached == cache_.end()) {
-      auto answer = source.reader->Search(query);
-      if (!answer.ok()) {
-        return WithContext(answer.status(), "searching segment " + source.segment_uuid +
-                                                " of index '" + source.index_name + "' for " +
-                                                node.ToString());
-      }
-      ARROW_RETURN_NOT_OK(CheckAnswer(source, answer->rows));
-      cached = cache_.emplace(key, std::move(answer).ValueUnsafe()).first;
+  // `source`'s answer to `leaf`, computed once and split by fragment.
+  arrow::Result<const FragmentAnswers*> AnswerOf(const Source& source, const Node& leaf) {
+    const auto key = std::make_pair(source.reader, &leaf);
+    auto cached = answers_.find(key);
+    if (cached != answers_.end()) return &cached->second;
+    auto answer = source.reader->Answer(leaf);
+    if (!answer.ok()) {
+      return WithContext(answer.status(), "searching segment " + source.segment_uuid +
+                                              " of index '" + source.index_name + "' for " +
+                                              leaf.ToString());
     }
-    return Answer{SliceFragment(cached->second.rows, fragment), cached->second.exact};
+    FragmentAnswers split;
+    split.exact = answer->exact;
+    uint32_t current = 0;
+    std::vector<uint32_t> offsets;
+    const auto flush = [&]() {
+      if (!offsets.empty()) split.rows[current].addMany(offsets.size(), offsets.data());
+      offsets.clear();
+    };
+    for (uint64_t address : answer->rows) {
+      ARROW_RETURN_NOT_OK(CheckAddress(source, address));
+      const uint32_t fragment = dataset::FragmentOf(address);
+      if (fragment != current) {
+        flush();
+        current = fragment;
+      }
+      offsets.push_back(dataset::OffsetOf(address));
+    }
+    flush();
+    return &answers_.emplace(key, std::move(split)).first->second;
   }
 
   // A segment answers only with rows of the fragments it covers; anything else means its files
   // hold wrong row addresses, which must never be silently dropped or returned.
-  arrow::Status CheckAnswer(const Source& source, const std::vector<uint64_t>& rows) const {
-    for (uint64_t address : rows) {
-      const uint32_t fragment = dataset::FragmentOf(address);
-      const auto found = physical_rows_.find(fragment);
-      const bool covered = source.fragments.contains(fragment);
-      // Fragments the segment covers may have left the version (all rows deleted).
-      if (covered &&
-          (found == physical_rows_.end() || dataset::OffsetOf(address) < found->second)) {
-        continue;
-      }
-      return Corrupt("segment ", source.segment_uuid, " of index '", source.index_name,
-                     "' answers with row address ", address, " (fragment ", fragment, ", row ",
-                     dataset::OffsetOf(address), "), which ",
-                     covered ? "is beyond the fragment's rows" : "is not in a fragment it covers",
-                     "; rebuild the index (tessera index create --replace) or drop it");
+  arrow::Status CheckAddress(const Source& source, uint64_t address) const {
+    const uint32_t fragment = dataset::FragmentOf(address);
+    const bool covered = source.fragments->contains(fragment);
+    // Fragments the segment covers may have left the version (all rows deleted).
+    const auto found = physical_rows_.find(fragment);
+    if (covered && (found == physical_rows_.end() || dataset::OffsetOf(address) < found->second)) {
+      return arrow::Status::OK();
     }
-    return arrow::Status::OK();
+    return Corrupt("segment ", source.segment_uuid, " of index '", source.index_name,
+                   "' answers with row address ", address, " (fragment ", fragment, ", row ",
+                   dataset::OffsetOf(address), "), which ",
+                   covered ? "is beyond the fragment's rows" : "is not in a fragment it covers",
+                   "; rebuild the index (tessera index create --replace) or drop it");
   }
 
-  Bound Leaf(const Source& source, const Node& node, bool truth, Roaring rows) const {
+  // The rows where `leaf` is TRUE, from the best index answering it on `fragment`.
+  arrow::Result<Bound> TrueOfLeaf(const Node& leaf, uint32_t fragment) {
+    const expr::Column* column = index::LeafColumn(leaf);
+    if (column == nullptr) return Bound::Unbounded();
+    const Source* best = nullptr;
+    index::Capability best_capability;
+    for (const Source* source : SourcesFor(column->field_index(), fragment)) {
+      const index::Capability capability = source->reader->Assess(leaf);
+      if (capability.coverage == index::Coverage::kNone) continue;
+      if (Better(capability, best_capability)) {
+        best = source;
+        best_capability = capability;
+      }
+    }
+    if (best == nullptr) return Bound::Unbounded();
+    ARROW_ASSIGN_OR_RAISE(const FragmentAnswers* answer, AnswerOf(*best, leaf));
     Bound bound;
-    bound.rows = std::move(rows);
-    bound.uses.push_back(Use{&source, truth ? Unwrapped(node) : "NOT (" + Unwrapped(node) + ")"});
+    const auto found = answer->rows.find(fragment);
+    bound.rows = found == answer->rows.end() ? Roaring() : found->second;
+    bound.exact = answer->exact;
+    const std::string predicate = Unwrapped(leaf);
+    bound.uses.push_back(Use{best, predicate});
+    bound.how =
+        Quote(predicate) + " by '" + best->index_name + "'" + (answer->exact ? "" : " (superset)");
     return bound;
   }
 
-  // The non-null rows minus `positive` where it is exact: the rows where a leaf that is unknown
-  // exactly on null rows is FALSE, given its TRUE answer.
-  arrow::Result<Roaring> NonNullExcept(const Source& source, const Node& node, uint32_t fragment,
-                                       const Answer& positive) {
-    ARROW_ASSIGN_OR_RAISE(Answer non_null,
-                          Search(source, node, Probe::kIsNotNull,
-                                 MakeQuery(ScalarQuery::Kind::kIsNotNull), fragment));
-    if (positive.exact) non_null.rows -= positive.rows;
-    return std::move(non_null.rows);
+  // Nodes the planner derives from the filter's (`x = v` for `x != v`, `c IS NULL` for a leaf
+  // on c), made once each so that answers to them are cached like the filter's own.
+  const Node& EqualOf(const expr::Compare& not_equal) {
+    auto& derived = derived_[&not_equal];
+    if (derived == nullptr) {
+      derived = std::make_shared<expr::Compare>(expr::CompareOp::kEqual, not_equal.left_ptr(),
+                                                not_equal.right_ptr(), not_equal.position());
+    }
+    return *derived;
+  }
+  const Node& IsNullOf(const expr::Column& column) {
+    auto& derived = null_tests_[column.field_index()];
+    if (derived == nullptr) {
+      auto copy = std::make_shared<expr::Column>(column.name(), column.field_index(), column.type(),
+                                                 column.position());
+      derived = std::make_shared<expr::IsNull>(std::move(copy), column.position());
+    }
+    return *derived;
   }
 
-  arrow::Result<Bound> BoundOfLeaf(const Node& node, bool truth, uint32_t fragment) {
-    const expr::Column* column = IndexableColumn(node);
-    if (column == nullptr) return Bound::All();
-    const Source* source = SourceFor(column->field_index(), fragment);
-    if (source == nullptr) return Bound::All();
+  static void Absorb(Bound* into, Bound from) {
+    for (auto& use : from.uses) into->uses.push_back(std::move(use));
+  }
 
-    switch (node.kind()) {
-      case NodeKind::kColumn: {
-        const Probe probe = truth ? Probe::kTrue : Probe::kFalse;
-        ARROW_ASSIGN_OR_RAISE(
-            Answer answer,
-            Search(*source, node, probe, EqualsQuery(std::make_shared<arrow::BooleanScalar>(truth)),
-                   fragment));
-        return Leaf(*source, node, truth, std::move(answer.rows));
-      }
-      case NodeKind::kIsNull: {
-        if (truth) {
-          ARROW_ASSIGN_OR_RAISE(Answer answer,
-                                Search(*source, node, Probe::kIsNull,
-                                       MakeQuery(ScalarQuery::Kind::kIsNull), fragment));
-          return Leaf(*source, node, truth, std::move(answer.rows));
-        }
-        ARROW_ASSIGN_OR_RAISE(Answer answer,
-                              Search(*source, node, Probe::kIsNotNull,
-                                     MakeQuery(ScalarQuery::Kind::kIsNotNull), fragment));
-        return Leaf(*source, node, truth, std::move(answer.rows));
-      }
-      case NodeKind::kCompare:
-        if (node.As<expr::Compare>().op() == expr::CompareOp::kNotEqual) {
-          // `x != v` is FALSE exactly where `x = v` is TRUE, and TRUE on the other non-null
-          // rows (NaN rows included: NaN equals nothing).
-          ARROW_ASSIGN_OR_RAISE(Answer equal,
-                                Search(*source, node, Probe::kEqual, PrimaryQuery(node), fragment));
-          if (!truth) return Leaf(*source, node, truth, std::move(equal.rows));
-          ARROW_ASSIGN_OR_RAISE(Roaring rows, NonNullExcept(*source, node, fragment, equal));
-          return Leaf(*source, node, truth, std::move(rows));
-        }
-        break;
-      case NodeKind::kInList: {
-        const auto& in = node.As<expr::InList>();
-        // An unmatched non-null row is unknown when the list holds NULL, so never FALSE.
-        if (!truth && in.has_null()) return Leaf(*source, node, truth, Roaring());
-        if (in.values().empty()) {
-          if (truth) return Leaf(*source, node, truth, Roaring());
-          ARROW_ASSIGN_OR_RAISE(Roaring rows,
-                                NonNullExcept(*source, node, fragment, Answer{Roaring(), true}));
-          return Leaf(*source, node, truth, std::move(rows));
-        }
-        break;
-      }
-      default:
-        break;
+  arrow::Result<Bound> BoundOfLeaf(const Node& leaf, bool truth, uint32_t fragment) {
+    if (leaf.kind() == NodeKind::kCompare &&
+        leaf.As<expr::Compare>().op() == expr::CompareOp::kNotEqual) {
+      ARROW_ASSIGN_OR_RAISE(Bound equal,
+                            BoundOfLeaf(EqualOf(leaf.As<expr::Compare>()), !truth, fragment));
+      return equal;
     }
-    // Comparisons with a literal, BETWEEN and IN: unknown exactly on null rows.
-    ARROW_ASSIGN_OR_RAISE(Answer positive,
-                          Search(*source, node, Probe::kPrimary, PrimaryQuery(node), fragment));
-    if (truth) return Leaf(*source, node, truth, std::move(positive.rows));
-    ARROW_ASSIGN_OR_RAISE(Roaring rows, NonNullExcept(*source, node, fragment, positive));
-    return Leaf(*source, node, truth, std::move(rows));
+    if (truth) return TrueOfLeaf(leaf, fragment);
+    const expr::Column* column = index::LeafColumn(leaf);
+    if (column == nullptr) return Bound::Unbounded();  // column against column, ...
+    if (leaf.kind() == NodeKind::kInList && leaf.As<expr::InList>().has_null()) {
+      return Bound::Nothing();  // an unmatched non-null row is unknown, never FALSE
+    }
+    ARROW_ASSIGN_OR_RAISE(Bound positive, TrueOfLeaf(leaf, fragment));
+    const bool positive_exact = positive.rows && positive.exact;
+    Bound result;
+    result.rows = every_row_;
+    result.exact = true;
+    if (leaf.kind() == NodeKind::kIsNull) {
+      // Never unknown: FALSE wherever not TRUE.
+      if (!positive_exact) return Bound::Unbounded();
+    } else if (UnknownOnlyOnNulls(leaf)) {
+      ARROW_ASSIGN_OR_RAISE(Bound nulls, TrueOfLeaf(IsNullOf(*column), fragment));
+      const bool nulls_exact = nulls.rows && nulls.exact;
+      if (!positive_exact && !nulls_exact) return Bound::Unbounded();
+      if (nulls_exact) {
+        *result.rows -= *nulls.rows;
+        Absorb(&result, std::move(nulls));
+      }
+      result.exact = positive_exact && nulls_exact;
+    } else {
+      // Unknown somewhere: FALSE rows lie outside the TRUE rows, not necessarily on all of them.
+      if (!positive_exact) return Bound::Unbounded();
+      result.exact = false;
+    }
+    if (positive_exact) *result.rows -= *positive.rows;
+    result.how = "NOT " + (positive.how.empty() ? Quote(Unwrapped(leaf)) : positive.how);
+    Absorb(&result, std::move(positive));
+    return result;
   }
 
   // Intersection (`intersect`) or union of the children's bounds for `truth`.
   arrow::Result<Bound> Combine(const std::vector<expr::NodePtr>& children, bool truth,
                                bool intersect, uint32_t fragment) {
-    Bound result = Bound::All();
+    Bound result = intersect ? Bound::Everything() : Bound::Nothing();
+    std::vector<std::string> parts;
     for (const auto& child : children) {
       ARROW_ASSIGN_OR_RAISE(Bound bound, BoundOf(*child, truth, fragment));
       if (intersect) {
-        if (!bound.rows) continue;  // no restriction from this child
+        result.exact = result.exact && bound.exact;
+        if (!bound.rows) {
+          if (!bound.exact) parts.push_back("scan");
+          continue;  // no restriction from this child
+        }
         if (!result.rows) {
           result.rows = std::move(bound.rows);
         } else {
           *result.rows &= *bound.rows;
         }
-        AppendUses(&result.uses, std::move(bound.uses));
       } else {
-        if (!bound.rows) return Bound::All();  // one unbounded branch unbounds the union
-        if (!result.rows) {
-          result.rows = std::move(bound.rows);
-        } else {
-          *result.rows |= *bound.rows;
-        }
-        AppendUses(&result.uses, std::move(bound.uses));
+        if (!bound.rows) return bound.exact ? Bound::Everything() : Bound::Unbounded();
+        *result.rows |= *bound.rows;
+        result.exact = result.exact && bound.exact;
       }
+      parts.push_back(bound.how);
+      Absorb(&result, std::move(bound));
     }
+    result.how = Parenthesized(parts, intersect ? " AND " : " OR ");
     return result;
   }
 
@@ -416,10 +369,10 @@ class Planner {
     switch (node.kind()) {
       case NodeKind::kLiteral: {
         const auto& literal = node.As<expr::Literal>();
-        if (literal.is_null()) return Bound::None();  // unknown is neither TRUE nor FALSE
-        if (literal.value()->type->id() != arrow::Type::BOOL) return Bound::All();
+        if (literal.is_null()) return Bound::Nothing();  // unknown is neither TRUE nor FALSE
+        if (literal.value()->type->id() != arrow::Type::BOOL) return Bound::Unbounded();
         const bool value = static_cast<const arrow::BooleanScalar&>(*literal.value()).value;
-        return value == truth ? Bound::All() : Bound::None();
+        return value == truth ? Bound::Everything() : Bound::Nothing();
       }
       case NodeKind::kAnd:
         // AND is TRUE where every child is; FALSE where some child is.
@@ -433,17 +386,20 @@ class Planner {
     }
   }
 
-  std::string DescribeUses(const std::vector<Use>& uses) const {
+  std::string DescribeUses(const Bound& bound) const {
     std::vector<const Source*> order;
     std::map<const Source*, std::vector<std::string>> predicates;
-    for (const auto& use : uses) {
+    for (const auto& use : bound.uses) {
       auto& list = predicates[use.source];
       if (list.empty()) order.push_back(use.source);
       if (std::find(list.begin(), list.end(), use.predicate) == list.end()) {
         list.push_back(use.predicate);
       }
     }
-    if (order.empty()) return "nothing read (the filter is never true here)";
+    if (order.empty()) {
+      return bound.rows && bound.rows->isEmpty() ? "nothing read (the filter is never true here)"
+                                                 : "every live row (the filter is always true)";
+    }
     std::string text;
     for (const Source* source : order) {
       if (!text.empty()) text += "; ";
@@ -455,6 +411,9 @@ class Planner {
         text += Quote(list[i]);
       }
     }
+    if (bound.uses.size() > 1 || bound.how.rfind("NOT ", 0) == 0) {
+      text += "; rows = " + bound.how;
+    }
     return text;
   }
 
@@ -462,8 +421,8 @@ class Planner {
     std::vector<std::string> covering;
     std::vector<std::string> indexed_columns;
     for (int field : indexed_fields_) {
-      indexed_columns.push_back(dataset_.schema()->field(field)->name());
-      if (const Source* source = SourceFor(field, fragment)) {
+      indexed_columns.push_back(snapshot_.schema()->field(field)->name());
+      for (const Source* source : SourcesFor(field, fragment)) {
         const std::string name = Quote(source->index_name);
         if (std::find(covering.begin(), covering.end(), name) == covering.end()) {
           covering.push_back(name);
@@ -485,16 +444,17 @@ class Planner {
     return "scan (no index answers predicates on " + join(filter_.referenced_columns()) + ")";
   }
 
-  std::unordered_map<uint32_t, uint64_t> physical_rows_;  // of the version's fragments
-  const dataset::Dataset& dataset_;
+  const Snapshot& snapshot_;
   const expr::Filter& filter_;
-  std::vector<std::unique_ptr<index::SegmentReader>> readers_;
   std::vector<std::unique_ptr<Source>> owned_sources_;
-  // schema field index → fragment id → the segment serving that column on that fragment
-  std::map<int, std::unordered_map<uint32_t, const Source*>> sources_;
+  // schema field index → fragment id → the segments serving that column on that fragment
+  std::map<int, std::unordered_map<uint32_t, std::vector<const Source*>>> sources_;
   std::set<int> indexed_fields_;
-  std::map<std::tuple<const index::ScalarSegmentReader*, const Node*, Probe>, index::RowAddressSet>
-      cache_;
+  std::map<std::pair<const index::ScalarSegmentReader*, const Node*>, FragmentAnswers> answers_;
+  std::unordered_map<const Node*, std::shared_ptr<const Node>> derived_;
+  std::unordered_map<int, std::shared_ptr<const Node>> null_tests_;
+  std::unordered_map<uint32_t, uint64_t> physical_rows_;  // of the version's fragments
+  Roaring every_row_;                                     // of the fragment being planned
 };
 
 }  // namespace
@@ -504,11 +464,11 @@ bool FilterPlan::any_indexed() const {
                      [](const FragmentFilterPlan& plan) { return plan.candidates.has_value(); });
 }
 
-arrow::Result<FilterPlan> PlanFilter(const dataset::Dataset& dataset, const expr::Filter& filter) {
+arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter) {
   FilterPlan plan;
-  Planner planner(dataset, filter);
+  Planner planner(snapshot, filter);
   ARROW_RETURN_NOT_OK(planner.Prepare(&plan.notes));
-  const int count = dataset.manifest().fragments_size();
+  const int count = snapshot.manifest().fragments_size();
   plan.fragments.reserve(static_cast<size_t>(count));
   for (int position = 0; position < count; ++position) {
     ARROW_ASSIGN_OR_RAISE(auto fragment, planner.PlanFragment(position));
@@ -523,6 +483,7 @@ void ExplainFilterPlan(const FilterPlan& plan, std::string_view prefix, Explain*
   struct Group {
     std::vector<uint32_t> fragments;
     bool index_used = false;
+    bool exact = true;
     uint64_t candidates = 0;
   };
   std::vector<std::string> order;
@@ -533,13 +494,16 @@ void ExplainFilterPlan(const FilterPlan& plan, std::string_view prefix, Explain*
     it->second.fragments.push_back(fragment.fragment_id);
     if (fragment.candidates) it->second.candidates += fragment.candidates->cardinality();
     it->second.index_used |= fragment.index_used;
+    it->second.exact = it->second.exact && fragment.exact;
   }
   for (const auto& description : order) {
     const Group& group = groups[description];
     std::string line =
         std::string(prefix) + DescribeFragments(group.fragments) + ": " + description;
-    if (group.index_used)
-      line += " (" + std::to_string(group.candidates) + " candidates, rechecked)";
+    if (group.index_used) {
+      line += group.exact ? " (" + std::to_string(group.candidates) + " rows, exact)"
+                          : " (" + std::to_string(group.candidates) + " candidates, rechecked)";
+    }
     explain->Add(std::move(line));
   }
 }

@@ -1,24 +1,26 @@
-// Filter planning: which fragments of a snapshot scalar indexes (BTREE, ...) answer for a
-// filter, and with which candidate rows (DESIGN §8).
+// Filter planning: which fragments of a snapshot the scalar indexes answer for a filter, with
+// which rows, how exactly, and how the indexes' answers were combined.
 //
-// The planner reads the filter's typed AST and bounds, per fragment, the set of rows on which
-// the filter can be TRUE, using the scalar segments that cover the fragment:
-//  - leaves on an indexed column map to ScalarQuery searches: `=`, `<`, `<=`, `>`, `>=` with a
-//    literal; BETWEEN; IN; IS NULL; a boolean column used as a predicate;
-//  - every leaf also has a FALSE bound: its column's non-null rows minus its exact TRUE answer
-//    (IS NULL: the non-null rows), because comparisons, BETWEEN and IN without NULL are unknown
-//    exactly on null rows. NOT swaps TRUE and FALSE, so NOT, `!=`, NOT IN and NOT BETWEEN are
-//    answered with Kleene logic, NaN and null rows included;
-//  - AND intersects TRUE bounds and unions FALSE bounds, OR the converse; a subtree with a
-//    leaf the index cannot answer (LIKE, array_has, column-vs-column, an unindexed column) is
-//    unbounded, which an AND ignores and which makes an OR unbounded.
-// Each bound is a superset of the rows where the node has that truth value; subtraction only
-// ever removes an answer the reader marked exact. A fragment whose TRUE bound is not unbounded
-// is answered from the index: its candidates are the bound minus the fragment's deletions, and
-// the executor rechecks the full filter on them, so the result is always exactly what the
-// unindexed scan returns. Other fragments are scanned.
+// The planner never names an index family. For every leaf of the filter's typed AST on an
+// indexed column (index/scalar_segment.h) it asks each segment covering the fragment whether it
+// can answer the leaf (exactly or as a superset) and at what cost, and uses the best: exact
+// before superset, then cheapest. It then bounds, per fragment, the rows where the filter is
+// TRUE with Kleene logic over AND / OR / NOT:
+//  - a leaf's TRUE rows are its index answer; its FALSE rows are derived from TRUE answers:
+//    `c IS NULL` is FALSE on every row where it is not TRUE; a leaf that is unknown exactly on
+//    the null rows of its column (comparisons with a literal, BETWEEN, IN without NULL, LIKE,
+//    array_has, a boolean column) is FALSE on the non-null rows (every row minus
+//    `c IS NULL`) where it is not TRUE; IN with a NULL in its list is never FALSE. `x != v` is
+//    NOT (x = v), which is the same under Kleene logic, NaN included;
+//  - AND intersects TRUE bounds and unions FALSE bounds, OR the converse, NOT swaps them;
+//  - a leaf no index answers is unbounded, which an AND ignores and which unbounds an OR.
+// Every bound is a superset of the rows where its node has that truth value, and it is exact
+// when built only from exact answers, complements of exact answers and constants. A fragment
+// whose TRUE bound is bounded is answered from the index: its rows are the bound minus the
+// fragment's deletions, rechecked by the executor against the whole filter unless exact.
+// Other fragments are scanned. The result is always exactly what the unindexed scan returns.
 //
-// Each (segment, predicate) search runs once and serves every fragment the segment covers.
+// Each (segment, leaf) answer is computed once and serves every fragment the segment covers.
 #pragma once
 
 #include <arrow/result.h>
@@ -30,21 +32,24 @@
 #include <string_view>
 #include <vector>
 
-#include "tessera/dataset/dataset.h"
 #include "tessera/expr/filter.h"
 #include "tessera/query/explain.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
 struct FragmentFilterPlan {
   int position = 0;  // in manifest().fragments()
   uint32_t fragment_id = 0;
-  // Live offsets that may satisfy the filter (a superset of the rows it keeps, to recheck).
+  // Live offsets that may satisfy the filter (a superset of the rows it keeps unless `exact`).
   // Absent when no index narrows this fragment: the executor scans it.
   std::optional<Roaring> candidates;
-  // For explain: the indexes and predicates that answered, or why the fragment is scanned.
+  // The candidates are exactly the rows the filter keeps: nothing needs rechecking.
+  bool exact = false;
+  // For explain: the indexes and predicates that answered and how their sets were combined,
+  // or why the fragment is scanned.
   std::string description;
-  // Whether an index search bounded the candidates (not only constants of the filter).
+  // Whether an index answer bounded the candidates (not only constants of the filter).
   bool index_used = false;
 };
 
@@ -55,11 +60,13 @@ struct FilterPlan {
   bool any_indexed() const;
 };
 
-// Plans `filter` (bound against dataset.schema()) over every fragment of `dataset`.
-arrow::Result<FilterPlan> PlanFilter(const dataset::Dataset& dataset, const expr::Filter& filter);
+// Plans `filter` (bound against snapshot.schema()) over every fragment of the snapshot.
+// Errors: a segment that cannot be opened or answers with rows outside the fragments it covers
+// (Corrupt, naming it and saying how to rebuild it); deletion vectors that cannot be read.
+arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter);
 
 // Adds the plan's explain lines, each prefixed with `prefix`: its notes, then one line per group
-// of fragments sharing a description, with the candidate count of index-answered groups.
+// of fragments sharing a description, with the row count of index-answered groups.
 void ExplainFilterPlan(const FilterPlan& plan, std::string_view prefix, Explain* explain);
 
 }  // namespace tessera::query

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
+#include <utility>
 
 namespace tessera::index::scalar {
 
@@ -11,6 +13,9 @@ class BtreeSegmentReader::Searcher {
   virtual ~Searcher() = default;
   // Row addresses answering `query` (any kind but kIsNull), in no particular order.
   virtual arrow::Result<std::vector<uint64_t>> Search(const ScalarQuery& query) const = 0;
+  // The rows of the pages Search would decode for `query` (kEquals, kIn, kRange), from the
+  // lookup layer alone.
+  virtual arrow::Result<uint64_t> PageRowsToRead(const ScalarQuery& query) const = 0;
 };
 
 namespace {
@@ -35,6 +40,35 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
  public:
   TypedSearcher(const BtreeSegmentReader& reader, std::vector<Key> firsts, std::vector<Key> lasts)
       : reader_(reader), firsts_(std::move(firsts)), lasts_(std::move(lasts)) {}
+
+  arrow::Result<uint64_t> PageRowsToRead(const ScalarQuery& query) const override {
+    uint64_t rows = 0;
+    const auto add_pages = [&](const std::optional<Bound<Key>>& lower,
+                               const std::optional<Bound<Key>>& upper) {
+      const auto [begin, end] = PagesMeeting(lower, upper);
+      for (size_t page = begin; page < end; ++page)
+        rows += reader_.page_rows(static_cast<int>(page));
+    };
+    if (query.kind == ScalarQuery::Kind::kRange) {
+      std::optional<Bound<Key>> bounds[2];
+      const std::optional<ScalarBound>* given[2] = {&query.lower, &query.upper};
+      for (int side = 0; side < 2; ++side) {
+        if (!given[side]->has_value()) continue;
+        ARROW_ASSIGN_OR_RAISE(auto key, QueryKey((*given[side])->value.get()));
+        if (!key.has_value() || IsNan(*key)) return 0;
+        bounds[side] = Bound<Key>{*key, (*given[side])->inclusive};
+      }
+      add_pages(bounds[0], bounds[1]);
+      return rows;
+    }
+    for (const auto& value : query.values) {
+      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
+      if (!key.has_value() || IsNan(*key)) continue;
+      const Bound<Key> bound{*key, true};
+      add_pages(bound, bound);
+    }
+    return rows;
+  }
 
   arrow::Result<std::vector<uint64_t>> Search(const ScalarQuery& query) const override {
     PageCache cache(reader_);
@@ -184,8 +218,33 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
   arrow::Status Collect(const std::optional<Bound<Key>>& lower,
                         const std::optional<Bound<Key>>& upper, const Accept& accept,
                         PageCache* cache, std::vector<uint64_t>* rows) const {
-    // Keys ascend across pages, so the pages meeting the interval are contiguous: those after
-    // the last page ending below it and before the first page starting above it.
+    const auto [begin, end] = PagesMeeting(lower, upper);
+    for (size_t index = begin; index < end; ++index) {
+      ARROW_ASSIGN_OR_RAISE(const Page<Key>* page, cache->Get(static_cast<int>(index)));
+      const auto keys_begin = page->keys.begin();
+      const auto keys_end = page->keys.end();
+      auto from = keys_begin;
+      if (lower) {
+        from = lower->inclusive ? std::lower_bound(keys_begin, keys_end, lower->key)
+                                : std::upper_bound(keys_begin, keys_end, lower->key);
+      }
+      auto to = keys_end;
+      if (upper) {
+        to = upper->inclusive ? std::upper_bound(from, keys_end, upper->key)
+                              : std::lower_bound(from, keys_end, upper->key);
+      }
+      for (auto it = from; it < to; ++it) {
+        if (accept(*it)) rows->push_back(page->rows[it - keys_begin]);
+      }
+    }
+    return arrow::Status::OK();
+  }
+
+  // The pages [begin, end) whose values may lie between the bounds. Keys ascend across pages,
+  // so they are contiguous: those after the last page ending below the interval and before the
+  // first page starting above it.
+  std::pair<size_t, size_t> PagesMeeting(const std::optional<Bound<Key>>& lower,
+                                         const std::optional<Bound<Key>>& upper) const {
     size_t begin = 0;
     size_t end = firsts_.size();
     if (lower) {
@@ -206,25 +265,7 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
                                                      }) -
                                 firsts_.begin());
     }
-    for (size_t index = begin; index < end; ++index) {
-      ARROW_ASSIGN_OR_RAISE(const Page<Key>* page, cache->Get(static_cast<int>(index)));
-      const auto keys_begin = page->keys.begin();
-      const auto keys_end = page->keys.end();
-      auto from = keys_begin;
-      if (lower) {
-        from = lower->inclusive ? std::lower_bound(keys_begin, keys_end, lower->key)
-                                : std::upper_bound(keys_begin, keys_end, lower->key);
-      }
-      auto to = keys_end;
-      if (upper) {
-        to = upper->inclusive ? std::upper_bound(from, keys_end, upper->key)
-                              : std::lower_bound(from, keys_end, upper->key);
-      }
-      for (auto it = from; it < to; ++it) {
-        if (accept(*it)) rows->push_back(page->rows[it - keys_begin]);
-      }
-    }
-    return arrow::Status::OK();
+    return {begin, std::max(begin, end)};
   }
 
   const BtreeSegmentReader& reader_;
@@ -359,6 +400,42 @@ arrow::Result<std::vector<uint64_t>> BtreeSegmentReader::NanRows() const {
   if (nans_ == nullptr) return std::vector<uint64_t>();
   std::lock_guard<std::mutex> lock(mutex_);
   return ReadAddressFile(directory_, *nans_, kNansFile);
+}
+
+uint64_t BtreeSegmentReader::page_rows(int index) const { return page_sizes_[index]; }
+
+uint64_t BtreeSegmentReader::DetailCount(std::string_view key) const {
+  const auto found = meta_.details().find(std::string(key));
+  if (found == meta_.details().end()) return meta_.num_rows();
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(found->second.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' ? value : meta_.num_rows();
+}
+
+Capability BtreeSegmentReader::Assess(const expr::Node& leaf) const {
+  const auto query = ScalarQueryOf(leaf);
+  if (!query) return {};
+  switch (query->kind) {
+    case ScalarQuery::Kind::kIsNull:
+      return {Coverage::kExact, static_cast<double>(DetailCount(kDetailNumNulls))};
+    case ScalarQuery::Kind::kIsNotNull:
+      return {Coverage::kExact, static_cast<double>(meta_.num_rows())};
+    default: {
+      // A query value of another type is the caller's bug, which Answer reports; cost it as a
+      // full read so that another index is preferred.
+      auto rows = searcher_->PageRowsToRead(*query);
+      return {Coverage::kExact, static_cast<double>(rows.ok() ? *rows : meta_.num_rows())};
+    }
+  }
+}
+
+arrow::Result<RowAddressSet> BtreeSegmentReader::Answer(const expr::Node& leaf) const {
+  const auto query = ScalarQueryOf(leaf);
+  if (!query) {
+    return InvalidArgument("BTREE segment ", meta_.uuid(), " of index '", meta_.index_name(),
+                           "' cannot answer ", leaf.ToString());
+  }
+  return Search(*query);
 }
 
 arrow::Result<RowAddressSet> BtreeSegmentReader::Search(const ScalarQuery& query) const {

@@ -1,5 +1,7 @@
-// BtreeSegmentReader: answers ScalarQuery predicates from one BTREE segment (layout in
-// btree_layout.h) with exact, ascending, unique row addresses.
+// BtreeSegmentReader: answers ScalarQuery predicates (scalar_query.h) from one BTREE segment
+// (layout in btree_layout.h) with exact, ascending, unique row addresses. As a
+// ScalarSegmentReader it answers every leaf ScalarQueryOf translates, exactly, at a cost of the
+// rows of the pages it would decode (from the lookup layer).
 //
 // Opening memory-maps the segment's files and reads the lookup layer (first and last value of
 // every page); a query binary-searches that layer and decodes only the pages whose value range
@@ -26,12 +28,14 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "tessera/format/manifest.pb.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/scalar/btree_key.h"
 #include "tessera/index/scalar/btree_layout.h"
+#include "tessera/index/scalar/scalar_query.h"
 #include "tessera/index/scalar_segment.h"
 
 namespace tessera::index::scalar {
@@ -43,12 +47,15 @@ class BtreeSegmentReader final : public ScalarSegmentReader {
   ~BtreeSegmentReader() override;
 
   const format::SegmentMeta& meta() const override { return meta_; }
-  arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const override;
+  Capability Assess(const expr::Node& leaf) const override;
+  arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const override;
+  arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const;
 
   // The type the values are stored as (the column's, float16 widened to float32).
   const std::shared_ptr<arrow::DataType>& storage_type() const { return storage_; }
   KeyDomain domain() const { return domain_; }
   int num_pages() const { return num_pages_; }
+  uint64_t page_rows(int index) const;
   // Pages decoded since Open, by queries and ReadPage.
   uint64_t pages_read() const { return pages_read_.load(); }
 
@@ -65,6 +72,8 @@ class BtreeSegmentReader final : public ScalarSegmentReader {
 
  private:
   BtreeSegmentReader() = default;
+  // A count of SegmentMeta.details (num_nulls, ...); the row count when absent or malformed.
+  uint64_t DetailCount(std::string_view key) const;
 
   format::SegmentMeta meta_;
   SegmentDirectory directory_;

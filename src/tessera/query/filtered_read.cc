@@ -1,0 +1,402 @@
+#include "tessera/query/filtered_read.h"
+
+#include <arrow/builder.h>
+#include <arrow/compute/api.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/row_matcher.h"
+#include "tessera/dataset/scanner.h"
+#include "tessera/dataset/take.h"
+#include "tessera/query/filter_plan.h"
+#include "tessera/status.h"
+
+namespace tessera::query {
+
+namespace {
+
+// With a limit, the first chunk of candidates to recheck holds at least this many rows and
+// twice the rows still wanted (some fail the recheck), up to kReadBatchRows.
+constexpr uint64_t kMinimumChunk = 256;
+
+// A read's filter, parsed and planned once.
+struct PlannedFilter {
+  std::shared_ptr<const expr::Filter> filter;  // null: no filter
+  std::optional<bool> constant;                // the filter is constant: keeps every row or none
+  FilterPlan plan;                             // when the filter is neither absent nor constant
+  bool planned() const { return filter != nullptr && !constant; }
+};
+
+std::vector<uint32_t> AllFragmentIds(const Snapshot& snapshot) {
+  std::vector<uint32_t> ids;
+  for (const auto& fragment : snapshot.manifest().fragments()) ids.push_back(fragment.id());
+  return ids;
+}
+
+// Plans `filter` (null: none); explains the plan, or says that every fragment is
+// `constant_action` when the filter is absent or constant.
+arrow::Result<PlannedFilter> PlanParsed(const Snapshot& snapshot,
+                                        std::shared_ptr<const expr::Filter> filter,
+                                        std::string_view constant_action, Explain* explain,
+                                        std::string_view prefix) {
+  PlannedFilter planned;
+  planned.filter = std::move(filter);
+  const auto explain_all = [&](std::string_view action, const std::string& why) {
+    if (explain == nullptr || snapshot.manifest().fragments_size() == 0) return;
+    explain->Add(std::string(prefix) + DescribeFragments(AllFragmentIds(snapshot)) + ": " +
+                 std::string(action) + " (" + why + ")");
+  };
+  if (planned.filter == nullptr) {
+    explain_all(constant_action, "no filter");
+    return planned;
+  }
+  const expr::Node& root = planned.filter->root();
+  if (root.kind() == expr::NodeKind::kLiteral) {
+    const auto& value = root.As<expr::Literal>().value();
+    planned.constant = value->is_valid && value->type->id() == arrow::Type::BOOL &&
+                       static_cast<const arrow::BooleanScalar&>(*value).value;
+    explain_all(*planned.constant ? constant_action : "no row",
+                "constant filter " + planned.filter->ToString());
+    return planned;
+  }
+  ARROW_ASSIGN_OR_RAISE(planned.plan, PlanFilter(snapshot, *planned.filter));
+  ExplainFilterPlan(planned.plan, prefix, explain);
+  return planned;
+}
+
+// Parses `text` (empty: no filter) against the snapshot's schema and plans it.
+arrow::Result<PlannedFilter> PlanRead(const Snapshot& snapshot, std::string_view text,
+                                      std::string_view constant_action, Explain* explain) {
+  std::shared_ptr<const expr::Filter> filter;
+  if (!text.empty()) {
+    ARROW_ASSIGN_OR_RAISE(filter, expr::Filter::Parse(text, snapshot.schema()));
+  }
+  return PlanParsed(snapshot, std::move(filter), constant_action, explain, "");
+}
+
+std::vector<uint32_t> OffsetsOf(const Roaring& rows) {
+  std::vector<uint32_t> offsets(rows.cardinality());
+  rows.toUint32Array(offsets.data());
+  return offsets;
+}
+
+// Indices in `schema` of the columns `filter` reads, added to `columns` if missing.
+arrow::Result<std::vector<int>> WithFilterColumns(const arrow::Schema& schema,
+                                                  const expr::Filter& filter,
+                                                  std::vector<int> columns) {
+  ARROW_ASSIGN_OR_RAISE(auto read, dataset::FilterColumns(schema, filter));
+  for (int column : read) {
+    if (std::find(columns.begin(), columns.end(), column) == columns.end()) {
+      columns.push_back(column);
+    }
+  }
+  return columns;
+}
+
+// The live rows of one fragment that pass the filter, given the fragment's deletion vector
+// (possibly newer than the plan's, when a delete is re-planned after a concurrent one).
+arrow::Result<Roaring> MatchesOf(const Snapshot& snapshot, const PlannedFilter& planned,
+                                 const format::Fragment& fragment, const FragmentFilterPlan* plan,
+                                 const Roaring& deleted) {
+  if (planned.constant) {
+    Roaring rows;
+    if (*planned.constant) {
+      rows.addRange(0, fragment.physical_rows());
+      rows -= deleted;
+    }
+    return rows;
+  }
+  if (plan == nullptr || !plan->candidates) {
+    return dataset::FindMatchingRows(*snapshot.storage(), fragment, snapshot.schema(),
+                                     *planned.filter, deleted);
+  }
+  Roaring candidates = *plan->candidates - deleted;
+  if (plan->exact || candidates.isEmpty()) return candidates;
+  ARROW_ASSIGN_OR_RAISE(auto columns, WithFilterColumns(*snapshot.schema(), *planned.filter, {}));
+  std::shared_ptr<const Roaring> borrowed(std::shared_ptr<const Roaring>(), &deleted);
+  ARROW_ASSIGN_OR_RAISE(
+      auto reader, dataset::FragmentReader::Open(*snapshot.storage(), fragment, snapshot.schema(),
+                                                 columns, borrowed));
+  const std::vector<uint32_t> offsets = OffsetsOf(candidates);
+  Roaring matches;
+  for (size_t begin = 0; begin < offsets.size(); begin += kReadBatchRows) {
+    const size_t end = std::min<size_t>(offsets.size(), begin + kReadBatchRows);
+    const std::vector<uint32_t> chunk(offsets.begin() + static_cast<std::ptrdiff_t>(begin),
+                                      offsets.begin() + static_cast<std::ptrdiff_t>(end));
+    ARROW_ASSIGN_OR_RAISE(auto batch, dataset::TakeFromFragment(*reader, chunk));
+    ARROW_ASSIGN_OR_RAISE(auto selected, planned.filter->Select(*batch));
+    for (int64_t row = 0; row < selected->length(); ++row) {
+      if (selected->Value(row)) matches.add(chunk[static_cast<size_t>(row)]);
+    }
+  }
+  return matches;
+}
+
+const FragmentFilterPlan* PlanOf(const PlannedFilter& planned, uint32_t fragment_id) {
+  for (const auto& plan : planned.plan.fragments) {
+    if (plan.fragment_id == fragment_id) return &plan;
+  }
+  return nullptr;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> AddressArray(uint32_t fragment,
+                                                          const std::vector<uint32_t>& offsets) {
+  arrow::UInt64Builder builder;
+  ARROW_RETURN_NOT_OK(builder.Reserve(static_cast<int64_t>(offsets.size())));
+  for (uint32_t offset : offsets) builder.UnsafeAppend(dataset::MakeRowAddress(fragment, offset));
+  return builder.Finish();
+}
+
+// The stream of Read(): plan positions in manifest order, each either a run of scanned
+// fragments (a dataset scanner over them) or one index-answered fragment (its candidates read
+// by row address in chunks).
+class FilteredReader final : public arrow::RecordBatchReader {
+ public:
+  FilteredReader(std::shared_ptr<const Snapshot> snapshot, dataset::ScanOptions options,
+                 std::shared_ptr<arrow::Schema> output, PlannedFilter planned,
+                 std::vector<int> output_columns)
+      : snapshot_(std::move(snapshot)),
+        options_(std::move(options)),
+        output_(std::move(output)),
+        planned_(std::move(planned)),
+        output_columns_(std::move(output_columns)) {}
+
+  std::shared_ptr<arrow::Schema> schema() const override { return output_; }
+
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    *out = nullptr;
+    while (!Full()) {
+      if (scanner_ != nullptr) {
+        std::shared_ptr<arrow::RecordBatch> batch;
+        ARROW_RETURN_NOT_OK(scanner_->ReadNext(&batch));
+        if (batch == nullptr) {
+          scanner_.reset();
+          continue;
+        }
+        if (Emit(std::move(batch), out)) return arrow::Status::OK();
+        continue;
+      }
+      if (next_offset_ < offsets_.size()) {
+        ARROW_ASSIGN_OR_RAISE(auto batch, ReadCandidates());
+        if (Emit(std::move(batch), out)) return arrow::Status::OK();
+        continue;
+      }
+      if (!started_) {
+        started_ = true;
+        if (!planned_.planned()) {
+          if (planned_.constant == false) break;
+          ARROW_RETURN_NOT_OK(StartScan(0, snapshot_->manifest().fragments_size()));
+          position_ = static_cast<size_t>(snapshot_->manifest().fragments_size());
+          continue;
+        }
+      }
+      if (!planned_.planned() || position_ >= planned_.plan.fragments.size()) break;
+      ARROW_RETURN_NOT_OK(StartNext());
+    }
+    return arrow::Status::OK();
+  }
+
+ private:
+  bool Full() const { return options_.limit && returned_ >= *options_.limit; }
+  std::optional<uint64_t> Room() const {
+    if (!options_.limit) return std::nullopt;
+    return *options_.limit - returned_;
+  }
+
+  // Cuts `batch` to the limit; true when it has rows to return.
+  bool Emit(std::shared_ptr<arrow::RecordBatch> batch, std::shared_ptr<arrow::RecordBatch>* out) {
+    if (const auto room = Room(); room && static_cast<uint64_t>(batch->num_rows()) > *room) {
+      batch = batch->Slice(0, static_cast<int64_t>(*room));
+    }
+    if (batch->num_rows() == 0) return false;
+    returned_ += static_cast<uint64_t>(batch->num_rows());
+    *out = std::move(batch);
+    return true;
+  }
+
+  // The next plan position: a run of fragments no index answers, or one that an index does.
+  arrow::Status StartNext() {
+    const auto& fragments = planned_.plan.fragments;
+    const FragmentFilterPlan& plan = fragments[position_];
+    if (!plan.candidates) {
+      size_t end = position_;
+      while (end < fragments.size() && !fragments[end].candidates) ++end;
+      ARROW_RETURN_NOT_OK(StartScan(static_cast<int>(position_), static_cast<int>(end)));
+      position_ = end;
+      return arrow::Status::OK();
+    }
+    ++position_;
+    if (plan.candidates->isEmpty()) return arrow::Status::OK();
+    const format::Fragment& fragment = snapshot_->manifest().fragments(plan.position);
+    fragment_id_ = fragment.id();
+    exact_ = plan.exact;
+    offsets_ = OffsetsOf(*plan.candidates);
+    next_offset_ = 0;
+    chunk_ = kReadBatchRows;
+    if (const auto room = Room()) {
+      chunk_ = std::min(kReadBatchRows, exact_ ? *room : std::max(kMinimumChunk, 2 * *room));
+    }
+    std::vector<int> columns = output_columns_;
+    if (!exact_) {
+      ARROW_ASSIGN_OR_RAISE(
+          columns, WithFilterColumns(*snapshot_->schema(), *planned_.filter, std::move(columns)));
+    }
+    fragment_reader_.reset();
+    if (!columns.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot_->deletions().Get(fragment));
+      ARROW_ASSIGN_OR_RAISE(fragment_reader_,
+                            dataset::FragmentReader::Open(*snapshot_->storage(), fragment,
+                                                          snapshot_->schema(), columns, deleted));
+    }
+    return arrow::Status::OK();
+  }
+
+  // Fragments [begin, end) of the manifest, scanned as Dataset::Scan scans them.
+  arrow::Status StartScan(int begin, int end) {
+    const format::Manifest& manifest = snapshot_->manifest();
+    std::shared_ptr<const format::Manifest> part;
+    if (begin == 0 && end == manifest.fragments_size()) {
+      part = std::shared_ptr<const format::Manifest>(snapshot_, &manifest);
+    } else {
+      auto subset = std::make_shared<format::Manifest>();
+      subset->set_format_version(manifest.format_version());
+      subset->set_version(manifest.version());
+      for (int i = begin; i < end; ++i) {
+        const int position = planned_.planned() ? planned_.plan.fragments[i].position : i;
+        *subset->add_fragments() = manifest.fragments(position);
+      }
+      part = std::move(subset);
+    }
+    dataset::ScanOptions options = options_;
+    options.limit = Room();
+    ARROW_ASSIGN_OR_RAISE(
+        scanner_, dataset::MakeScanner(snapshot_->storage(), std::move(part), snapshot_->schema(),
+                                       options, &snapshot_->deletions()));
+    return arrow::Status::OK();
+  }
+
+  // The next chunk of the current fragment's candidates, projected, rechecked unless exact.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadCandidates() {
+    const size_t end = std::min<size_t>(offsets_.size(), next_offset_ + chunk_);
+    const std::vector<uint32_t> chunk(offsets_.begin() + static_cast<std::ptrdiff_t>(next_offset_),
+                                      offsets_.begin() + static_cast<std::ptrdiff_t>(end));
+    next_offset_ = end;
+    chunk_ = std::min(kReadBatchRows, 2 * chunk_);
+    std::shared_ptr<arrow::RecordBatch> taken;
+    if (fragment_reader_ != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(taken, dataset::TakeFromFragment(*fragment_reader_, chunk));
+    }
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (const auto& field : output_->fields()) {
+      if (field->name() == dataset::kRowAddressColumn) {
+        ARROW_ASSIGN_OR_RAISE(auto addresses, AddressArray(fragment_id_, chunk));
+        columns.push_back(std::move(addresses));
+      } else {
+        columns.push_back(taken->GetColumnByName(field->name()));
+      }
+    }
+    auto projected =
+        arrow::RecordBatch::Make(output_, static_cast<int64_t>(chunk.size()), std::move(columns));
+    if (exact_) return projected;
+    ARROW_ASSIGN_OR_RAISE(auto selected, planned_.filter->Select(*taken));
+    ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(projected, selected));
+    return kept.record_batch();
+  }
+
+  std::shared_ptr<const Snapshot> snapshot_;
+  dataset::ScanOptions options_;
+  std::shared_ptr<arrow::Schema> output_;
+  PlannedFilter planned_;
+  std::vector<int> output_columns_;  // schema indices of the output's data columns
+  bool started_ = false;
+  size_t position_ = 0;  // next plan position
+  uint64_t returned_ = 0;
+  std::shared_ptr<arrow::RecordBatchReader> scanner_;
+  // The index-answered fragment being read.
+  uint32_t fragment_id_ = 0;
+  bool exact_ = false;
+  std::vector<uint32_t> offsets_;
+  size_t next_offset_ = 0;
+  uint64_t chunk_ = kReadBatchRows;
+  std::unique_ptr<dataset::FragmentReader> fragment_reader_;
+};
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Read(
+    std::shared_ptr<const Snapshot> snapshot, const dataset::ScanOptions& options,
+    Explain* explain) {
+  ARROW_ASSIGN_OR_RAISE(auto output, dataset::ScanOutputSchema(*snapshot->schema(), options));
+  std::vector<std::string> names;
+  for (const auto& field : output->fields()) {
+    if (field->name() != dataset::kRowAddressColumn || !options.with_row_address) {
+      names.push_back(field->name());
+    }
+  }
+  // ScanOutputSchema resolved every name, and `_rowaddr` only as the virtual column.
+  std::vector<int> output_columns;
+  for (const auto& name : names) output_columns.push_back(snapshot->schema()->GetFieldIndex(name));
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
+                        PlanRead(*snapshot, options.filter, "scan", explain));
+  return std::make_shared<FilteredReader>(std::move(snapshot), options, std::move(output),
+                                          std::move(planned), std::move(output_columns));
+}
+
+arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter, Explain* explain) {
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
+                        PlanRead(snapshot, filter, "counted from metadata", explain));
+  if (!planned.planned()) return planned.constant == false ? 0 : snapshot.dataset().CountRows();
+  uint64_t rows = 0;
+  for (const auto& plan : planned.plan.fragments) {
+    if (plan.candidates && plan.exact) {
+      rows += plan.candidates->cardinality();  // deletions are already subtracted
+      continue;
+    }
+    const format::Fragment& fragment = snapshot.manifest().fragments(plan.position);
+    ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot.deletions().Get(fragment));
+    ARROW_ASSIGN_OR_RAISE(Roaring matches, MatchesOf(snapshot, planned, fragment, &plan, *deleted));
+    rows += matches.cardinality();
+  }
+  return rows;
+}
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> Delete(const Snapshot& snapshot,
+                                                        std::string_view filter,
+                                                        const dataset::WriteOptions& options,
+                                                        Explain* explain) {
+  if (filter.empty()) {
+    return InvalidArgument("delete needs a filter; use 'true' to delete every row");
+  }
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned, PlanRead(snapshot, filter, "deleted", explain));
+  dataset::RowFinder finder = [&](const format::Fragment& fragment,
+                                  const Roaring& deleted) -> arrow::Result<Roaring> {
+    return MatchesOf(snapshot, planned, fragment, PlanOf(planned, fragment.id()), deleted);
+  };
+  return snapshot.dataset().Delete(filter, std::move(finder), options);
+}
+
+arrow::Result<RowsByFragment> FindMatchingRows(const Snapshot& snapshot, const expr::Filter& filter,
+                                               Explain* explain, std::string_view explain_prefix) {
+  // The caller's filter, borrowed for the call.
+  std::shared_ptr<const expr::Filter> borrowed(std::shared_ptr<const expr::Filter>(), &filter);
+  ARROW_ASSIGN_OR_RAISE(
+      PlannedFilter planned,
+      PlanParsed(snapshot, std::move(borrowed), "every live row", explain, explain_prefix));
+  RowsByFragment matches;
+  const auto& fragments = snapshot.manifest().fragments();
+  for (int position = 0; position < fragments.size(); ++position) {
+    const format::Fragment& fragment = fragments[position];
+    const FragmentFilterPlan* plan =
+        planned.planned() ? &planned.plan.fragments[static_cast<size_t>(position)] : nullptr;
+    ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot.deletions().Get(fragment));
+    ARROW_ASSIGN_OR_RAISE(matches[fragment.id()],
+                          MatchesOf(snapshot, planned, fragment, plan, *deleted));
+  }
+  return matches;
+}
+
+}  // namespace tessera::query
