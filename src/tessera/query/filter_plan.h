@@ -1,5 +1,5 @@
 // Filter planning: which fragments of a snapshot scalar indexes (BTREE, ...) answer for a
-// filter, and with which candidate rows (DESIGN §8).
+// filter, and with which candidate rows (docs/design.md, "Query semantics").
 //
 // The planner reads the filter's typed AST and bounds, per fragment, the set of rows on which
 // the filter can be TRUE, using the scalar segments that cover the fragment:

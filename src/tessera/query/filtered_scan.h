@@ -1,4 +1,4 @@
-// Filtered scan through scalar indexes (DESIGN §8).
+// Filtered scan through scalar indexes (docs/design.md, "Query semantics").
 //
 // query::Scan returns exactly what Dataset::ScanToTable returns for the same options — the same
 // rows in the same order (fragments in manifest order, offsets ascending), the same projection,
