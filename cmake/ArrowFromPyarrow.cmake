@@ -1,5 +1,6 @@
-# Arrow C++ and Parquet come from the pinned pyarrow wheel in the repo's venv (DESIGN §2):
-# its bundled headers and shared libraries. scripts/bootstrap.sh installs the venv.
+# Arrow C++ and Parquet come from the pinned pyarrow wheel in the repo's venv (docs/design.md,
+# "Dependencies and hand-written parts"): its bundled headers and shared libraries.
+# scripts/bootstrap.sh installs the venv.
 set(TESSERA_PYTHON "${CMAKE_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
     "Python of the venv whose pyarrow provides Arrow C++")
 if(NOT EXISTS "${TESSERA_PYTHON}")

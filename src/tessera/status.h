@@ -1,4 +1,4 @@
-// tessera's error model (DESIGN §9).
+// tessera's error model (docs/design.md, "Error model").
 //
 // Every public function returns arrow::Status / arrow::Result<T>. A tessera error carries an
 // ErrorKind as an arrow::StatusDetail, so callers branch on the kind, never on message text.
@@ -30,7 +30,7 @@ enum class ErrorKind {
   kResourceExhausted,
   kCancelled,
   kIndeterminate,
-  // Not in DESIGN §9's list: failures of the storage itself (a failed write or fsync) and bugs.
+  // Failures of the storage itself (a failed write or fsync), and bugs.
   kIOError,
   kInternal,
 };

@@ -1,9 +1,9 @@
-// Concurrent writers (DESIGN §5): separate processes race for commits through the optimistic
-// protocol, and the tests check what the conflict matrix promises. Every race is started from a
-// barrier that the writers wait on after opening the dataset, so they really overlap. Each
-// writer reports the versions it committed (tests/helpers/tessera_test_writer.cc), which lets
-// the tests replay the history and compare every committed version, row by row, with what it
-// must hold.
+// Concurrent writers (docs/design.md, "Commit protocol"): separate processes race for commits
+// through the optimistic protocol, and the tests check what the conflict matrix promises. Every
+// race is started from a barrier that the writers wait on after opening the dataset, so they really
+// overlap. Each writer reports the versions it committed (tests/helpers/tessera_test_writer.cc),
+// which lets the tests replay the history and compare every committed version, row by row, with
+// what it must hold.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
-// Crash safety (DESIGN §5): a writer process killed with SIGKILL at any point of a commit leaves
-// the last committed version intact, the dataset keeps working, and cleanup reclaims what the
-// dead writer left behind, but only once those files are older than the retention and the grace
-// period.
+// Crash safety (docs/design.md, "Commit protocol"): a writer process killed with SIGKILL at any
+// point of a commit leaves the last committed version intact, the dataset keeps working, and
+// cleanup reclaims what the dead writer left behind, but only once those files are older than the
+// retention and the grace period.
 //
 // The victim is tests/helpers/tessera_test_writer.cc run with TESSERA_CRASH_AT=<point>
 // (io/fault_injection.h): the library kills its own process there.

@@ -1,6 +1,6 @@
-// The index lifecycle matrix (DESIGN §7): create, duplicate, case rules, if_not_exists, replace,
-// drop, optimize (delta, no-op, merge policy), commit validation, system indexes, cleanup, and
-// conflicts with concurrent writers.
+// The index lifecycle matrix (docs/design.md, "Index lifecycle"): create, duplicate, case rules,
+// if_not_exists, replace, drop, optimize (delta, no-op, merge policy), commit validation, system
+// indexes, cleanup, and conflicts with concurrent writers.
 #include "tessera/index/lifecycle.h"
 
 #include <gtest/gtest.h>

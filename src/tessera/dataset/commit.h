@@ -1,4 +1,4 @@
-// The optimistic commit protocol (DESIGN §5).
+// The optimistic commit protocol (docs/design.md, "Commit protocol").
 //
 //   1. The operation's files are already written (invisible: nothing references them).
 //   2. Write the transaction file, then create _versions/<base + 1>.manifest put-if-absent.

@@ -1,4 +1,5 @@
-// Dataset: one immutable, committed version of a versioned columnar dataset (DESIGN §4–5).
+// Dataset: one immutable, committed version of a versioned columnar dataset (docs/design.md,
+// "On-disk format" and "Commit protocol").
 //
 // A Dataset object is a snapshot: its version, schema and fragments never change. Reads
 // (Scan, Take, CountRows) see exactly that version, however many commits land meanwhile.
@@ -122,8 +123,8 @@ class Dataset {
                                                  const WriteOptions& options = {}) const;
 
   // Commits a change of one logical index (index/lifecycle.h builds these; segment files must
-  // already be written). Conflicts per DESIGN §5: a concurrent change of the same index or an
-  // overwrite is a retryable CommitConflict.
+  // already be written). Conflicts per docs/design.md, "Commit protocol": a concurrent change of
+  // the same index or an overwrite is a retryable CommitConflict.
   arrow::Result<std::shared_ptr<Dataset>> CommitIndexChange(IndexChange change,
                                                             const WriteOptions& options = {}) const;
 

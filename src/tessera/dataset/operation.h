@@ -4,7 +4,7 @@
 // vectors) are written before the commit; Apply() only edits metadata, so retrying on a newer
 // base is cheap. When another writer committed first, Rebase() is told every transaction that
 // landed since, and either accepts them (possibly re-planning, as a Delete of the same fragment
-// does) or fails with CommitConflict per the matrix of DESIGN §5:
+// does) or fails with CommitConflict per the matrix of docs/design.md, "Commit protocol":
 //
 //   ours \ theirs   Append   Delete                    Overwrite   Index
 //   Append          ok       ok                        conflict    ok
@@ -163,7 +163,7 @@ class IndexOperation : public Operation {
   IndexChange change_;
 };
 
-// Index names: display case is kept, lookups ignore case (DESIGN §7).
+// Index names: display case is kept, lookups ignore case (docs/design.md, "Index lifecycle").
 std::string NormalizeIndexName(std::string_view name);
 // Positions in manifest.indexes() of the definitions named `name` (ignoring case); more than
 // one only in manifests written by other tools, which mutations reject as Ambiguous.

@@ -1,4 +1,4 @@
-// Names of the files inside a dataset root (DESIGN §4).
+// Names of the files inside a dataset root (docs/design.md, "On-disk format").
 //
 //   _versions/<version, 20 digits>.manifest
 //   _transactions/<read_version>-<uuid>.txn

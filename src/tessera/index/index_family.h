@@ -1,6 +1,7 @@
 // IndexFamily: one kind of index (BTREE, IVF_FLAT, ...), stateless and registered once by name
-// (DESIGN §6). Everything about a family's files lives behind this interface: adding a family
-// means implementing it and registering it; commits, planning and the CLI do not change.
+// (docs/design.md, "Segment contract"). Everything about a family's files lives behind this
+// interface: adding a family means implementing it and registering it; commits, planning and the
+// CLI do not change.
 //
 // The contract every family keeps:
 //  - Validate() rejects unsupported column types and unknown or out-of-range parameters before

@@ -1,7 +1,7 @@
-// The index lifecycle (DESIGN §6–7): create, replace, drop, optimize, and the distributed
-// workflow train → build_uncommitted → merge → commit_segments. Every operation reduces to
-// "write new segment directories, then commit one IndexChange": the same atomic operation on
-// segment sets, whoever built the segments and wherever.
+// The index lifecycle (docs/design.md, "Segment contract" and "Index lifecycle"): create, replace,
+// drop, optimize, and the distributed workflow train → build_uncommitted → merge → commit_segments.
+// Every operation reduces to "write new segment directories, then commit one IndexChange": the same
+// atomic operation on segment sets, whoever built the segments and wherever.
 //
 // Names: display case is kept, lookups ignore case; a new name differing only by case from an
 // existing one is rejected; names starting with "__" are system indexes, hidden from

@@ -1,5 +1,5 @@
 // Explain: what a query did, in lines a person can read — per group of fragments, the index or
-// scan that answered it and why, and why an index was not used (DESIGN §8).
+// scan that answered it and why, and why an index was not used (docs/design.md, "Query semantics").
 //
 //   fragments [0..3]: BTREE index 'price_idx' segment 1b2c3d4e answers 'price < 10'
 //       (12 candidates, rechecked)

@@ -1,4 +1,4 @@
-// Nearest-neighbour search over a vector column (DESIGN §8).
+// Nearest-neighbour search over a vector column (docs/design.md, "Query semantics").
 //
 // Fragments covered by a segment of a vector index on the column (IVF_FLAT, ...) whose metric
 // is the query's are searched through that segment (probing `nprobes` partitions); the other

@@ -1,10 +1,10 @@
 // Turning exceptions into typed errors at the boundaries where they may arise.
 //
-// tessera returns arrow::Status everywhere (DESIGN §9), but the standard library and Arrow's
-// containers throw: std::bad_alloc when an allocation fails, std::length_error for a size past
-// a container's maximum. GuardExceptions runs a body and returns what it throws as an error, so
-// no exception leaves a worker thread (util::ParallelFor guards every loop body) or a library
-// entry point that may allocate much (nearest-neighbour search, index builds):
+// tessera returns arrow::Status everywhere (docs/design.md, "Error model"), but the standard
+// library and Arrow's containers throw: std::bad_alloc when an allocation fails, std::length_error
+// for a size past a container's maximum. GuardExceptions runs a body and returns what it throws as
+// an error, so no exception leaves a worker thread (util::ParallelFor guards every loop body) or a
+// library entry point that may allocate much (nearest-neighbour search, index builds):
 //  - std::bad_alloc → ResourceExhausted "out of memory while <operation>";
 //  - any other exception → Internal "<operation>: <what()>" (a bug: report it).
 //

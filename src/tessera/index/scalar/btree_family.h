@@ -1,5 +1,5 @@
 // BTREE: an exact scalar index over one column, answering equality, IN, range and null
-// predicates with row addresses (DESIGN §6, §8).
+// predicates with row addresses (docs/design.md, "Segment contract" and "Query semantics").
 //
 // A segment is a sorted run of (value, row address) pairs split into pages of `page_rows` rows,
 // a lookup layer holding the first and last value of every page, and the lists of rows whose

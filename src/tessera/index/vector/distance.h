@@ -1,10 +1,10 @@
-// Distances between float32 vectors, as tessera defines them (DESIGN §8): float32, smaller is
-// closer. l2 is the squared Euclidean distance, cosine is 1 − cosine similarity, dot is the
-// negated inner product. Every search path — index segments and the exact scan of unindexed
-// fragments — computes distances with these functions, so within one process equal inputs give
-// bit-equal distances and ties break identically (by row address). The sums run on the SIMD
-// kernels of simd::ActiveLevel() (index/vector/simd/kernels.h), fixed for the life of the
-// process; another CPU or TESSERA_SIMD value may round the last bits differently.
+// Distances between float32 vectors, as tessera defines them (docs/design.md, "Query semantics"):
+// float32, smaller is closer. l2 is the squared Euclidean distance, cosine is 1 − cosine
+// similarity, dot is the negated inner product. Every search path — index segments and the exact
+// scan of unindexed fragments — computes distances with these functions, so within one process
+// equal inputs give bit-equal distances and ties break identically (by row address). The sums run
+// on the SIMD kernels of simd::ActiveLevel() (index/vector/simd/kernels.h), fixed for the life of
+// the process; another CPU or TESSERA_SIMD value may round the last bits differently.
 #pragma once
 
 #include <arrow/result.h>

@@ -5,9 +5,9 @@
 // may encode a vector relative to its partition's centroid: residual encoding). It is immutable
 // once trained, so one quantizer serves every thread.
 //
-// Approximate distances follow tessera's metrics on the decoded vector x̂ (DESIGN §8): l2 is
-// ‖q − x̂‖², dot is −q·x̂, cosine is 1 − q·x̂ (the family normalizes vectors and queries to unit
-// length for cosine before they reach the quantizer). Smaller is closer.
+// Approximate distances follow tessera's metrics on the decoded vector x̂ (docs/design.md, "Query
+// semantics"): l2 is ‖q − x̂‖², dot is −q·x̂, cosine is 1 − q·x̂ (the family normalizes vectors and
+// queries to unit length for cosine before they reach the quantizer). Smaller is closer.
 #pragma once
 
 #include <arrow/status.h>

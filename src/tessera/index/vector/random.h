@@ -1,9 +1,9 @@
 // A small seeded random generator for index training (sampling, k-means initialisation).
 //
-// Index builds must be reproducible from their parameters alone (DESIGN §10), on every
-// platform: std::uniform_int_distribution and friends differ between standard libraries, so
-// every mapping from random bits to a value is defined here. SplitMix64 is fast and passes
-// BigCrush, more than enough for sampling.
+// Index builds must be reproducible from their parameters alone (docs/design.md, "Threads and
+// determinism"), on every platform: std::uniform_int_distribution and friends differ between
+// standard libraries, so every mapping from random bits to a value is defined here. SplitMix64 is
+// fast and passes BigCrush, more than enough for sampling.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // A vector column (fixed_size_list<float32|float16>[dim]) seen as rows of float32.
 //
-// Every distance tessera reports is computed on float32 (DESIGN §8). float16 elements convert
-// to float32 exactly, so an index segment, which stores float32, and the exact scan of a
-// float16 column see bit-identical vectors. A row is null when the list is null or when any of
-// its elements is null: such a row has no vector, is never indexed and never returned.
+// Every distance tessera reports is computed on float32 (docs/design.md, "Query semantics").
+// float16 elements convert to float32 exactly, so an index segment, which stores float32, and the
+// exact scan of a float16 column see bit-identical vectors. A row is null when the list is null or
+// when any of its elements is null: such a row has no vector, is never indexed and never returned.
 #pragma once
 
 #include <arrow/array.h>

@@ -11,7 +11,7 @@
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
 //  - float32/float16 distance kernels may sum in a different order per level, so they agree to
 //    a relative tolerance only. Within one process every search path uses the same level, so
-//    equal inputs still give bit-equal distances (DESIGN §8).
+//    equal inputs still give bit-equal distances (docs/design.md, "Query semantics").
 #pragma once
 
 #include <cstdint>
