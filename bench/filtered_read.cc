@@ -59,8 +59,11 @@ using tessera::dataset::Dataset;
 // ---------------------------------------------------------------------------------------------
 // The library calls under test. They are all here so that a new read API replaces only these:
 // a Snapshot type for the handle, one function to open it, and one per read. Each read
-// consumes its whole result. A read that returns
-// NotImplemented is left out of the results (CountThroughPlanner exists only before issue 10).
+// consumes its whole result. A read that returns NotImplemented is left out of the results
+// (CountThroughPlanner exists only before issue 10). With a query::Snapshot and one streaming
+// read: Snapshot becomes that type and OpenSnapshot opens it (warm mode keeps one for all
+// repetitions); ScanWithIndex and CountWithIndex call the index-aware read and count;
+// ScanWithoutIndex and CountWithoutIndex may call the same on version 1, which has no index.
 // ---------------------------------------------------------------------------------------------
 
 // What a read runs against: one opened version of the dataset.
