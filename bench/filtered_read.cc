@@ -50,7 +50,8 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/options.h"
 #include "tessera/index/lifecycle.h"
-#include "tessera/query/filtered_scan.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
 
 namespace {
 
@@ -67,22 +68,16 @@ using tessera::dataset::Dataset;
 // ---------------------------------------------------------------------------------------------
 
 // What a read runs against: one opened version of the dataset.
-using Snapshot = std::shared_ptr<const Dataset>;
+using Snapshot = std::shared_ptr<const tessera::query::Snapshot>;
 
 // A scan hands every batch of its result to this, in order.
 using BatchConsumer = std::function<arrow::Status(const arrow::RecordBatch&)>;
 
 arrow::Result<Snapshot> OpenSnapshot(const std::string& uri, uint64_t version) {
-  return Dataset::Open(uri, version);
+  return tessera::query::Snapshot::Open(uri, version);
 }
 
-// Filtered scan, index-aware: query::Scan, which materializes its result as one table.
-arrow::Status ScanWithIndex(const Snapshot& snapshot, const std::string& filter,
-                            const BatchConsumer& consume) {
-  tessera::dataset::ScanOptions options;
-  options.filter = filter;
-  ARROW_ASSIGN_OR_RAISE(auto table, tessera::query::Scan(*snapshot, options));
-  arrow::TableBatchReader reader(*table);
+arrow::Status ConsumeAll(arrow::RecordBatchReader& reader, const BatchConsumer& consume) {
   std::shared_ptr<arrow::RecordBatch> batch;
   while (true) {
     ARROW_RETURN_NOT_OK(reader.ReadNext(&batch));
@@ -91,40 +86,39 @@ arrow::Status ScanWithIndex(const Snapshot& snapshot, const std::string& filter,
   }
 }
 
+// Filtered scan, index-aware: query::Read, streamed batch by batch.
+arrow::Status ScanWithIndex(const Snapshot& snapshot, const std::string& filter,
+                            const BatchConsumer& consume) {
+  tessera::dataset::ScanOptions options;
+  options.filter = filter;
+  ARROW_ASSIGN_OR_RAISE(auto reader, tessera::query::Read(snapshot, options));
+  return ConsumeAll(*reader, consume);
+}
+
 // The unindexed streaming scan: Dataset::Scan, batch by batch (with `filter`, or every row for
 // the full scan).
 arrow::Status ScanWithoutIndex(const Snapshot& snapshot, const std::string& filter,
                                const BatchConsumer& consume) {
   tessera::dataset::ScanOptions options;
   options.filter = filter;
-  ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->Scan(options));
-  std::shared_ptr<arrow::RecordBatch> batch;
-  while (true) {
-    ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
-    if (batch == nullptr) return arrow::Status::OK();
-    ARROW_RETURN_NOT_OK(consume(*batch));
-  }
+  ARROW_ASSIGN_OR_RAISE(auto reader, snapshot->dataset().Scan(options));
+  return ConsumeAll(*reader, consume);
 }
 
-// Filtered count as `tessera count --where` does it: Dataset::CountRows(filter), which before
-// issue 10 never uses an index, so "with index" and "without" differ only by the version opened.
+// Filtered count as `tessera count --where` does it: query::Count, through the index.
 arrow::Result<uint64_t> CountWithIndex(const Snapshot& snapshot, const std::string& filter) {
-  return snapshot->CountRows(filter);
+  return tessera::query::Count(*snapshot, filter);
 }
 
+// The unindexed count: Dataset::CountRows(filter) evaluates the filter on every row.
 arrow::Result<uint64_t> CountWithoutIndex(const Snapshot& snapshot, const std::string& filter) {
-  return snapshot->CountRows(filter);
+  return snapshot->dataset().CountRows(filter);
 }
 
-// Before issue 10 only: the index-aware count the library has but `count` does not use — the
-// planner's matching rows (query::FindMatchingRows, the allow-list of a prefiltered search).
-// After it, CountWithIndex is that; make this return arrow::Status::NotImplemented("").
-arrow::Result<uint64_t> CountThroughPlanner(const Snapshot& snapshot, const std::string& filter) {
-  ARROW_ASSIGN_OR_RAISE(auto parsed, tessera::expr::Filter::Parse(filter, snapshot->schema()));
-  ARROW_ASSIGN_OR_RAISE(auto rows, tessera::query::FindMatchingRows(*snapshot, *parsed));
-  uint64_t count = 0;
-  for (const auto& [fragment, offsets] : rows) count += offsets.cardinality();
-  return count;
+// Before issue 10 only (the planner's matching rows counted, query::FindMatchingRows); after it
+// CountWithIndex is that, so this operation drops out of the results.
+arrow::Result<uint64_t> CountThroughPlanner(const Snapshot&, const std::string&) {
+  return arrow::Status::NotImplemented("");
 }
 
 // ---------------------------------------------------------------------------------------------
