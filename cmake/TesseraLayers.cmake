@@ -34,10 +34,14 @@ foreach(_entry ${_tessera_entries})
   endif()
 endforeach()
 
-# A symbolic link `link` → `target`, made once (a link from an earlier configure is kept).
+# A symbolic link `link` → `target`; a link from an earlier configure is kept if it points there.
 function(tessera_stage_link target link)
   if(IS_SYMLINK ${link})
-    return()
+    file(READ_SYMLINK ${link} _current)
+    if(_current STREQUAL target)
+      return()
+    endif()
+    file(REMOVE ${link})
   endif()
   get_filename_component(_parent ${link} DIRECTORY)
   file(MAKE_DIRECTORY ${_parent})
