@@ -1,12 +1,11 @@
 #include "gen_command.h"
 
 #include <arrow/builder.h>
-#include <arrow/io/file.h>
+#include <arrow/io/interfaces.h>
 #include <arrow/ipc/writer.h>
 #include <arrow/table.h>
 #include <parquet/arrow/writer.h>
 #include <parquet/properties.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +14,7 @@
 #include <system_error>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/io/replace_file.h"
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 #include "units.h"
@@ -72,10 +72,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeSource(const GenArg
   return reader;
 }
 
-// Streams `source` into `path`; returns the number of rows written.
-arrow::Result<int64_t> WriteFile(arrow::RecordBatchReader& source, const std::string& path,
+// Streams `source` into `sink`; returns the number of rows written.
+arrow::Result<int64_t> WriteRows(arrow::RecordBatchReader& source,
+                                 const std::shared_ptr<arrow::io::OutputStream>& sink,
                                  FileFormat format, int64_t batch_rows) {
-  ARROW_ASSIGN_OR_RAISE(auto sink, arrow::io::FileOutputStream::Open(path));
   int64_t rows = 0;
   std::shared_ptr<arrow::RecordBatch> batch;
   if (format == FileFormat::kParquet) {
@@ -112,12 +112,11 @@ arrow::Result<int64_t> WriteFile(arrow::RecordBatchReader& source, const std::st
     }
     ARROW_RETURN_NOT_OK(writer->Close());
   }
-  ARROW_RETURN_NOT_OK(sink->Close());
   return rows;
 }
 
-// Writes to a temporary name beside `path` and renames it into place, so a failed or
-// interrupted run never leaves a truncated file under the requested name.
+// Written all at once (io::ReplaceFile): a failed or interrupted run never leaves a truncated
+// file under the requested name.
 arrow::Status GenerateFile(const GenArguments& args) {
   ARROW_ASSIGN_OR_RAISE(FileFormat format, FormatOfPath(args.output));
   std::error_code error;
@@ -129,19 +128,13 @@ arrow::Status GenerateFile(const GenArguments& args) {
     return AlreadyExists("'", args.output, "' exists: pass --force to replace it");
   }
   ARROW_ASSIGN_OR_RAISE(auto source, MakeSource(args));
-  const std::string temporary = args.output + ".tmp-" + std::to_string(::getpid());
-  auto written = WriteFile(*source, temporary, format, args.embedding.batch_rows);
-  if (!written.ok()) {
-    std::filesystem::remove(temporary, error);
-    return WithContext(written.status(), "writing '" + args.output + "'");
-  }
-  std::filesystem::rename(temporary, args.output, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return Error(ErrorKind::kIOError, "renaming '", temporary, "' to '", args.output,
-                 "': ", error.message());
-  }
-  std::cout << "wrote " << Quantity(*written, args.queries_option->count() ? "query vector" : "row")
+  int64_t written = 0;
+  auto replaced = io::ReplaceFile(args.output, [&](std::shared_ptr<arrow::io::OutputStream> sink) {
+    ARROW_ASSIGN_OR_RAISE(written, WriteRows(*source, sink, format, args.embedding.batch_rows));
+    return arrow::Status::OK();
+  });
+  if (!replaced.ok()) return WithContext(replaced, "writing '" + args.output + "'");
+  std::cout << "wrote " << Quantity(written, args.queries_option->count() ? "query vector" : "row")
             << " (dim " << args.embedding.dim << ") to " << args.output << std::endl;
   return arrow::Status::OK();
 }

@@ -5,7 +5,6 @@
 //   commit-segments                         processes travel as JSON and are committed together
 //   list, entries, describe                 inspection of a version (--version V)
 #include <arrow/builder.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -70,12 +69,6 @@ arrow::Result<index::IndexSpec> SpecOf(const SpecArguments& args) {
   spec.family = args.type;
   ARROW_ASSIGN_OR_RAISE(spec.params, index::ParseParamList(args.params));
   return spec;
-}
-
-std::string DescribeParams(const index::Params& params) {
-  std::vector<std::string> items;
-  for (const auto& [key, value] : params) items.push_back(key + "=" + value);
-  return Join(items, ", ");
 }
 
 // "2 segments, 1000 rows in 3 fragments indexed[, 200 rows in 1 fragment not indexed]"
@@ -197,38 +190,6 @@ arrow::Status RunOptimize(const OptimizeArguments& args) {
 
 // --- the distributed workflow ---
 
-// Checks that the model file was trained on `spec.column` with `spec.params`; with no --param
-// given, takes the model's parameters, so that workers need not repeat them.
-arrow::Status MatchModelRecord(const dataset::Dataset& snapshot, const std::string& path,
-                               const format::IndexModel& record, bool params_given,
-                               index::IndexSpec* spec) {
-  const int column = snapshot.schema()->GetFieldIndex(spec->column);
-  if (column < 0) return arrow::Status::OK();  // BuildSegment reports the unknown column
-  if (snapshot.field_ids()[static_cast<size_t>(column)] != record.field_id()) {
-    return InvalidArgument("model file ", path, " was trained on field id ", record.field_id(),
-                           ", not on column '", spec->column, "' (field id ",
-                           snapshot.field_ids()[static_cast<size_t>(column)], ")");
-  }
-  const index::Params trained(record.params().begin(), record.params().end());
-  if (trained.empty()) return arrow::Status::OK();  // a model file that records no parameters
-  if (!params_given) {
-    spec->params = trained;
-    return arrow::Status::OK();
-  }
-  ARROW_ASSIGN_OR_RAISE(const index::IndexFamily* family, index::GetFamily(spec->family));
-  auto normalized = family->Validate(*snapshot.schema()->field(column), spec->params);
-  if (!normalized.ok()) {
-    return WithContext(normalized.status(), "index '" + spec->name + "'");
-  }
-  if (*normalized != trained) {
-    return InvalidArgument("model file ", path, " was trained with ", DescribeParams(trained),
-                           ", not with ", DescribeParams(*normalized),
-                           "; give the parameters of the training, or none to take them "
-                           "from the model");
-  }
-  return arrow::Status::OK();
-}
-
 struct TrainArguments {
   std::string dataset;
   VersionArgument version;
@@ -250,20 +211,7 @@ arrow::Status RunTrain(const TrainArguments& args) {
   }
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
   ARROW_ASSIGN_OR_RAISE(index::Model model, index::TrainModel(*snapshot, spec));
-  // Written beside the target and renamed into place: a worker never reads half a model.
-  const std::string temporary = args.out + ".tmp-" + std::to_string(::getpid());
-  auto written = index::WriteModelFile(temporary, model, *snapshot, spec);
-  if (written.ok()) {
-    std::filesystem::rename(temporary, args.out, error);
-    if (error) {
-      written = Error(ErrorKind::kIOError, "renaming '", temporary, "' to '", args.out,
-                      "': ", error.message());
-    }
-  }
-  if (!written.ok()) {
-    std::filesystem::remove(temporary, error);
-    return written;
-  }
+  ARROW_RETURN_NOT_OK(index::WriteModelFile(args.out, model, *snapshot, spec));
   std::cout << "wrote " << model.family << " model " << model.fingerprint << " (column "
             << spec.column << ", version " << snapshot->version() << ") to " << args.out
             << std::endl;
@@ -283,10 +231,7 @@ arrow::Status RunBuildSegment(const BuildSegmentArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
   std::optional<index::Model> model;
   if (!args.model.empty()) {
-    ARROW_ASSIGN_OR_RAISE(model, index::ReadModelFile(args.model));
-    ARROW_ASSIGN_OR_RAISE(format::IndexModel record, index::ReadModelRecord(args.model));
-    ARROW_RETURN_NOT_OK(
-        MatchModelRecord(*snapshot, args.model, record, !args.spec.params.empty(), &spec));
+    ARROW_ASSIGN_OR_RAISE(model, index::ReadModelFileFor(args.model, *snapshot, &spec));
   }
   ARROW_ASSIGN_OR_RAISE(
       format::SegmentMeta segment,
@@ -353,11 +298,6 @@ struct CommitSegmentsArguments {
 arrow::Status RunCommitSegments(const CommitSegmentsArguments& args) {
   ARROW_ASSIGN_OR_RAISE(index::IndexSpec spec, SpecOf(args.spec));
   ARROW_ASSIGN_OR_RAISE(auto segments, ReadSegmentFiles(args.files));
-  // Without --param, the parameters the segments were built with (CommitSegments checks that
-  // every segment has them).
-  if (args.spec.params.empty() && !segments.empty()) {
-    spec.params = index::Params(segments[0].params().begin(), segments[0].params().end());
-  }
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   std::vector<std::string> replaced;
   for (const auto& uuid : args.replaced) {
@@ -393,7 +333,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> IndexesBatch(
     ARROW_RETURN_NOT_OK(name.Append(summary.name));
     ARROW_RETURN_NOT_OK(column.Append(summary.column));
     ARROW_RETURN_NOT_OK(type.Append(summary.family));
-    ARROW_RETURN_NOT_OK(params.Append(DescribeParams(summary.params)));
+    ARROW_RETURN_NOT_OK(params.Append(index::DescribeParams(summary.params)));
     ARROW_RETURN_NOT_OK(segments.Append(static_cast<uint64_t>(summary.num_segments)));
     ARROW_RETURN_NOT_OK(indexed_rows.Append(summary.indexed_rows));
     ARROW_RETURN_NOT_OK(indexed_fragments.Append(summary.indexed_fragments));
@@ -432,7 +372,7 @@ arrow::Status RunList(const InspectArguments& args) {
 std::string DescribeDetails(const format::SegmentMeta& segment) {
   std::map<std::string, std::string> details(segment.details().begin(), segment.details().end());
   if (!segment.model_fingerprint().empty()) details["model"] = segment.model_fingerprint();
-  return DescribeParams(details);
+  return index::DescribeParams(details);
 }
 
 // One row per segment: [index, type,] segment, dataset_version, fragments, rows, bytes,
@@ -542,7 +482,7 @@ arrow::Status RunDescribe(const DescribeArguments& args) {
   std::cout << "index:      " << summary.name << "\n";
   std::cout << "column:     " << summary.column << "\n";
   std::cout << "type:       " << summary.family << "\n";
-  std::cout << "params:     " << DescribeParams(summary.params) << "\n";
+  std::cout << "params:     " << index::DescribeParams(summary.params) << "\n";
   std::cout << "segments:   " << summary.num_segments << "\n";
   std::cout << "indexed:    " << Quantity(summary.indexed_rows, "row") << " in "
             << Quantity(summary.indexed_fragments, "fragment") << "\n";

@@ -12,6 +12,7 @@
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/framed_file.h"
+#include "tessera/io/replace_file.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
 
@@ -30,11 +31,8 @@ bool SameParams(const google::protobuf::Map<std::string, std::string>& stored,
 }
 
 std::string DescribeDefinition(const format::IndexDef& definition, const std::string& column) {
-  std::string params;
-  for (const auto& [key, value] : definition.params()) {
-    params += (params.empty() ? "" : ", ") + key + "=" + value;
-  }
-  return definition.family() + " on '" + column + "' (" + params + ")";
+  const Params params(definition.params().begin(), definition.params().end());
+  return definition.family() + " on '" + column + "' (" + DescribeParams(params) + ")";
 }
 
 // The existing definition named `name` (ignoring case), null if none; Ambiguous if several.
@@ -158,11 +156,8 @@ arrow::Status WriteModelFile(const std::string& path, const Model& model,
   file.set_bytes(model.bytes);
   file.set_field_id(resolved.field_id);
   for (const auto& [key, value] : resolved.params) (*file.mutable_params())[key] = value;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << io::Frame(file.SerializeAsString());
-  out.close();
-  if (!out) return Error(ErrorKind::kIOError, "cannot write model file ", path);
-  return arrow::Status::OK();
+  return WithContext(io::ReplaceFile(path, io::Frame(file.SerializeAsString())),
+                     "writing model file " + path);
 }
 
 arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
@@ -182,6 +177,35 @@ arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
 arrow::Result<Model> ReadModelFile(const std::string& path) {
   ARROW_ASSIGN_OR_RAISE(auto record, ReadModelRecord(path));
   return Model{record.family(), record.fingerprint(), record.bytes()};
+}
+
+arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Dataset& dataset,
+                                      IndexSpec* spec) {
+  ARROW_ASSIGN_OR_RAISE(format::IndexModel record, ReadModelRecord(path));
+  Model model{record.family(), record.fingerprint(), record.bytes()};
+  const int column = dataset.schema()->GetFieldIndex(spec->column);
+  if (column < 0) return model;  // BuildSegment reports the unknown column
+  const int32_t field_id = dataset.field_ids()[static_cast<size_t>(column)];
+  if (field_id != record.field_id()) {
+    return InvalidArgument("model file ", path, " was trained on field id ", record.field_id(),
+                           ", not on column '", spec->column, "' (field id ", field_id, ")");
+  }
+  const Params trained(record.params().begin(), record.params().end());
+  if (trained.empty()) return model;  // a model file that records no parameters
+  if (spec->params.empty()) {
+    spec->params = trained;
+    return model;
+  }
+  ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(spec->family));
+  auto normalized = family->Validate(*dataset.schema()->field(column), spec->params);
+  if (!normalized.ok()) return WithContext(normalized.status(), "index '" + spec->name + "'");
+  if (*normalized != trained) {
+    return InvalidArgument("model file ", path, " was trained with ", DescribeParams(trained),
+                           ", not with ", DescribeParams(*normalized),
+                           "; give the parameters of the training, or none to take them "
+                           "from the model");
+  }
+  return model;
 }
 
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
@@ -238,6 +262,11 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
 arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
     const dataset::Dataset& dataset, const IndexSpec& spec,
     const std::vector<format::SegmentMeta>& segments, const std::vector<std::string>& replaced) {
+  if (spec.params.empty() && !segments.empty() && !segments[0].params().empty()) {
+    IndexSpec with_params = spec;
+    with_params.params = Params(segments[0].params().begin(), segments[0].params().end());
+    return CommitSegments(dataset, with_params, segments, replaced);
+  }
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
   ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, spec.name));
   if (existing != nullptr &&

@@ -70,13 +70,20 @@ arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
 
 // --- distributed workflow ---
 arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec);
-// Model files (`tessera index train --out FILE`).
+// Model files (`tessera index train --out FILE`): the model with the field id and the
+// normalized parameters it was trained with. Written all at once (io::ReplaceFile), replacing
+// any file at `path`: a worker never reads half a model.
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
                              const dataset::Dataset& dataset, const IndexSpec& spec);
 arrow::Result<Model> ReadModelFile(const std::string& path);
-// The whole record of a model file: the model plus the field id and the normalized parameters
-// it was trained with (workers check their parameters against it).
+// The whole record of a model file.
 arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path);
+// The model of the file at `path`, for building segments of `spec` over `dataset`:
+// InvalidArgument when it was trained on another column, or with other parameters than
+// `spec->params`. With `spec->params` empty, sets them to the model's, so that workers need not
+// repeat them.
+arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Dataset& dataset,
+                                      IndexSpec* spec);
 // Builds one uncommitted segment over `fragment_ids` (all fragments when empty).
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
                                                 const IndexSpec& spec,
@@ -86,7 +93,9 @@ arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
 arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset,
                                                  const std::vector<format::SegmentMeta>& segments);
 // Publishes `segments` as (part of) the logical index `spec.name` in one commit, removing the
-// existing segments listed in `replaced` (uuids). Creates the index if it does not exist.
+// existing segments listed in `replaced` (uuids). Creates the index if it does not exist. With
+// `spec.params` empty, the parameters are those the first segment was built with (every
+// segment must have the same).
 arrow::Result<std::shared_ptr<dataset::Dataset>> CommitSegments(
     const dataset::Dataset& dataset, const IndexSpec& spec,
     const std::vector<format::SegmentMeta>& segments,

@@ -99,4 +99,12 @@ arrow::Result<Params> ParseParamList(const std::vector<std::string>& items) {
   return params;
 }
 
+std::string DescribeParams(const Params& params) {
+  std::string text;
+  for (const auto& [key, value] : params) {
+    text += (text.empty() ? "" : ", ") + key + "=" + value;
+  }
+  return text;
+}
+
 }  // namespace tessera::index

@@ -33,4 +33,7 @@ arrow::Status RejectUnknownParams(const Params& params, std::string_view family,
 // without '=' and for a key given twice (in any case), which would otherwise silently keep one.
 arrow::Result<Params> ParseParamList(const std::vector<std::string>& items);
 
+// "k1=v1, k2=v2" in key order (empty for no parameters): parameters in messages and listings.
+std::string DescribeParams(const Params& params);
+
 }  // namespace tessera::index

@@ -6,9 +6,10 @@
 //
 // Injected write errors: while an InjectedWriteError is alive, every write through io::Storage
 // (streams from OpenForWrite, WriteFile, PutIfAbsent: data files, deletion files, segment
-// files, manifests, transactions) to a path that contains `path_part` fails as if write(2) had
-// set errno to `error` — ENOSPC to test a full disk without root or a small filesystem.
-// In-process only (tests call it directly); with none alive a write costs one atomic load.
+// files, manifests, transactions) and io::ReplaceFile (model files) to a path that contains
+// `path_part` fails as if write(2) had set errno to `error` — ENOSPC to test a full disk without
+// root or a small filesystem. In-process only (tests call it directly); with none alive a write
+// costs one atomic load.
 #pragma once
 
 #include <string>

@@ -2,45 +2,20 @@
 
 #include <arrow/filesystem/localfs.h>
 #include <arrow/io/file.h>
-#include <arrow/util/io_util.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "tessera/io/fault_injection.h"
 #include "tessera/io/uuid.h"
+#include "tessera/io/write_errors.h"
 #include "tessera/status.h"
 
 namespace tessera::io {
 
 namespace {
-
-// One rule for every write path (data files, deletion files, segment files, manifests): a full
-// disk or an exhausted quota is ResourceExhausted naming the file; any other failure of the
-// storage is IOError.
-arrow::Status ErrorOfErrno(int error, std::string_view action, const std::string& path) {
-  if (error == ENOSPC || error == EDQUOT) {
-    return Error(ErrorKind::kResourceExhausted, "disk full ", action, " ", path, " (",
-                 std::strerror(error), "): free space (or raise the quota) and retry");
-  }
-  return Error(ErrorKind::kIOError, action, " ", path, ": ", std::strerror(error));
-}
-
-arrow::Status ErrnoError(std::string_view action, const std::string& path) {
-  return ErrorOfErrno(errno, action, path);
-}
-
-// An Arrow status of a write (which carries the OS error as a detail) under the same rule.
-arrow::Status WriteError(const arrow::Status& status, std::string_view action,
-                         const std::string& path) {
-  if (status.ok()) return status;
-  const int error = arrow::internal::ErrnoFromStatus(status);
-  if (error == ENOSPC || error == EDQUOT) return ErrorOfErrno(error, action, path);
-  return status;
-}
 
 // A stream from OpenForWrite: its failures follow WriteError's rule, and injected write
 // errors (fault_injection.h) apply to it.
@@ -73,15 +48,6 @@ class WriteStream : public arrow::io::OutputStream {
   std::string relative_;
   std::string path_;
 };
-
-arrow::Status SyncPath(const std::string& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
-  if (fd < 0) return ErrnoError("opening for fsync", path);
-  const int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return ErrnoError("fsync of", path);
-  return arrow::Status::OK();
-}
 
 arrow::Status WriteAll(int fd, std::string_view contents, const std::string& path,
                        std::string_view relative) {
