@@ -118,15 +118,24 @@ arrow::Status Run(const std::string& root) {
   ARROW_ASSIGN_OR_RAISE(auto described, index::DescribeIndex(*version3, "PRICE_IDX"));
   std::cout << "'PRICE_IDX' resolves to index '" << described.name << "'\n";
 
-  // 3. A filtered scan through the BTREE: the same rows as an unindexed scan, cheaper.
+  // 3. A filtered read through the BTREE: the same rows as an unindexed scan, cheaper. A
+  //    snapshot opens the version's segments once for every query made on it; the read streams.
+  auto snapshot = query::Snapshot::Make(version3);
   dataset::ScanOptions scan;
   scan.columns = {"id", "category", "price"};
   scan.filter = "price < 1.5 AND category = 'books'";
   query::Explain scan_explain;
-  ARROW_ASSIGN_OR_RAISE(auto cheap, query::Scan(*version3, scan, &scan_explain));
+  ARROW_ASSIGN_OR_RAISE(auto stream, query::Read(snapshot, scan, &scan_explain));
+  ARROW_ASSIGN_OR_RAISE(auto cheap, stream->ToTable());
   std::cout << "\nscan --where \"" << scan.filter << "\": " << cheap->num_rows() << " rows\n";
   ARROW_RETURN_NOT_OK(PrintRows(*cheap));
   PrintExplain(scan_explain);
+  // A count the index answers exactly reads no data file.
+  query::Explain count_explain;
+  ARROW_ASSIGN_OR_RAISE(uint64_t cheap_rows,
+                        query::Count(*snapshot, "price < 1.5", &count_explain));
+  std::cout << "\ncount --where \"price < 1.5\": " << cheap_rows << "\n";
+  PrintExplain(count_explain);
 
   // 4. The 5 nearest neighbours of a query vector among the rows under 90, prefiltered (so 5
   //    rows come back whenever 5 pass), through the IVF_FLAT segment, probing 1 of its 4

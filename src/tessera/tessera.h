@@ -11,8 +11,12 @@
 //  - the index lifecycle (index/lifecycle.h): CreateIndex, DropIndex, OptimizeIndexes, the
 //    distributed workflow (TrainModel, BuildSegment, MergeSegments, CommitSegments) and
 //    inspection (ListIndexes, DescribeIndex, ListSegments); IndexSpec and Params;
-//  - queries: query::Scan (query/filtered_scan.h), query::Nearest (query/nearest.h),
-//    query::PreparedNearest (query/prepared_nearest.h) and query::Explain (query/explain.h).
+//  - queries: query::Snapshot (query/snapshot.h), one opened version that long-lived callers
+//    keep across queries; the index-aware reads query::Read, Count, Delete and
+//    FindMatchingRows (query/filtered_read.h); query::Scan (query/filtered_scan.h);
+//    query::Nearest (query/nearest.h), query::PreparedNearest (query/prepared_nearest.h);
+//    query::Explain (query/explain.h); the process-wide segment cache's budget and statistics
+//    (query/segment_cache.h).
 //
 // Not stable: everything these headers reach only through other includes — the manifest's
 // protobuf messages (format::Manifest, returned by Dataset::manifest() for inspection), io::,
@@ -26,7 +30,10 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/params.h"
 #include "tessera/query/explain.h"
+#include "tessera/query/filtered_read.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/query/nearest.h"
 #include "tessera/query/prepared_nearest.h"
+#include "tessera/query/segment_cache.h"
+#include "tessera/query/snapshot.h"
 #include "tessera/status.h"
