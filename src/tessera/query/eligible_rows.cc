@@ -9,10 +9,9 @@ namespace tessera::query {
 
 arrow::Result<EligibleRows> EligibleRows::Make(const dataset::Dataset& dataset,
                                                std::optional<RowsByFragment> allowed) {
-  EligibleRows rows;
-  rows.prefiltered_ = allowed.has_value();
   const auto& manifest = dataset.manifest();
-  rows.fragments_.reserve(static_cast<size_t>(manifest.fragments_size()));
+  std::vector<EligibleFragment> fragments;
+  fragments.reserve(static_cast<size_t>(manifest.fragments_size()));
   for (const format::Fragment& fragment : manifest.fragments()) {
     EligibleFragment eligible;
     eligible.fragment = &fragment;
@@ -27,15 +26,16 @@ arrow::Result<EligibleRows> EligibleRows::Make(const dataset::Dataset& dataset,
       ARROW_ASSIGN_OR_RAISE(eligible.deleted,
                             dataset::LoadDeletionVector(*dataset.storage(), fragment));
     }
-    rows.position_of_.emplace(fragment.id(), rows.fragments_.size());
-    rows.fragments_.push_back(std::move(eligible));
+    fragments.push_back(std::move(eligible));
   }
-  return rows;
+  return Of(allowed.has_value(), std::move(fragments));
 }
 
-const EligibleFragment* EligibleRows::Find(uint32_t id) const {
-  auto found = position_of_.find(id);
-  return found == position_of_.end() ? nullptr : &fragments_[found->second];
+EligibleRows EligibleRows::Of(bool prefiltered, std::vector<EligibleFragment> fragments) {
+  EligibleRows rows;
+  rows.prefiltered_ = prefiltered;
+  rows.fragments_ = std::move(fragments);
+  return rows;
 }
 
 }  // namespace tessera::query

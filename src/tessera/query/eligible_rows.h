@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
@@ -49,16 +48,17 @@ class EligibleRows {
   static arrow::Result<EligibleRows> Make(const dataset::Dataset& dataset,
                                           std::optional<RowsByFragment> allowed);
 
+  // Rows already known: `fragments` in manifest order, each with `allowed` set when
+  // `prefiltered`, `deleted` otherwise (a snapshot that loaded the deletion vectors once).
+  static EligibleRows Of(bool prefiltered, std::vector<EligibleFragment> fragments);
+
   bool prefiltered() const { return prefiltered_; }
   // Parallel to manifest().fragments().
   const std::vector<EligibleFragment>& fragments() const { return fragments_; }
-  // The fragment of id `id`; null when the version has none.
-  const EligibleFragment* Find(uint32_t id) const;
 
  private:
   bool prefiltered_ = false;
   std::vector<EligibleFragment> fragments_;
-  std::unordered_map<uint32_t, size_t> position_of_;
 };
 
 }  // namespace tessera::query
