@@ -1,8 +1,5 @@
 #include "tessera/query/prepared_nearest.h"
 
-#include <arrow/builder.h>
-#include <arrow/compute/api.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -16,6 +13,7 @@
 #include "tessera/query/nearest_explain.h"
 #include "tessera/query/nearest_merge.h"
 #include "tessera/query/nearest_refinement.h"
+#include "tessera/query/nearest_result.h"
 #include "tessera/query/nearest_sources.h"
 #include "tessera/query/vector_segment_search.h"
 #include "tessera/status.h"
@@ -40,7 +38,8 @@ std::string Available(const arrow::Schema& schema) {
 // The composition: NearestSources says which segment or the exact tail serves each fragment,
 // EligibleRows which rows may be returned; per query, every VectorSegmentSearch and the
 // ExactTail find their best rows, Refinement re-ranks the candidates of approximate segments
-// (batch-wide), and MergeResults makes the answer. Explain lines come from nearest_explain.h.
+// (batch-wide), MergeResults makes the answer and NearestResult its table. Explain lines come
+// from nearest_explain.h.
 class PreparedNearest::Impl {
  public:
   Impl(const dataset::Dataset& dataset, const NearestOptions& options)
@@ -111,6 +110,8 @@ class PreparedNearest::Impl {
     ARROW_ASSIGN_OR_RAISE(sources_,
                           FindNearestSources(dataset_, column_index_, dim_, options_.metric));
     ARROW_ASSIGN_OR_RAISE(auto allowed, ParseFilter());
+    result_ = std::make_unique<NearestResult>(dataset_, projection_, options_.with_row_address,
+                                              options_.prefilter ? nullptr : filter_);
     ARROW_ASSIGN_OR_RAISE(auto eligible, EligibleRows::Make(dataset_, std::move(allowed)));
     eligible_ = std::make_unique<EligibleRows>(std::move(eligible));
     if (eligible_->prefiltered()) {
@@ -262,65 +263,9 @@ class PreparedNearest::Impl {
     return "column '" + options_.column + "' of dataset " + dataset_.uri();
   }
 
- private:
   arrow::Result<std::shared_ptr<arrow::Table>> Materialize(const std::vector<ScoredRow>& rows,
                                                            Explain* explain) const {
-    const auto& schema = *dataset_.schema();
-    arrow::FieldVector fields;
-    std::vector<std::string> take_columns;
-    for (int index : projection_) {
-      fields.push_back(schema.field(index));
-      take_columns.push_back(schema.field(index)->name());
-    }
-    fields.push_back(arrow::field(kDistanceColumn, arrow::float32(), /*nullable=*/false));
-    if (options_.with_row_address) {
-      fields.push_back(arrow::field(dataset::kRowAddressColumn, arrow::uint64(), false));
-    }
-    auto output = arrow::schema(std::move(fields));
-    const bool postfilter = filter_ != nullptr && !options_.prefilter;
-    if (postfilter) {
-      for (const auto& name : filter_->referenced_columns()) {
-        if (std::find(take_columns.begin(), take_columns.end(), name) == take_columns.end()) {
-          take_columns.push_back(name);
-        }
-      }
-    }
-    if (rows.empty()) {
-      if (postfilter) ExplainPostfilter(0, 0, explain);
-      return arrow::Table::MakeEmpty(output);
-    }
-
-    std::vector<uint64_t> addresses;
-    arrow::FloatBuilder distances;
-    ARROW_RETURN_NOT_OK(distances.Reserve(static_cast<int64_t>(rows.size())));
-    for (const auto& row : rows) {
-      addresses.push_back(row.row_address);
-      distances.UnsafeAppend(row.distance);
-    }
-    ARROW_ASSIGN_OR_RAISE(auto distance_array, distances.Finish());
-    arrow::UInt64Builder address_builder;
-    ARROW_RETURN_NOT_OK(address_builder.AppendValues(addresses));
-    ARROW_ASSIGN_OR_RAISE(auto address_array, address_builder.Finish());
-
-    ARROW_ASSIGN_OR_RAISE(auto table, dataset_.Take(addresses, take_columns));
-    ARROW_ASSIGN_OR_RAISE(auto taken, table->CombineChunksToBatch());
-    std::vector<std::shared_ptr<arrow::Array>> columns;
-    for (int index : projection_)
-      columns.push_back(taken->GetColumnByName(schema.field(index)->name()));
-    columns.push_back(distance_array);
-    if (options_.with_row_address) columns.push_back(address_array);
-    auto batch = arrow::RecordBatch::Make(output, static_cast<int64_t>(rows.size()), columns);
-    if (postfilter) {
-      ARROW_ASSIGN_OR_RAISE(auto selected, filter_->Select(*taken));
-      ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(batch, selected));
-      batch = kept.record_batch();
-      ExplainPostfilter(rows.size(), static_cast<size_t>(batch->num_rows()), explain);
-    }
-    return arrow::Table::FromRecordBatches(output, {batch});
-  }
-
-  void ExplainPostfilter(size_t searched, size_t kept, Explain* explain) const {
-    if (explain != nullptr) explain->Add(DescribePostfilter(*filter_, searched, kept));
+    return result_->Materialize(rows, explain);
   }
 
  private:
@@ -340,6 +285,7 @@ class PreparedNearest::Impl {
   std::vector<VectorSegmentSearch> searches_;  // parallel to sources_.segments
   std::unique_ptr<ExactTail> exact_tail_;
   std::unique_ptr<Refinement> refinement_;
+  std::unique_ptr<NearestResult> result_;
 };
 
 // Every entry point turns an exception (an allocation that fails, here or in a worker of the
