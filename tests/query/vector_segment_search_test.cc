@@ -152,6 +152,7 @@ TEST_F(SegmentSearchTest, RaisesProbesUntilEnoughRowsQualify) {
   ASSERT_TRUE(found.raised_nprobes);
   EXPECT_EQ(*found.raised_nprobes, kPartitions);
   EXPECT_EQ(found.wanted, 3u);
+  EXPECT_FALSE(found.exhausted);  // 5 rows qualify
   EXPECT_EQ(Addresses(found.rows), Addresses(BruteForce(rows, query, 3)));
 }
 
@@ -168,6 +169,7 @@ TEST_F(SegmentSearchTest, StopsProbingOnceEveryQualifyingRowIsFound) {
   ASSERT_OK_AND_ASSIGN(auto found, search.Search(query, {10, 1, 1}));
   EXPECT_EQ(segment->probes(), (std::vector<int>{1}));
   EXPECT_FALSE(found.raised_nprobes);
+  EXPECT_TRUE(found.exhausted);
   EXPECT_EQ(found.rows.size(), 2u);
 }
 

@@ -96,6 +96,13 @@ std::string DescribeRaisedProbes(const VectorSource& source, int nprobes, size_t
          " qualifying rows";
 }
 
+std::string DescribeWidenedRefinement(const VectorSource& source, int refine_factor,
+                                      size_t candidates) {
+  return "segment " + ShortUuid(source.segment_uuid) + " of index '" + source.index_name +
+         "': k × " + std::to_string(refine_factor) + " candidates (" + std::to_string(candidates) +
+         ") re-ranked to find rows in the distance range";
+}
+
 std::string DescribePostfilter(const expr::Filter& filter, size_t searched, size_t kept) {
   return "postfilter " + filter.ToString() + ": applied to the " + std::to_string(searched) +
          " rows found, " + std::to_string(kept) +

@@ -1,6 +1,7 @@
 #include "tessera/query/prepared_nearest.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -141,7 +142,7 @@ class PreparedNearest::Impl {
       }
     }
     ARROW_ASSIGN_OR_RAISE(auto refinement, Refinement::Open(dataset_, column_index_, dim_,
-                                                            sources_.metric, range_, refinable));
+                                                            sources_.metric, refinable));
     refinement_ = std::make_unique<Refinement>(std::move(refinement));
     return arrow::Status::OK();
   }
@@ -181,10 +182,19 @@ class PreparedNearest::Impl {
     return arrow::Status::OK();
   }
 
-  // One query's answer so far: rows with final distances, and candidates of approximate
-  // segments that still await refinement.
-  arrow::Status SearchParts(const float* query, const SearchLimits& limits,
-                            std::vector<ScoredRow>* rows, std::vector<ScoredRow>* candidates,
+  // The candidates one approximate segment returned for one query, awaiting refinement.
+  struct Candidates {
+    size_t segment = 0;
+    std::vector<ScoredRow> rows;
+    bool exhausted = false;  // the segment has no more rows to offer
+  };
+  // One query's answer so far: rows with final distances, and candidates still to refine.
+  struct Partial {
+    std::vector<ScoredRow> rows;
+    std::vector<Candidates> candidates;
+  };
+
+  arrow::Status SearchParts(const float* query, const SearchLimits& limits, Partial* partial,
                             std::vector<std::string>* notes) const {
     for (size_t segment = 0; segment < searches_.size(); ++segment) {
       ARROW_ASSIGN_OR_RAISE(auto found, searches_[segment].Search(query, limits));
@@ -192,11 +202,77 @@ class PreparedNearest::Impl {
         notes->push_back(
             DescribeRaisedProbes(sources_.segments[segment], *found.raised_nprobes, found.wanted));
       }
-      std::vector<ScoredRow>* into = found.candidates ? candidates : rows;
-      into->insert(into->end(), found.rows.begin(), found.rows.end());
+      if (found.candidates) {
+        partial->candidates.push_back({segment, std::move(found.rows), found.exhausted});
+      } else {
+        partial->rows.insert(partial->rows.end(), found.rows.begin(), found.rows.end());
+      }
     }
     ARROW_ASSIGN_OR_RAISE(auto exact, exact_tail_->Search(query, limits.capacity));
-    rows->insert(rows->end(), exact.begin(), exact.end());
+    partial->rows.insert(partial->rows.end(), exact.begin(), exact.end());
+    return arrow::Status::OK();
+  }
+
+  // Refines the candidates of every query (partials[q] answers queries[q]): all of them
+  // rescored in one pass, then, where a lower distance bound left a segment's candidates short,
+  // that segment is asked again with twice the candidates until enough are in range.
+  arrow::Status Refine(const float* const* queries, std::vector<Partial>& partials,
+                       const SearchLimits& limits, std::vector<std::string>* notes) const {
+    std::vector<const float*> list_queries;
+    std::vector<std::vector<ScoredRow>> lists;
+    std::vector<Candidates*> owners;
+    for (size_t q = 0; q < partials.size(); ++q) {
+      for (auto& candidates : partials[q].candidates) {
+        list_queries.push_back(queries[q]);
+        lists.push_back(std::move(candidates.rows));
+        owners.push_back(&candidates);
+      }
+    }
+    ARROW_RETURN_NOT_OK(refinement_->Rescore(list_queries.data(), lists));
+    std::vector<size_t> short_lists;
+    for (size_t i = 0; i < lists.size(); ++i) {
+      owners[i]->rows = std::move(lists[i]);
+      if (MoreCandidatesNeeded(owners[i]->rows, range_, limits.capacity, owners[i]->exhausted)) {
+        short_lists.push_back(i);
+      }
+    }
+    std::vector<std::string> widened(short_lists.size());
+    ARROW_RETURN_NOT_OK(util::ParallelFor(
+        static_cast<int64_t>(short_lists.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
+          for (int64_t i = begin; i < end; ++i) {
+            const size_t list = short_lists[static_cast<size_t>(i)];
+            ARROW_RETURN_NOT_OK(
+                Widen(list_queries[list], limits, *owners[list], &widened[static_cast<size_t>(i)]));
+          }
+          return arrow::Status::OK();
+        }));
+    if (notes != nullptr) notes->insert(notes->end(), widened.begin(), widened.end());
+    for (auto& partial : partials) {
+      for (auto& candidates : partial.candidates) {
+        partial.rows.insert(partial.rows.end(), candidates.rows.begin(), candidates.rows.end());
+      }
+      partial.candidates.clear();
+    }
+    return arrow::Status::OK();
+  }
+
+  // Asks the segment of `candidates` for twice as many until MoreCandidatesNeeded holds no
+  // more; `note` says how far it went.
+  arrow::Status Widen(const float* query, const SearchLimits& limits, Candidates& candidates,
+                      std::string* note) const {
+    SearchLimits wider = limits;
+    while (MoreCandidatesNeeded(candidates.rows, range_, limits.capacity, candidates.exhausted) &&
+           wider.refine_factor < INT_MAX) {
+      wider.refine_factor = wider.refine_factor > INT_MAX / 2 ? INT_MAX : wider.refine_factor * 2;
+      ARROW_ASSIGN_OR_RAISE(auto found, searches_[candidates.segment].Search(query, wider));
+      std::vector<std::vector<ScoredRow>> list(1);
+      list[0] = std::move(found.rows);
+      ARROW_RETURN_NOT_OK(refinement_->Rescore(&query, list));
+      candidates.rows = std::move(list[0]);
+      candidates.exhausted = found.exhausted;
+    }
+    *note = DescribeWidenedRefinement(sources_.segments[candidates.segment], wider.refine_factor,
+                                      candidates.rows.size());
     return arrow::Status::OK();
   }
 
@@ -210,15 +286,14 @@ class PreparedNearest::Impl {
                                                Explain* explain) const {
     ARROW_RETURN_NOT_OK(CheckQuery(query, 0, 1));
     ARROW_ASSIGN_OR_RAISE(SearchLimits limits, Resolve(knobs));
-    std::vector<std::vector<ScoredRow>> rows(1);
-    std::vector<std::vector<ScoredRow>> candidates(1);
+    std::vector<Partial> partials(1);
     std::vector<std::string> notes;
-    ARROW_RETURN_NOT_OK(SearchParts(query, limits, &rows[0], &candidates[0], &notes));
-    ARROW_RETURN_NOT_OK(refinement_->Refine(&query, candidates, rows));
+    ARROW_RETURN_NOT_OK(SearchParts(query, limits, &partials[0], &notes));
+    ARROW_RETURN_NOT_OK(Refine(&query, partials, limits, &notes));
     if (explain != nullptr) {
       for (auto& note : notes) explain->Add(std::move(note));
     }
-    return Finish(std::move(rows[0]), limits);
+    return Finish(std::move(partials[0].rows), limits);
   }
 
   arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const float* queries,
@@ -231,19 +306,18 @@ class PreparedNearest::Impl {
       pointers[static_cast<size_t>(q)] = queries + q * dim_;
       ARROW_RETURN_NOT_OK(CheckQuery(pointers[static_cast<size_t>(q)], q, count));
     }
-    std::vector<std::vector<ScoredRow>> rows(static_cast<size_t>(count));
-    std::vector<std::vector<ScoredRow>> candidates(static_cast<size_t>(count));
+    std::vector<Partial> partials(static_cast<size_t>(count));
     ARROW_RETURN_NOT_OK(util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
       for (int64_t q = begin; q < end; ++q) {
         const auto i = static_cast<size_t>(q);
-        ARROW_RETURN_NOT_OK(SearchParts(pointers[i], limits, &rows[i], &candidates[i], nullptr));
+        ARROW_RETURN_NOT_OK(SearchParts(pointers[i], limits, &partials[i], nullptr));
       }
       return arrow::Status::OK();
     }));
-    ARROW_RETURN_NOT_OK(refinement_->Refine(pointers.data(), candidates, rows));
+    ARROW_RETURN_NOT_OK(Refine(pointers.data(), partials, limits, nullptr));
     std::vector<std::vector<ScoredRow>> results;
-    results.reserve(rows.size());
-    for (auto& query_rows : rows) results.push_back(Finish(std::move(query_rows), limits));
+    results.reserve(partials.size());
+    for (auto& partial : partials) results.push_back(Finish(std::move(partial.rows), limits));
     return results;
   }
 

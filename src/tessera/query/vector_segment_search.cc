@@ -43,6 +43,7 @@ VectorSegmentSearch::VectorSegmentSearch(const VectorSource& source, const Eligi
 arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
     const float* query_vector, const SearchLimits& limits) const {
   Found result;
+  result.exhausted = true;
   if (source_.fragments.empty()) return result;
   if (prefiltered_ && acceptable_ == 0) return result;
   result.candidates = Refines(*source_.reader, limits.refine_factor);
@@ -100,6 +101,7 @@ arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
     const bool short_of_rows = found->size() < result.wanted && found->size() < acceptable_;
     if (!short_of_rows || query.nprobes >= partitions) {
       if (query.nprobes != nprobes) result.raised_nprobes = query.nprobes;
+      result.exhausted = found->size() < result.wanted || result.wanted >= acceptable_;
       result.rows = std::move(*found);
       return result;
     }

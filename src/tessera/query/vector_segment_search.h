@@ -65,6 +65,9 @@ class VectorSegmentSearch {
     // Set when the probes were raised: the partitions probed and the rows wanted.
     std::optional<int> raised_nprobes;
     size_t wanted = 0;
+    // No more rows to find: asking for more would return the same rows (every row the
+    // segment may return was wanted, or fewer than wanted were found with every partition).
+    bool exhausted = false;
   };
   arrow::Result<Found> Search(const float* query, const SearchLimits& limits) const;
 
