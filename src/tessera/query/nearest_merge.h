@@ -5,10 +5,12 @@
 // Invariants the merge relies on and keeps:
 //  - A row address appears in at most one part (a fragment is served by one segment or by the
 //    exact tail), so the order is total and the answer does not depend on the parts' order.
-//  - Each part keeps its offset + k best rows within the distance range; the merged answer is
-//    then the offset + k best of their union, which is the offset + k best overall.
+//  - Each part hands over the offset + k best rows it found in the distance range (refined
+//    segments: their rescored candidates, in range or not), so the offset + k best of the union
+//    are those of the whole search: the merge loses nothing a part found.
 //  - Rows outside the half-open distance range [lower, upper), and rows with a NaN distance,
-//    are never part of an answer (the parts skip them as they score, the merge drops any left).
+//    are never part of an answer: the exact parts skip them as they score, the merge drops the
+//    rest (refined candidates are ranged only here, on their exact distances).
 #pragma once
 
 #include <cstddef>
