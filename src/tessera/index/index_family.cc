@@ -35,6 +35,10 @@ arrow::Result<Model> IndexFamily::Train(const BuildInput&) const {
   return Unsupported("index family ", name(), " has no model to train");
 }
 
+std::optional<vector::Metric> IndexFamily::MetricOf(const format::IndexDef&) const {
+  return std::nullopt;
+}
+
 arrow::Result<Model> IndexFamily::LoadModel(const format::SegmentMeta&,
                                             const SegmentDirectory&) const {
   return Unsupported("index family ", name(), " has no model");

@@ -14,6 +14,8 @@
 //  - Segments answer in row addresses and ignore deletions: the planner applies them.
 //  - RequiredFiles() names every file a reader of the segment opens, so that a commit can check
 //    they all exist before it publishes the segment (index/segment_files.h).
+//  - MetricOf() is what a planner knows of a definition's vectors: a vector family answers with
+//    its metric, every other family with none, so no planner parses a family's parameters.
 #pragma once
 
 #include <arrow/result.h>
@@ -21,12 +23,14 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tessera/format/manifest.pb.h"
 #include "tessera/index/params.h"
+#include "tessera/index/vector/distance.h"
 #include "tessera/io/storage.h"
 
 namespace tessera::index {
@@ -117,6 +121,11 @@ class IndexFamily {
   // default opens the segment.
   virtual arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                                const SegmentDirectory& dir) const;
+
+  // Vector families: the metric of the vectors of `definition` (an index of this family), from
+  // its parameters; absent for a definition whose metric parameter names no metric (one that
+  // Validate did not write). Absent for every other family (the default).
+  virtual std::optional<vector::Metric> MetricOf(const format::IndexDef& definition) const;
 };
 
 // Families by case-insensitive name. The built-in families are registered on first use.

@@ -22,7 +22,9 @@
 //    k rows, even none.
 // The distance range [lower_distance, upper_distance) and the offset are applied inside the
 // search: rows outside the range never count, and the first `offset` rows of the order are
-// skipped.
+// skipped. Refined candidates (refine_factor > 1) are ranged by their exact distances; when a
+// lower bound leaves too few of a segment's candidates in range, the segment is asked for twice
+// as many until enough are (query/nearest_refinement.h).
 //
 // The result holds the projected columns, then `_distance` (float32, smaller is closer: l2 is
 // the squared Euclidean distance, cosine 1 − cosine similarity, dot the negated inner product),

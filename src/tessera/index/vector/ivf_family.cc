@@ -392,6 +392,16 @@ class IvfFamily final : public IndexFamily {
     return meta;
   }
 
+  // The metric as the family reads it everywhere (ParseIvfOptions): absent means l2.
+  std::optional<Metric> MetricOf(const format::IndexDef& definition) const override {
+    const Params params(definition.params().begin(), definition.params().end());
+    auto metric = ChoiceParam(params, name(), kMetricKey, "l2", {"l2", "cosine", "dot"});
+    if (!metric.ok()) return std::nullopt;
+    auto parsed = ParseMetric(*metric);
+    if (!parsed.ok()) return std::nullopt;
+    return *parsed;
+  }
+
   arrow::Result<Model> LoadModel(const format::SegmentMeta& segment,
                                  const SegmentDirectory& dir) const override {
     ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelFile(dir, segment.model_fingerprint()));

@@ -1,0 +1,85 @@
+// VectorSegmentSearch: one segment of a vector index probed for one query vector, for the
+// fragments assigned to it (NearestSources).
+//
+// Invariants:
+//  - Only rows the search may return count: the segment's accept callback admits a row only
+//    when its fragment is assigned to this segment and EligibleRows accepts it (not deleted; in
+//    the allow-list of a prefilter), so rejected rows never take a place in the top k. A row
+//    address beyond its fragment's rows is Corrupt (the segment's files are wrong).
+//  - It returns the `capacity` best rows in the distance range, or — when its candidates are
+//    refined (refine_factor > 1 on an approximate segment) — capacity × refine_factor
+//    candidates by approximate distance, with no range applied (the range applies to the exact
+//    distances refinement computes). Never more than the rows the segment may return: the
+//    product of two huge knobs sizes nothing.
+//  - Adaptive re-probe: when the `nprobes` partitions probed hold fewer qualifying rows than
+//    wanted while the segment's fragments hold more (a selective prefilter, many deletions),
+//    the segment is probed again with twice the partitions, up to all of them; so the wanted
+//    rows are returned whenever that many qualify.
+//  - ScoreAllowedRowsExactly decides, for a prefiltered search, that a segment is not probed at
+//    all: its fragments hold fewer allowed rows than its probed partitions would scan, and the
+//    exact tail scores those rows for less, exactly.
+// Immutable once made: Search runs on many threads at once.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/index/vector_segment.h"
+#include "tessera/query/eligible_rows.h"
+#include "tessera/query/nearest_merge.h"
+#include "tessera/query/nearest_sources.h"
+
+namespace tessera::query {
+
+// The settings of one search: how many rows each part keeps and how it probes.
+struct SearchLimits {
+  // offset + k, capped by the rows of the version.
+  size_t capacity = 0;
+  int nprobes = 1;
+  int refine_factor = 1;
+};
+
+// Whether candidates of `reader` are re-ranked by exact distance under `refine_factor`.
+bool Refines(const index::VectorSegmentReader& reader, int refine_factor);
+
+// Whether a prefiltered search scores the allowed rows of `source`'s fragments exactly rather
+// than probing `nprobes` of its partitions: when they are no more than the rows those partitions
+// hold, in proportion.
+bool ScoreAllowedRowsExactly(const VectorSource& source, const EligibleRows& rows, int nprobes);
+
+class VectorSegmentSearch {
+ public:
+  // `source` and `rows` must outlive this.
+  VectorSegmentSearch(const VectorSource& source, const EligibleRows& rows, int dim,
+                      const DistanceRange& range);
+
+  struct Found {
+    std::vector<index::ScoredRow> rows;
+    // The rows are candidates for refinement (approximate distances, no range applied).
+    bool candidates = false;
+    // Set when the probes were raised: the partitions probed and the rows wanted.
+    std::optional<int> raised_nprobes;
+    size_t wanted = 0;
+    // No more rows to find: asking for more would return the same rows (every row the
+    // segment may return was wanted, or fewer than wanted were found with every partition).
+    bool exhausted = false;
+  };
+  arrow::Result<Found> Search(const float* query, const SearchLimits& limits) const;
+
+ private:
+  const VectorSource& source_;
+  int dim_;
+  DistanceRange range_;
+  bool prefiltered_;
+  // The rows the search may return, an upper bound of what it can find.
+  uint64_t acceptable_ = 0;
+  // The fragments assigned to the segment, by id.
+  std::unordered_map<uint32_t, const EligibleFragment*> fragments_;
+};
+
+}  // namespace tessera::query
