@@ -14,6 +14,8 @@
 #include "fuzz_support.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/query/segment_cache.h"
+#include "tessera/query/snapshot.h"
 
 namespace {
 
@@ -53,12 +55,12 @@ void CommitAndOpen(const std::vector<format::SegmentMeta>& segments) {
   auto committed = index::CommitSegments(snapshot, spec, segments);
   if (committed.ok()) {
     fuzz::Ignore(index::DescribeIndex(**committed, spec.name));
-    const Roaring live = index::FragmentIdsOf(
-        {(*committed)->manifest().fragments().begin(), (*committed)->manifest().fragments().end()});
-    for (const auto& definition : (*committed)->manifest().indexes()) {
-      const index::IndexFamily* family = index::FindFamily(definition.family());
-      if (family == nullptr || definition.name() != spec.name) continue;
-      fuzz::Ignore(index::OpenLiveSegments((*committed)->storage(), *family, definition, live));
+    // A cache of its own: every run reuses the template's directory and segment uuids.
+    query::SegmentCache cache(uint64_t{1} << 30);
+    auto opened = query::Snapshot::Make(*committed, &cache);
+    const auto& indexes = (*committed)->manifest().indexes();
+    for (int position = 0; position < indexes.size(); ++position) {
+      if (indexes[position].name() == spec.name) fuzz::Ignore(opened->Index(position));
     }
   }
   fuzz::ResetTemplate();

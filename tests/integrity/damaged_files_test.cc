@@ -16,6 +16,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/query/nearest.h"
+#include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
 
 namespace tessera {
@@ -185,7 +186,9 @@ TEST_F(DamagedFiles, IvfRowAddressesAndCodesAreVerified) {
   ASSERT_OK(query::Nearest(*data_, options).status());
   RewriteRowAddresses(partitions,
                       dataset::MakeRowAddress(data_->manifest().fragments(0).id(), 5000), 3);
-  // Blocks verified once stay verified for the opened dataset: open it anew to see the damage.
+  // Blocks verified once stay verified for the opened dataset, and opened segments stay open in
+  // the process (files never change in place but here): open both anew to see the damage.
+  query::SegmentCache::Global().Clear();
   ASSERT_OK_AND_ASSIGN(data_, dataset::Dataset::Open(root_));
   ExpectCorruptNaming(query::Nearest(*data_, options).status(), "partitions.arrow");
   testing::RewriteChecksums(partitions);

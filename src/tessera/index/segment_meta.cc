@@ -93,26 +93,6 @@ arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
   return arrow::Status::OK();
 }
 
-arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
-    const std::shared_ptr<io::Storage>& storage, const IndexFamily& family,
-    const format::IndexDef& definition, const Roaring& live) {
-  std::vector<LiveSegment> opened;
-  for (const auto& segment : definition.segments()) {
-    ARROW_ASSIGN_OR_RAISE(Roaring fragments, DecodeFragmentBitmap(segment));
-    Roaring covered = fragments & live;
-    if (covered.isEmpty()) continue;
-    ARROW_ASSIGN_OR_RAISE(auto directory, DirectoryOf(storage, segment));
-    auto reader = family.Open(segment, directory);
-    if (!reader.ok()) {
-      return WithContext(reader.status(), "opening segment " + segment.uuid() + " of index '" +
-                                              definition.name() + "'");
-    }
-    opened.push_back(
-        {&segment, std::move(reader).ValueUnsafe(), std::move(covered), std::move(fragments)});
-  }
-  return opened;
-}
-
 std::string SegmentToJson(const format::SegmentMeta& segment) {
   std::string json;
   google::protobuf::util::JsonPrintOptions options;

@@ -48,19 +48,6 @@ arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
 arrow::Status SegmentFileError(const arrow::Status& status, const format::SegmentMeta& segment,
                                std::string_view file);
 
-// A segment opened for queries, with the fragments it covers that are still in the version.
-struct LiveSegment {
-  const format::SegmentMeta* meta = nullptr;  // points into the definition
-  std::unique_ptr<SegmentReader> reader;
-  Roaring live_fragments;
-  Roaring fragments;  // every fragment the segment covers, live or not (its fragment bitmap)
-};
-// Opens the segments of `definition` covering at least one fragment of `live` (in definition
-// order); errors name the segment and the index.
-arrow::Result<std::vector<LiveSegment>> OpenLiveSegments(
-    const std::shared_ptr<io::Storage>& storage, const IndexFamily& family,
-    const format::IndexDef& definition, const Roaring& live);
-
 std::string SegmentToJson(const format::SegmentMeta& segment);
 std::string SegmentsToJson(const std::vector<format::SegmentMeta>& segments);  // JSON array
 // Accepts one segment object or an array of them. InvalidArgument for malformed JSON and for

@@ -2,14 +2,13 @@
 
 #include <utility>
 
-#include "tessera/dataset/deletion_vector.h"
 #include "tessera/status.h"
 
 namespace tessera::query {
 
-arrow::Result<EligibleRows> EligibleRows::Make(const dataset::Dataset& dataset,
+arrow::Result<EligibleRows> EligibleRows::Make(const Snapshot& snapshot,
                                                std::optional<RowsByFragment> allowed) {
-  const auto& manifest = dataset.manifest();
+  const auto& manifest = snapshot.manifest();
   std::vector<EligibleFragment> fragments;
   fragments.reserve(static_cast<size_t>(manifest.fragments_size()));
   for (const format::Fragment& fragment : manifest.fragments()) {
@@ -18,13 +17,13 @@ arrow::Result<EligibleRows> EligibleRows::Make(const dataset::Dataset& dataset,
     if (allowed) {
       auto found = allowed->find(fragment.id());
       if (found == allowed->end()) {
-        return InvalidArgument("the allow-list of a prefiltered search of dataset ", dataset.uri(),
-                               " has no entry for fragment ", fragment.id());
+        return InvalidArgument("the allow-list of a prefiltered search of dataset ",
+                               snapshot.dataset().uri(), " has no entry for fragment ",
+                               fragment.id());
       }
       eligible.allowed = std::move(found->second);
     } else {
-      ARROW_ASSIGN_OR_RAISE(eligible.deleted,
-                            dataset::LoadDeletionVector(*dataset.storage(), fragment));
+      ARROW_ASSIGN_OR_RAISE(eligible.deleted, snapshot.deletions().Get(fragment));
     }
     fragments.push_back(std::move(eligible));
   }

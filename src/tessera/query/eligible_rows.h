@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
-#include "tessera/query/filtered_scan.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
@@ -42,10 +43,10 @@ struct EligibleFragment {
 
 class EligibleRows {
  public:
-  // Without `allowed`: the live rows of every fragment of `dataset` (its deletion vectors are
-  // loaded; Corrupt for a damaged one). With it: those rows (query::FindMatchingRows), which
-  // must hold an entry for every fragment.
-  static arrow::Result<EligibleRows> Make(const dataset::Dataset& dataset,
+  // Without `allowed`: the live rows of every fragment of `snapshot` (its deletion vectors,
+  // loaded once by the snapshot; Corrupt for a damaged one). With it: those rows
+  // (query::FindMatchingRows), which must hold an entry for every fragment.
+  static arrow::Result<EligibleRows> Make(const Snapshot& snapshot,
                                           std::optional<RowsByFragment> allowed);
 
   // Rows already known: `fragments` in manifest order, each with `allowed` set when

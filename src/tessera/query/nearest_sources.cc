@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "tessera/index/index_family.h"
-#include "tessera/index/segment_meta.h"
 #include "tessera/query/nearest_explain.h"
 
 namespace tessera::query {
@@ -12,35 +11,30 @@ namespace tessera::query {
 using index::vector::Metric;
 using index::vector::MetricName;
 
-arrow::Result<std::vector<ColumnVectorIndex>> OpenVectorIndexes(const dataset::Dataset& dataset,
+arrow::Result<std::vector<ColumnVectorIndex>> OpenVectorIndexes(const Snapshot& snapshot,
                                                                 int column_index,
                                                                 std::vector<std::string>* notes) {
-  Roaring live;
-  for (const auto& fragment : dataset.manifest().fragments()) live.add(fragment.id());
-  const int32_t field_id = dataset.field_ids()[static_cast<size_t>(column_index)];
   std::vector<ColumnVectorIndex> indexes;
-  for (const auto& definition : dataset.manifest().indexes()) {
-    if (definition.field_id() != field_id) continue;
-    const index::IndexFamily* family = index::FindFamily(definition.family());
-    if (family == nullptr) {
+  for (int position : snapshot.IndexesOnField(column_index)) {
+    ARROW_ASSIGN_OR_RAISE(const OpenedIndex* opened, snapshot.Index(position));
+    const format::IndexDef& definition = *opened->definition;
+    if (opened->family == nullptr) {
       notes->push_back("index '" + definition.name() + "' not used: unknown index family '" +
                        definition.family() + "'");
       continue;
     }
-    ARROW_ASSIGN_OR_RAISE(auto segments,
-                          index::OpenLiveSegments(dataset.storage(), *family, definition, live));
     ColumnVectorIndex found;
     found.definition = &definition;
     bool is_vector = true;
-    for (auto& segment : segments) {
+    for (const OpenedSegment& segment : opened->segments) {
       if (segment.reader->AsVector() == nullptr) {
         is_vector = false;
         break;
       }
-      found.segments.push_back({std::move(segment.reader), std::move(segment.live_fragments)});
+      found.segments.push_back({segment.reader, segment.live_fragments});
     }
     if (!is_vector) continue;
-    const std::optional<Metric> metric = family->MetricOf(definition);
+    const std::optional<Metric> metric = opened->family->MetricOf(definition);
     if (metric) {
       found.metric = *metric;
     } else if (!found.segments.empty()) {
@@ -138,11 +132,11 @@ NearestSources AssignSources(const format::Manifest& manifest,
   return sources;
 }
 
-arrow::Result<NearestSources> FindNearestSources(const dataset::Dataset& dataset, int column_index,
+arrow::Result<NearestSources> FindNearestSources(const Snapshot& snapshot, int column_index,
                                                  int dim, std::optional<Metric> asked) {
   std::vector<std::string> notes;
-  ARROW_ASSIGN_OR_RAISE(auto indexes, OpenVectorIndexes(dataset, column_index, &notes));
-  return AssignSources(dataset.manifest(), std::move(indexes), dim, asked, std::move(notes));
+  ARROW_ASSIGN_OR_RAISE(auto indexes, OpenVectorIndexes(snapshot, column_index, &notes));
+  return AssignSources(snapshot.manifest(), std::move(indexes), dim, asked, std::move(notes));
 }
 
 }  // namespace tessera::query

@@ -2,11 +2,10 @@
 // fragment of a dataset version — a segment of a vector index on the column, or the exact tail
 // (exact distances over the fragment's own vectors).
 //
-// Two steps, kept apart so that the opening of segments can come from elsewhere (a snapshot
-// that opens each segment once) without touching the assignment:
+// Two steps, kept apart so that the assignment can be tested without opening segments:
 //  1. OpenVectorIndexes: the vector indexes on the column (manifest order), their metric (from
 //     the definition, through the family: IndexFamily::MetricOf) and their segments covering
-//     live fragments, opened.
+//     live fragments, as the snapshot opened them (once per process, query/segment_cache.h).
 //  2. AssignSources: chooses the metric (the one asked for; else the first vector index's; else
 //     l2) and serves every fragment by the first usable segment covering it — indexes in
 //     manifest order, segments in definition order. A segment is usable when it holds vectors of
@@ -29,6 +28,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/vector/distance.h"
 #include "tessera/index/vector_segment.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
@@ -45,11 +45,11 @@ struct ColumnVectorIndex {
   std::vector<OpenedVectorSegment> segments;  // those covering a live fragment; may be none
 };
 
-// The vector indexes on column `column_index` of `dataset`, in manifest order, with their
-// segments covering live fragments opened (index::OpenLiveSegments; errors name the segment and
-// the index). Indexes of an unknown family are left out with a note (explain) in `notes`;
+// The vector indexes on column `column_index` of the snapshot, in manifest order, with their
+// segments covering live fragments opened (Snapshot::Index; errors name the segment and the
+// index). Indexes of an unknown family are left out with a note (explain) in `notes`;
 // indexes of a non-vector family are left out silently.
-arrow::Result<std::vector<ColumnVectorIndex>> OpenVectorIndexes(const dataset::Dataset& dataset,
+arrow::Result<std::vector<ColumnVectorIndex>> OpenVectorIndexes(const Snapshot& snapshot,
                                                                 int column_index,
                                                                 std::vector<std::string>* notes);
 
@@ -101,7 +101,7 @@ NearestSources AssignSources(const format::Manifest& manifest,
                              std::vector<std::string> notes);
 
 // Both steps.
-arrow::Result<NearestSources> FindNearestSources(const dataset::Dataset& dataset, int column_index,
+arrow::Result<NearestSources> FindNearestSources(const Snapshot& snapshot, int column_index,
                                                  int dim,
                                                  std::optional<index::vector::Metric> asked);
 

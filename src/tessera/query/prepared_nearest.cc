@@ -43,8 +43,8 @@ std::string Available(const arrow::Schema& schema) {
 // from nearest_explain.h.
 class PreparedNearest::Impl {
  public:
-  Impl(const dataset::Dataset& dataset, const NearestOptions& options)
-      : dataset_(dataset), options_(options) {
+  Impl(std::shared_ptr<const Snapshot> snapshot, const NearestOptions& options)
+      : snapshot_(std::move(snapshot)), dataset_(snapshot_->dataset()), options_(options) {
     range_.lower = options.lower_distance;
     range_.upper = options.upper_distance;
   }
@@ -101,7 +101,7 @@ class PreparedNearest::Impl {
     ARROW_ASSIGN_OR_RAISE(filter_, expr::Filter::Parse(options_.filter, dataset_.schema()));
     if (!options_.prefilter) return std::nullopt;
     ARROW_ASSIGN_OR_RAISE(auto allowed,
-                          FindMatchingRows(dataset_, *filter_, &prefilter_explain_,
+                          FindMatchingRows(*snapshot_, *filter_, &prefilter_explain_,
                                            "prefilter " + filter_->ToString() + ": "));
     return std::optional<RowsByFragment>(std::move(allowed));
   }
@@ -109,11 +109,11 @@ class PreparedNearest::Impl {
   arrow::Status Prepare(Explain* explain) {
     ARROW_RETURN_NOT_OK(Validate());
     ARROW_ASSIGN_OR_RAISE(sources_,
-                          FindNearestSources(dataset_, column_index_, dim_, options_.metric));
+                          FindNearestSources(*snapshot_, column_index_, dim_, options_.metric));
     ARROW_ASSIGN_OR_RAISE(auto allowed, ParseFilter());
     result_ = std::make_unique<NearestResult>(dataset_, projection_, options_.with_row_address,
                                               options_.prefilter ? nullptr : filter_);
-    ARROW_ASSIGN_OR_RAISE(auto eligible, EligibleRows::Make(dataset_, std::move(allowed)));
+    ARROW_ASSIGN_OR_RAISE(auto eligible, EligibleRows::Make(*snapshot_, std::move(allowed)));
     eligible_ = std::make_unique<EligibleRows>(std::move(eligible));
     if (eligible_->prefiltered()) {
       for (size_t segment = 0; segment < sources_.segments.size(); ++segment) {
@@ -343,6 +343,7 @@ class PreparedNearest::Impl {
   }
 
  private:
+  std::shared_ptr<const Snapshot> snapshot_;
   const dataset::Dataset& dataset_;
   const NearestOptions options_;
   DistanceRange range_;
@@ -366,11 +367,16 @@ class PreparedNearest::Impl {
 // batch) into an error naming what was asked: no exception leaves the library.
 arrow::Result<std::unique_ptr<PreparedNearest>> PreparedNearest::Make(
     const dataset::Dataset& dataset, const NearestOptions& options, Explain* explain) {
+  return Make(Snapshot::Borrowing(dataset), options, explain);
+}
+
+arrow::Result<std::unique_ptr<PreparedNearest>> PreparedNearest::Make(
+    std::shared_ptr<const Snapshot> snapshot, const NearestOptions& options, Explain* explain) {
   const util::OperationName operation("preparing a nearest-neighbour search of column '" +
-                                      options.column + "' of dataset " + dataset.uri());
+                                      options.column + "' of dataset " + snapshot->dataset().uri());
   return util::GuardExceptions(
       util::CurrentOperation(), [&]() -> arrow::Result<std::unique_ptr<PreparedNearest>> {
-        auto impl = std::make_unique<Impl>(dataset, options);
+        auto impl = std::make_unique<Impl>(std::move(snapshot), options);
         ARROW_RETURN_NOT_OK(impl->Prepare(explain));
         return std::unique_ptr<PreparedNearest>(new PreparedNearest(std::move(impl)));
       });

@@ -27,6 +27,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/query/explain.h"
 #include "tessera/query/nearest.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
@@ -43,6 +44,11 @@ class PreparedNearest {
   static arrow::Result<std::unique_ptr<PreparedNearest>> Make(const dataset::Dataset& dataset,
                                                               const NearestOptions& options,
                                                               Explain* explain = nullptr);
+  // The same on a snapshot, which the PreparedNearest keeps: its segments and deletion vectors
+  // are those the snapshot opened, shared with every other query on it.
+  static arrow::Result<std::unique_ptr<PreparedNearest>> Make(
+      std::shared_ptr<const Snapshot> snapshot, const NearestOptions& options,
+      Explain* explain = nullptr);
   ~PreparedNearest();
 
   int dim() const;

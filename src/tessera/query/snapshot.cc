@@ -17,6 +17,11 @@ std::shared_ptr<const Snapshot> Snapshot::Make(std::shared_ptr<const dataset::Da
                                           cache == nullptr ? &SegmentCache::Global() : cache);
 }
 
+std::shared_ptr<const Snapshot> Snapshot::Borrowing(const dataset::Dataset& dataset) {
+  return Make(
+      std::shared_ptr<const dataset::Dataset>(std::shared_ptr<const dataset::Dataset>(), &dataset));
+}
+
 arrow::Result<std::shared_ptr<const Snapshot>> Snapshot::Open(std::string_view uri,
                                                               std::optional<uint64_t> version) {
   ARROW_ASSIGN_OR_RAISE(auto dataset, dataset::Dataset::Open(uri, version));

@@ -54,6 +54,9 @@ class Snapshot {
   // outlive the snapshot.
   static std::shared_ptr<const Snapshot> Make(std::shared_ptr<const dataset::Dataset> dataset,
                                               SegmentCache* cache = nullptr);
+  // A snapshot of `dataset`, which the caller keeps alive for as long as the snapshot is used:
+  // for entry points that take a dataset::Dataset& for one call.
+  static std::shared_ptr<const Snapshot> Borrowing(const dataset::Dataset& dataset);
   // Opens version `version` (the latest when absent) of the dataset at `uri`; errors of
   // Dataset::Open.
   static arrow::Result<std::shared_ptr<const Snapshot>> Open(std::string_view uri,
