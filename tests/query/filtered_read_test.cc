@@ -201,6 +201,34 @@ TEST_F(FilteredReadTest, DeleteWithAnExactPredicateReadsNoDataFile) {
   EXPECT_EQ(unchanged->version(), version);
 }
 
+// A delete planned on a snapshot that concurrent commits passed rebases: fragments another
+// delete touched are found again through the plan against their new deletion vector; rows
+// appended meanwhile are not the delete's.
+TEST_F(FilteredReadTest, DeleteFromAnOldSnapshotRebasesThroughThePlan) {
+  const std::vector<std::string> filters = {"id < 100",
+                                            "id < 100 AND (name != 'name9' OR name IS NULL)"};
+  for (size_t round = 0; round < filters.size(); ++round) {
+    const std::string& filter = filters[round];
+    SCOPED_TRACE(filter);
+    ASSERT_OK_AND_ASSIGN(
+        data_, testing::CreateSimpleDataset(directory_.Child("rebase" + std::to_string(round)),
+                                            3000, 1000));
+    ASSERT_OK_AND_ASSIGN(data_, AddBtree(*data_, "id_idx", "id"));
+    auto old = MakeSnapshot();
+    ASSERT_OK_AND_ASSIGN(auto latest, data_->Delete("id < 50 OR id = 2000"));
+    ASSERT_OK_AND_ASSIGN(latest, testing::AppendSimpleRows(*latest, 0, 100, 1000));
+    Explain explain;
+    ASSERT_OK_AND_ASSIGN(auto after, Delete(*old, filter, {}, &explain));
+    EXPECT_NE(explain.ToString().find(round == 0 ? "exact)" : "rechecked)"), std::string::npos)
+        << explain.ToString();
+    EXPECT_EQ(after->version(), latest->version() + 1);
+    EXPECT_EQ(after->CountRows(), 3000u - 100 - 1 + 100);
+    ASSERT_OK_AND_ASSIGN(uint64_t low, after->CountRows("id < 100"));
+    EXPECT_EQ(low, 100u);  // the appended ones
+    EXPECT_EQ(PlainIds(*after, "id >= 100 AND id < 103"), (std::vector<int64_t>{100, 101, 102}));
+  }
+}
+
 // Read, Count and Delete plan a filter the same way and explain it in the same lines.
 TEST_F(FilteredReadTest, ReadCountAndDeleteExplainTheSamePlan) {
   for (const std::string filter :
