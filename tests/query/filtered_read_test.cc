@@ -312,8 +312,20 @@ TEST(QueryFilteredRead, AnEmptyDatasetReadsNothing) {
   ASSERT_OK_AND_ASSIGN(data, AddBtree(*data, "id_idx", "id"));
   ASSERT_OK_AND_ASSIGN(data, data->Delete("TRUE"));
   ASSERT_EQ(data->manifest().fragments_size(), 0);
-  for (const std::string filter : {"", "id < 10", "name = 'name1'", "FALSE", "TRUE"}) {
-    auto snapshot = Snapshot::Make(data);
+  // And one created without rows.
+  ASSERT_OK_AND_ASSIGN(auto created, dataset::Dataset::Create(directory.Child("created"),
+                                                              testing::SimpleReader(0, 0, 2)));
+  ASSERT_EQ(created->manifest().fragments_size(), 0);
+  for (const auto& [empty, filter] :
+       std::vector<std::pair<std::shared_ptr<dataset::Dataset>, std::string>>{
+           {data, ""},
+           {data, "id < 10"},
+           {data, "name = 'name1'"},
+           {data, "FALSE"},
+           {data, "TRUE"},
+           {created, ""},
+           {created, "id < 10"}}) {
+    auto snapshot = Snapshot::Make(empty);
     dataset::ScanOptions options;
     options.filter = filter;
     options.columns = {"name", "id"};
@@ -330,7 +342,7 @@ TEST(QueryFilteredRead, AnEmptyDatasetReadsNothing) {
     EXPECT_EQ(count, 0u) << filter;
     if (!filter.empty()) {
       ASSERT_OK_AND_ASSIGN(auto after, Delete(*snapshot, filter));
-      EXPECT_EQ(after->version(), data->version()) << filter;
+      EXPECT_EQ(after->version(), empty->version()) << filter;
     }
   }
   // Bad input is still an error.
