@@ -59,12 +59,11 @@ TEST_F(CliReadTest, ScanPrintsTheSameRowsWithAndWithoutAnIndex) {
          "--seed", "3"});
   CreateIndexes();
   RunOk({"gen", Path("more.arrow"), "--rows", "100", "--dim", "4", "--seed", "4"});
-  // Every filter as csv (with --explain too), and two of them in the other shapes.
+  // Every filter as csv (with --explain too, at first), and one in the other shapes.
   const auto expect_same_scans = [&](const std::string& stage, bool every_shape) {
     std::vector<std::vector<std::string>> scans;
     for (const auto& filter : Filters()) scans.push_back({"--where", filter, "--format", "csv"});
-    for (const std::string filter :
-         {"price < 10 OR id > 1150", "NOT (id >= 10) AND id IS NOT NULL"}) {
+    for (const std::string filter : {"price < 10 OR id > 1150"}) {
       scans.push_back(
           {"--where", filter, "--columns", "price,id", "--with-row-address", "--format", "json"});
       scans.push_back({"--where", filter, "--limit", "3"});
@@ -86,7 +85,7 @@ TEST_F(CliReadTest, ScanPrintsTheSameRowsWithAndWithoutAnIndex) {
     RunOk({"delete", dataset, "--where", "id IN (3, 7, 500, 1199) OR price < 2"});
     RunOk({"append", dataset, "--from", Path("more.arrow")});
   }
-  ASSERT_NO_FATAL_FAILURE(expect_same_scans("after a delete and an append", true));
+  ASSERT_NO_FATAL_FAILURE(expect_same_scans("after a delete and an append", false));
   RunOk({"index", "optimize", ds_});
   ASSERT_NO_FATAL_FAILURE(expect_same_scans("optimized", false));
 }
