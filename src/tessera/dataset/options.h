@@ -22,7 +22,8 @@ struct WriteOptions {
 inline constexpr const char* kRowAddressColumn = "_rowaddr";
 
 struct ScanOptions {
-  // Columns to return, in this order; empty means all columns of the schema.
+  // Columns to return, in this order; empty means all columns of the schema. `_rowaddr` names
+  // the row-address column, so {"_rowaddr"} returns only the addresses.
   std::vector<std::string> columns;
   // SQL-like predicate (docs/filters.md); empty means every row.
   std::string filter;

@@ -171,14 +171,38 @@ class ScanReader : public arrow::RecordBatchReader {
 
 }  // namespace
 
+arrow::Result<std::vector<int>> ProjectedColumns(const arrow::Schema& schema,
+                                                 const ScanOptions& options) {
+  if (options.columns.empty()) return ResolveColumns(schema, {});
+  std::vector<std::string> data;
+  for (const auto& name : options.columns) {
+    if (name != kRowAddressColumn) data.push_back(name);
+  }
+  if (data.empty()) return std::vector<int>();
+  return ResolveColumns(schema, data);
+}
+
 arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Schema& schema,
                                                                const ScanOptions& options) {
-  ARROW_ASSIGN_OR_RAISE(auto projected, ResolveColumns(schema, options.columns));
+  const auto row_address = arrow::field(kRowAddressColumn, arrow::uint64(), /*nullable=*/false);
+  ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(schema, options));
   arrow::FieldVector fields;
-  for (int index : projected) fields.push_back(schema.field(index));
-  if (options.with_row_address) {
-    fields.push_back(arrow::field(kRowAddressColumn, arrow::uint64(), /*nullable=*/false));
+  bool named = false;
+  size_t next = 0;
+  if (options.columns.empty()) {
+    for (int index : projected) fields.push_back(schema.field(index));
+  } else {
+    for (const auto& name : options.columns) {
+      if (name == kRowAddressColumn) {
+        if (named) return InvalidArgument("column '", name, "' is requested twice");
+        named = true;
+        fields.push_back(row_address);
+      } else {
+        fields.push_back(schema.field(projected[next++]));
+      }
+    }
   }
+  if (options.with_row_address && !named) fields.push_back(row_address);
   return arrow::schema(std::move(fields));
 }
 
@@ -186,7 +210,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
     const DeletionVectors* deletions) {
-  ARROW_ASSIGN_OR_RAISE(auto projected, ResolveColumns(*schema, options.columns));
+  ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
   std::vector<int> decoded = projected;

@@ -30,7 +30,13 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
 arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
                                                const std::vector<std::string>& names);
 
-// The output schema of a scan of `schema` with `options` (InvalidArgument for unknown columns).
+// The output schema of a scan of `schema` with `options` (InvalidArgument for unknown columns):
+// the named columns in order, where the name `_rowaddr` is the row-address column, then
+// `_rowaddr` when options.with_row_address asks for it and no column named it.
+// Indices in `schema` of the data columns the output of a scan with `options` holds, in order.
+arrow::Result<std::vector<int>> ProjectedColumns(const arrow::Schema& schema,
+                                                 const ScanOptions& options);
+
 arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Schema& schema,
                                                                const ScanOptions& options);
 
