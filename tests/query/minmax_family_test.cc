@@ -16,6 +16,7 @@
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/expr/ast.h"
 #include "tessera/expr/filter.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/scalar_segment.h"
@@ -172,6 +173,15 @@ TEST_F(QueryMinMaxFamily, PlannerUsesATestOnlyFamilyThroughTheCapabilityInterfac
            {"NOT (id > 20)", false},
            {"id IS NOT NULL", false},
            {"id < 3 OR i = 4", false},
+           // Page boundaries (pages [0, 32), [32, 64), ...): a bound equal to a page's first or
+           // last value keeps that page.
+           {"id >= 31 AND id < 40", true},
+           {"id > 31 AND id <= 32", true},
+           {"id < 32", true},
+           {"id <= 0", true},
+           {"id BETWEEN 63 AND 64", true},
+           {"id = 31 OR id = 32 OR id = 199 OR id = 200", true},
+           {"id IN (63, 64, 599)", true},
        }) {
     const std::string text = ExpectSameAsScan(filter);
     EXPECT_EQ(text.find("MINMAX index 'id_zones'") != std::string::npos, answered) << filter << "\n"
@@ -203,6 +213,9 @@ TEST_F(QueryMinMaxFamily, AssessCostsThePagesThatMayMatch) {
   EXPECT_EQ(assess("id != 3").coverage, index::Coverage::kNone);  // asked as `id = 3` under NOT
   EXPECT_EQ(assess("id < i").coverage, index::Coverage::kNone);
 
+  // `id = 31` is the last value of page [0, 32): that page answers, the next does not.
+  EXPECT_EQ(assess("id = 31").cost, 32);
+
   auto filter = expr::Filter::Parse("id = 33", snapshot->schema());
   ASSERT_TRUE(filter.ok());
   ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer((*filter)->root()));
@@ -225,6 +238,45 @@ TEST_F(QueryMinMaxFamily, FloatZonesKeepTheScanSemantics) {
       EXPECT_NE(text.find("MINMAX index 'f_zones'"), std::string::npos) << filter << "\n" << text;
     }
   }
+}
+
+// IN with NaN in its list matches the NaN rows (Arrow's is_in): the filter language has no NaN
+// literal, so the leaf is built by hand, as a planner of another front end might.
+TEST_F(QueryMinMaxFamily, InWithNanSelectsThePagesHoldingNan) {
+  CreateIndex("f_zones", "f", "MINMAX", {{"page_rows", "8"}});
+  auto snapshot = Snapshot::Make(data_);
+  const index::ScalarSegmentReader* reader = Reader(*snapshot, 0);
+  ASSERT_NE(reader, nullptr);
+  const int field = snapshot->schema()->GetFieldIndex("f");
+  auto column = std::make_shared<expr::Column>("f", field, arrow::float64(), 1);
+  const expr::InList nan_list(column, {std::make_shared<arrow::DoubleScalar>(std::nan(""))},
+                              /*has_null=*/false, 1);
+  const expr::Compare nan_equal(
+      expr::CompareOp::kEqual, column,
+      std::make_shared<expr::Literal>(std::make_shared<arrow::DoubleScalar>(std::nan("")), 1), 1);
+  // Row r holds NaN when r % 9 == 1; fragments of 200 rows, pages of 8.
+  std::vector<uint64_t> expected;
+  for (uint32_t fragment = 0; fragment < 3; ++fragment) {
+    for (uint32_t first = 0; first < 200; first += 8) {
+      bool nan = false;
+      for (uint32_t offset = first; offset < first + 8; ++offset) {
+        nan = nan || (fragment * 200 + offset) % 9 == 1;
+      }
+      for (uint32_t offset = first; nan && offset < first + 8; ++offset) {
+        expected.push_back(dataset::MakeRowAddress(fragment, offset));
+      }
+    }
+  }
+  const index::Capability capability = reader->Assess(nan_list);
+  EXPECT_EQ(capability.coverage, index::Coverage::kSuperset);
+  EXPECT_EQ(capability.cost, static_cast<double>(expected.size()));
+  ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(nan_list));
+  EXPECT_EQ(answer.rows, expected);
+  EXPECT_LT(answer.rows.size(), 600u);
+  // `= NaN` is never TRUE: no page.
+  EXPECT_EQ(reader->Assess(nan_equal).cost, 0);
+  ASSERT_OK_AND_ASSIGN(answer, reader->Answer(nan_equal));
+  EXPECT_TRUE(answer.rows.empty());
 }
 
 // With a BTREE on the same column the planner prefers the exact answer; MINMAX serves the

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -59,6 +60,27 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"ts_btree", "ts", "BTREE", {}},
   };
   return pool;
+}
+
+const index::IndexSpec& Pooled(const std::string& name) {
+  for (const auto& spec : IndexPool()) {
+    if (spec.name == name) return spec;
+  }
+  static const index::IndexSpec kNone;
+  ADD_FAILURE() << "no index " << name << " in the pool";
+  return kNone;
+}
+
+// The fixed first steps of the history of `seed`: index names to create, or "append".
+std::vector<std::string> Start(uint64_t seed) {
+  switch (seed % 3) {
+    case 0:
+      return {"i64_btree", "s_btree", "append", "i64_zones", "id_zones", "append"};
+    case 1:
+      return {"i64_zones", "f64_zones", "id_zones", "append"};
+    default:
+      return {"f64_zones", "append", "f64_btree", "i64_btree", "id_zones", "append", "s_btree"};
+  }
 }
 
 bool HasIndex(const dataset::Dataset& dataset, const std::string& name) {
@@ -363,13 +385,17 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
           history.dataset,
           dataset::Dataset::Create(directory.Child("data"), ReaderOf(batch), SmallFiles()));
     }
-    // Two indexes on one column from the start, built at different times.
-    ASSERT_OK_AND_ASSIGN(history.dataset,
-                         index::CreateIndex(*history.dataset, IndexPool()[0]));  // i64_btree
-    ASSERT_NO_FATAL_FAILURE(Append(&history, random));
-    ASSERT_OK_AND_ASSIGN(history.dataset,
-                         index::CreateIndex(*history.dataset, IndexPool()[1]));  // i64_zones
-    history.log += "create i64_btree, append, create i64_zones; ";
+    // Each seed starts differently, so that exact and superset indexes cover different
+    // fragments of one column: a BTREE before a MINMAX and appends between them; zone maps
+    // alone; a MINMAX before a BTREE.
+    for (const std::string& step : Start(seed)) {
+      if (step == "append") {
+        ASSERT_NO_FATAL_FAILURE(Append(&history, random));
+        continue;
+      }
+      ASSERT_OK_AND_ASSIGN(history.dataset, index::CreateIndex(*history.dataset, Pooled(step)));
+      history.log += "create " + step + "; ";
+    }
     for (int step = 0; step < kSteps; ++step) {
       ASSERT_NO_FATAL_FAILURE(RandomStep(&history, random, generator));
       if (step == kSteps / 2) {
@@ -388,6 +414,53 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
       "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d combining two "
       "indexes; %d deletes\n",
       tally.queries, tally.indexed, tally.minmax, tally.two_indexes, tally.deletes);
+}
+
+// Fragments with more candidates than one read chunk (kReadBatchRows): reads by row address
+// come in bounded batches and stop at limits inside, at and around chunk boundaries.
+TEST(QueryPlannerProperty, LargeFragmentsStreamInBoundedBatchesAndStopAtLimits) {
+  ASSERT_OK(testing::RegisterMinMaxFamily());
+  std::mt19937_64 random(21);
+  PredicateGenerator generator(random);
+  TempDirectory directory;
+  dataset::WriteOptions large;
+  large.max_rows_per_file = 12000;
+  large.rows_per_batch = 1000;
+  ASSERT_OK_AND_ASSIGN(
+      auto data, dataset::Dataset::Create(directory.Child("large"),
+                                          ReaderOf(MixedFilterBatch(random, 0, 24000)), large));
+  for (const char* name : {"i64_btree", "id_zones", "f64_zones", "s_btree"}) {
+    ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, Pooled(name)));
+  }
+  ASSERT_OK_AND_ASSIGN(data, data->Delete("id >= 5000 AND id < 5100"));
+  const auto snapshot = Snapshot::Make(data);
+  int indexed = 0;
+  const std::vector<std::optional<uint64_t>> limits = {std::nullopt, 1, 8191, 8192, 8193, 15000};
+  for (int query = 0; query < 12; ++query) {
+    dataset::ScanOptions options;
+    options.filter = query % 3 == 0 ? "i64 >= -15 AND id < 20000"
+                                    : generator.LeafOn(query % 2 ? "i64" : "id") + " OR " +
+                                          generator.LeafOn("s");
+    options.columns = {"id", "f64"};
+    options.with_row_address = query % 2 == 0;
+    options.limit = limits[static_cast<size_t>(query) % limits.size()];
+    SCOPED_TRACE(options.filter);
+    Explain explain;
+    ASSERT_OK_AND_ASSIGN(auto reader, Read(snapshot, options, &explain));
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    while (true) {
+      ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+      if (batch == nullptr) break;
+      EXPECT_LE(static_cast<uint64_t>(batch->num_rows()), kReadBatchRows);
+      batches.push_back(std::move(batch));
+    }
+    ASSERT_OK_AND_ASSIGN(auto table, arrow::Table::FromRecordBatches(reader->schema(), batches));
+    ASSERT_OK_AND_ASSIGN(auto plain, data->ScanToTable(options));
+    ASSERT_TRUE(table->Equals(*plain, arrow::EqualOptions::Defaults().nans_equal(true)))
+        << explain.ToString() << table->num_rows() << " rows vs " << plain->num_rows();
+    if (explain.ToString().find(" index '") != std::string::npos) ++indexed;
+  }
+  EXPECT_GE(indexed, 6);
 }
 
 }  // namespace
