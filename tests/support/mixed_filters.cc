@@ -149,8 +149,50 @@ std::string PredicateGenerator::Leaf() {
 }
 
 std::string PredicateGenerator::LeafOn(const std::string& column) {
+  if (column == "flag") {
+    static const char* const kFlag[] = {"flag",           "NOT flag",           "flag = FALSE",
+                                        "flag != TRUE",   "flag IS NULL",       "flag IS NOT NULL",
+                                        "flag IN (TRUE)", "flag NOT IN (FALSE)"};
+    return kFlag[Pick(8)];
+  }
   const std::string literal = Literal(column);
-  return LeafWith(column, literal, Pick(7));
+  const int shape = Pick(10);
+  if (shape < 7) return LeafWith(column, literal, shape);
+  if (shape == 7) return "NOT (" + LeafWith(column, literal, Pick(7)) + ")";
+  return OddLeaf(column);
+}
+
+std::string PredicateGenerator::OddLeaf(const std::string& column) {
+  // Literals the binder rewrites (no int64 equals 2.5), extremes, -0.0 in IN lists, and
+  // comparisons with another column.
+  static const std::vector<std::string> kI64 = {
+      "i64 = 2.5",        "i64 > 2.5",  "i64 IN (2.5, 3, -1)",       "i64 BETWEEN -1.5 AND 3.5",
+      "i64 NOT IN (2.5)", "i64 != 1.5", "i64 < 9223372036854775807", "i64 >= -9223372036854775808",
+      "i64 <= 1e30",      "i64 = f64"};
+  static const std::vector<std::string> kF64 = {
+      "f64 > 1e308",       "f64 < -1e308", "f64 IN (-0.0)", "f64 IN (0.0, -0.0)",
+      "f64 NOT IN (-0.0)", "f64 >= i64",   "f64 = 0",       "f64 BETWEEN -0.0 AND -0.0",
+      "f64 != -0.0",       "f64 < 1e300"};
+  static const std::vector<std::string> kS = {
+      "s LIKE 'a%'",     "s NOT LIKE '%a'",      "s = ''",    "s > ''",
+      "s IN ('', NULL)", "s NOT IN ('a', NULL)", "s >= 'ca'", "s BETWEEN '' AND 'b'"};
+  static const std::vector<std::string> kId = {"id < i64",
+                                               "id >= 0",
+                                               "id IN (0)",
+                                               "id > -1.5",
+                                               "id BETWEEN 10 AND 5",
+                                               "id NOT BETWEEN 0 AND 100"};
+  static const std::vector<std::string> kTs = {"ts > DATE '2024-01-01'",
+                                               "ts <= '2024-01-01 00:00:30'",
+                                               "ts NOT IN (TIMESTAMP '2024-01-01 00:00:05')"};
+  const auto pick = [&](const std::vector<std::string>& leaves) {
+    return leaves[static_cast<size_t>(Pick(static_cast<int>(leaves.size())))];
+  };
+  if (column == "i64") return pick(kI64);
+  if (column == "f64") return pick(kF64);
+  if (column == "s") return pick(kS);
+  if (column == "id") return pick(kId);
+  return pick(kTs);
 }
 
 std::string PredicateGenerator::LeafWith(const std::string& column, const std::string& literal,

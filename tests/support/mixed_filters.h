@@ -40,8 +40,9 @@ class PredicateGenerator {
   std::string Predicate(int depth);
   // A random leaf on one of i64, f64, s, ts (and the unindexed shapes above).
   std::string Leaf();
-  // A leaf on `column` (i64, f64, s, ts or id): a comparison, BETWEEN, IN or a null test,
-  // negated or not.
+  // A leaf on `column` (i64, f64, s, ts, id or flag): a comparison, BETWEEN, IN or a null
+  // test, negated or not, or one of a few odd cases (literals the binder rewrites, extremes,
+  // -0.0 in IN lists, LIKE, another column).
   std::string LeafOn(const std::string& column);
   // A literal of `column`'s domain (i64, f64, s, ts or id).
   std::string Literal(const std::string& column);
@@ -53,6 +54,7 @@ class PredicateGenerator {
   std::string Float();
   std::string Word();
   std::string Time();
+  std::string OddLeaf(const std::string& column);
   // Leaf() on `column` with its first literal already drawn.
   std::string LeafWith(const std::string& column, const std::string& literal, int shape);
 
