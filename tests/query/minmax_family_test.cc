@@ -305,6 +305,20 @@ TEST_F(QueryMinMaxFamily, CombinesWithBtreeAndPrefersExactAnswers) {
   EXPECT_NE(explain.find("BTREE index 'i_btree'"), std::string::npos) << explain;
 }
 
+// Between two superset indexes on one column the planner takes the cheaper answer, as each
+// segment's Assess estimates it: here the finer pages.
+TEST_F(QueryMinMaxFamily, PrefersTheCheaperOfTwoSupersetIndexes) {
+  CreateIndex("id_coarse", "id", "MINMAX", {{"page_rows", "100"}});
+  CreateIndex("id_fine", "id", "MINMAX", {{"page_rows", "10"}});
+  std::string explain = ExpectSameAsScan("id = 250");
+  EXPECT_TRUE(SomeLineHas(explain, {"MINMAX index 'id_fine'", "(10 candidates, rechecked)"}))
+      << explain;
+  EXPECT_EQ(explain.find("id_coarse"), std::string::npos) << explain;
+  // Per leaf: each leaf goes to the index answering it most cheaply (10 rows versus 100).
+  explain = ExpectSameAsScan("id < 5 OR id > 595");
+  EXPECT_EQ(explain.find("id_coarse"), std::string::npos) << explain;
+}
+
 // The lifecycle works for it unchanged: optimize builds deltas and merges them (by
 // concatenation), replace rebuilds, and a delete through the index equals the plain delete.
 TEST_F(QueryMinMaxFamily, LifecycleBuildsMergesAndDeletesThroughIt) {
