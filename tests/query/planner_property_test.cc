@@ -44,7 +44,7 @@ constexpr int kSteps = 10;
 constexpr int kQueriesPerCheck = 50;
 // One query in this many is also run as a delete, on two copies of the dataset (each costs two
 // durable commits); every query's matching rows are compared as FindMatchingRows finds them.
-constexpr int kDeleteEvery = 25;
+constexpr int kDeleteEvery = 50;
 
 // The indexes a history may create: a BTREE and a MINMAX on i64 and on f64, MINMAX only on id
 // (ascending, so zone maps narrow well), BTREE only on s, flag and ts.
