@@ -5,11 +5,11 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/mixed_filters.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
@@ -21,200 +21,11 @@
 namespace tessera::query {
 namespace {
 
+using testing::MixedFilterBatch;
+using testing::PredicateGenerator;
 using testing::ReaderOf;
+using testing::SmallFiles;
 using testing::TempDirectory;
-
-constexpr int64_t kSecond = 1000000;
-constexpr int64_t kEpoch2024 = 1704067200LL * kSecond;  // 2024-01-01 00:00:00 UTC, in µs
-
-std::shared_ptr<arrow::Schema> MixedSchema() {
-  return arrow::schema({
-      arrow::field("id", arrow::int64()),
-      arrow::field("i64", arrow::int64()),
-      arrow::field("f64", arrow::float64()),
-      arrow::field("s", arrow::utf8()),
-      arrow::field("ts", arrow::timestamp(arrow::TimeUnit::MICRO)),
-      arrow::field("flag", arrow::boolean()),
-  });
-}
-
-const std::vector<std::string>& Words() {
-  static const std::vector<std::string> words = {"", "a", "ab", "b", "ba", "c", "cat", "dog", "z"};
-  return words;
-}
-
-// Rows with ids [first_id, first_id + rows): small value domains so that predicates match
-// several rows, with nulls everywhere, NaN, -0.0 and 0.0 among the floats.
-std::shared_ptr<arrow::RecordBatch> MixedBatch(std::mt19937_64& random, int64_t first_id,
-                                               int64_t rows) {
-  arrow::Int64Builder id, i64;
-  arrow::DoubleBuilder f64;
-  arrow::StringBuilder s;
-  arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO),
-                             arrow::default_memory_pool());
-  arrow::BooleanBuilder flag;
-  auto chance = [&](int percent) { return static_cast<int>(random() % 100) < percent; };
-  for (int64_t row = 0; row < rows; ++row) {
-    EXPECT_OK(id.Append(first_id + row));
-    if (chance(10)) {
-      EXPECT_OK(i64.AppendNull());
-    } else {
-      EXPECT_OK(i64.Append(static_cast<int64_t>(random() % 41) - 20));
-    }
-    const int kind = static_cast<int>(random() % 100);
-    if (kind < 8) {
-      EXPECT_OK(f64.AppendNull());
-    } else if (kind < 13) {
-      EXPECT_OK(f64.Append(std::nan("")));
-    } else if (kind < 16) {
-      EXPECT_OK(f64.Append(-0.0));
-    } else if (kind < 19) {
-      EXPECT_OK(f64.Append(0.0));
-    } else {
-      EXPECT_OK(f64.Append(static_cast<double>(static_cast<int>(random() % 81) - 40) * 0.25));
-    }
-    if (chance(10)) {
-      EXPECT_OK(s.AppendNull());
-    } else {
-      EXPECT_OK(s.Append(Words()[random() % Words().size()]));
-    }
-    if (chance(10)) {
-      EXPECT_OK(ts.AppendNull());
-    } else {
-      EXPECT_OK(ts.Append(kEpoch2024 + static_cast<int64_t>(random() % 100) * kSecond));
-    }
-    if (chance(10)) {
-      EXPECT_OK(flag.AppendNull());
-    } else {
-      EXPECT_OK(flag.Append(chance(50)));
-    }
-  }
-  std::vector<std::shared_ptr<arrow::Array>> arrays(6);
-  EXPECT_OK(id.Finish(&arrays[0]));
-  EXPECT_OK(i64.Finish(&arrays[1]));
-  EXPECT_OK(f64.Finish(&arrays[2]));
-  EXPECT_OK(s.Finish(&arrays[3]));
-  EXPECT_OK(ts.Finish(&arrays[4]));
-  EXPECT_OK(flag.Finish(&arrays[5]));
-  return arrow::RecordBatch::Make(MixedSchema(), rows, arrays);
-}
-
-dataset::WriteOptions SmallFiles() {
-  dataset::WriteOptions options;
-  options.max_rows_per_file = 200;
-  options.rows_per_batch = 64;
-  return options;
-}
-
-// --- random predicates over the mixed schema ---
-
-class PredicateGenerator {
- public:
-  explicit PredicateGenerator(std::mt19937_64& random) : random_(random) {}
-
-  std::string Predicate(int depth) {
-    const int choice = depth <= 0 ? 0 : Pick(10);
-    if (choice < 5) return Leaf();
-    if (choice < 7) return Join(" AND ", depth);
-    if (choice < 9) return Join(" OR ", depth);
-    return "NOT (" + Predicate(depth - 1) + ")";
-  }
-
- private:
-  int Pick(int n) { return static_cast<int>(random_() % static_cast<uint64_t>(n)); }
-
-  std::string Join(const char* op, int depth) {
-    const int count = 2 + Pick(2);
-    std::string text = "(" + Predicate(depth - 1);
-    for (int i = 1; i < count; ++i) text += op + Predicate(depth - 1);
-    return text + ")";
-  }
-
-  std::string Int() { return std::to_string(Pick(45) - 22); }
-  std::string Float() {
-    static const char* const kSpecial[] = {"0", "-0.0", "0.0", "1.5", "-2.25", "10", "-10.5"};
-    if (Pick(3) == 0) return kSpecial[Pick(7)];
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.2f", static_cast<double>(Pick(85) - 42) * 0.25);
-    return text;
-  }
-  std::string Word() {
-    static const char* const kExtra[] = {"aa", "bz", "cab", "zz"};
-    if (Pick(5) == 0) return std::string("'") + kExtra[Pick(4)] + "'";
-    return "'" + Words()[static_cast<size_t>(Pick(static_cast<int>(Words().size())))] + "'";
-  }
-  std::string Time() {
-    const int seconds = Pick(105);
-    char text[64];
-    std::snprintf(text, sizeof(text), "TIMESTAMP '2024-01-01 00:%02d:%02d'", seconds / 60,
-                  seconds % 60);
-    return text;
-  }
-
-  // A column with a random literal generator.
-  std::pair<std::string, std::string> ColumnAndLiteral(bool* is_string) {
-    *is_string = false;
-    switch (Pick(4)) {
-      case 0:
-        return {"i64", Int()};
-      case 1:
-        return {"f64", Float()};
-      case 2:
-        *is_string = true;
-        return {"s", Word()};
-      default:
-        return {"ts", Time()};
-    }
-  }
-
-  std::string Literal(const std::string& column) {
-    if (column == "i64") return Int();
-    if (column == "f64") return Float();
-    if (column == "s") return Word();
-    return Time();
-  }
-
-  std::string Leaf() {
-    bool is_string = false;
-    auto [column, literal] = ColumnAndLiteral(&is_string);
-    static const char* const kOps[] = {"=", "!=", "<", "<=", ">", ">="};
-    switch (Pick(14)) {
-      case 0:
-      case 1:
-      case 2:
-        return column + " " + kOps[Pick(6)] + " " + literal;
-      case 3:
-        return literal + " " + kOps[Pick(6)] + " " + column;  // the binder flips it
-      case 4:
-        return column + (Pick(2) ? " NOT" : "") + " BETWEEN " + literal + " AND " + Literal(column);
-      case 5: {
-        std::string list = literal;
-        const int extra = Pick(4);
-        for (int i = 0; i < extra; ++i) list += ", " + Literal(column);
-        if (Pick(4) == 0) list += ", NULL";
-        return column + (Pick(2) ? " NOT" : "") + " IN (" + list + ")";
-      }
-      case 6:
-        return column + (Pick(2) ? " IS NOT NULL" : " IS NULL");
-      case 7:
-        return Pick(2) ? "flag" : (Pick(2) ? "flag = TRUE" : "flag != FALSE");
-      case 8:
-        return "id < " + std::to_string(Pick(1600));  // an unindexed column
-      case 9:
-        return "s LIKE '" + std::string(Pick(2) ? "a" : "c") + "%'";  // no index answers LIKE
-      case 10:
-        return "i64 < id";  // column against column: only rechecked
-      case 11: {
-        static const char* const kConstants[] = {"TRUE", "FALSE", "i64 = NULL"};
-        return kConstants[Pick(3)];
-      }
-      default:
-        return column + " = " + literal;
-    }
-  }
-
-  std::mt19937_64& random_;
-};
 
 std::string Describe(const arrow::Table& table) { return table.ToString().substr(0, 2000); }
 
@@ -246,7 +57,7 @@ struct History {
 };
 
 void Append(History* history, std::mt19937_64& random, int64_t rows) {
-  auto batch = MixedBatch(random, history->next_id, rows);
+  auto batch = MixedFilterBatch(random, history->next_id, rows);
   history->next_id += rows;
   auto appended = history->dataset->Append(ReaderOf(batch), SmallFiles());
   ASSERT_TRUE(appended.ok()) << appended.status().ToString();
@@ -297,7 +108,7 @@ TEST(QueryFilteredScan, EquivalentToUnindexedScanOverRandomHistories) {
     TempDirectory directory;
     History history;
     {
-      auto batch = MixedBatch(random, 0, 500);
+      auto batch = MixedFilterBatch(random, 0, 500);
       history.next_id = 500;
       ASSERT_OK_AND_ASSIGN(
           history.dataset,
@@ -348,7 +159,7 @@ TEST(QueryFilteredScan, PlainCasesMatchTheDatasetScan) {
   std::mt19937_64 random(7);
   TempDirectory directory;
   History history;
-  auto batch = MixedBatch(random, 0, 300);
+  auto batch = MixedFilterBatch(random, 0, 300);
   history.next_id = 300;
   ASSERT_OK_AND_ASSIGN(history.dataset, dataset::Dataset::Create(directory.Child("plain"),
                                                                  ReaderOf(batch), SmallFiles()));
