@@ -98,7 +98,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
-    const FragmentReader& reader, const std::vector<uint32_t>& offsets) {
+    const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches) {
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
   size_t next = 0;
   while (next < offsets.size()) {
@@ -112,7 +112,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     // Verifying a few rows checks only their blocks; beyond a sixteenth of the batch they touch
     // most blocks anyway, and checking the whole batch in a few long ranges is cheaper.
     std::shared_ptr<arrow::RecordBatch> batch;
-    if (local.size() * kDenseFraction >= reader.rows_per_batch()) {
+    if (whole_batches || local.size() * kDenseFraction >= reader.rows_per_batch()) {
       ARROW_ASSIGN_OR_RAISE(batch, reader.ReadBatch(batch_index));
     } else {
       ARROW_ASSIGN_OR_RAISE(batch, reader.ReadRowsOfBatch(batch_index, local));

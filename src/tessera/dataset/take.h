@@ -28,7 +28,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
 // The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
 // fragment's row count) of the fragment
 // `reader` reads, with its columns, as one batch. Deletions are the caller's concern.
+// `whole_batches`: verify every batch touched whole (cheaper when the offsets are dense over
+// the fragment); otherwise a batch is verified whole only when a sixteenth of its rows is taken,
+// else just the rows taken.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
-    const FragmentReader& reader, const std::vector<uint32_t>& offsets);
+    const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches = false);
 
 }  // namespace tessera::dataset

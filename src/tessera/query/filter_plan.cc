@@ -114,10 +114,10 @@ bool UnknownOnlyOnNulls(const Node& leaf) {
 }
 
 // Segments of at least this many rows are used for a leaf only when their estimated cost is at
-// most 1 / kMaximumAnsweredFraction of their rows (bench/filtered_read: past about a tenth of
-// the rows, a count through a BTREE costs more than evaluating the filter on every row).
+// most 1 / kMaximumAnsweredFraction of their rows (bench/filtered_read: at a tenth of the rows a
+// count through a BTREE costs what evaluating the filter on every row costs, and a read 1.5×).
 constexpr double kMinimumRowsForCostChoice = 65536;
-constexpr double kMaximumAnsweredFraction = 8;
+constexpr double kMaximumAnsweredFraction = 16;
 
 bool Better(const index::Capability& candidate, const index::Capability& best) {
   if (best.coverage == index::Coverage::kNone) return true;
@@ -464,7 +464,9 @@ class Planner {
       return text;
     };
     if (!covering.empty()) {
-      return "scan (index " + join(covering) + " covers it but cannot narrow the filter)";
+      return covering.size() == 1
+                 ? "scan (index " + join(covering) + " covers it but cannot narrow the filter)"
+                 : "scan (indexes " + join(covering) + " cover it but cannot narrow the filter)";
     }
     if (!indexed_columns.empty()) {
       return "scan (not covered by an index on " + join(indexed_columns) + ")";

@@ -23,9 +23,9 @@ namespace {
 // twice the rows still wanted (some fail the recheck), up to kReadBatchRows.
 constexpr uint64_t kMinimumChunk = 256;
 
-// A fragment with at least 1 / kDenseFraction of its rows as candidates is read batch by batch
-// and masked (sequential, zero-copy), not taken row by row (bench/filtered_read: taking costs
-// more than scanning past about 1 % of the rows).
+// A fragment with at least 1 / kDenseFraction of its rows as candidates has its batches verified
+// whole rather than row by row (bench/filtered_read: row-by-row verification made a 1 %
+// selective read slower than a scan).
 constexpr uint64_t kDenseFraction = 256;
 
 // A read's filter, parsed and planned once.
@@ -185,11 +185,6 @@ class FilteredReader final : public arrow::RecordBatchReader {
         if (Emit(std::move(batch), out)) return arrow::Status::OK();
         continue;
       }
-      if (dense_ != nullptr) {
-        ARROW_ASSIGN_OR_RAISE(auto batch, ReadDenseBatch());
-        if (batch != nullptr && Emit(std::move(batch), out)) return arrow::Status::OK();
-        continue;
-      }
       if (next_offset_ < offsets_.size()) {
         ARROW_ASSIGN_OR_RAISE(auto batch, ReadCandidates());
         if (Emit(std::move(batch), out)) return arrow::Status::OK();
@@ -256,14 +251,9 @@ class FilteredReader final : public arrow::RecordBatchReader {
                             dataset::FragmentReader::Open(*snapshot_->storage(), fragment,
                                                           snapshot_->schema(), columns, deleted));
     }
-    // Many candidates are read batch by batch and selected with a mask, as a scan does; few
-    // are taken one by one (which reads nothing at all for `_rowaddr` alone).
-    if (fragment_reader_ != nullptr &&
-        plan.candidates->cardinality() * kDenseFraction >= fragment.physical_rows()) {
-      dense_ = &*plan.candidates;
-      next_batch_ = 0;
-      return arrow::Status::OK();
-    }
+    // Many candidates touch most blocks of the batches they are in: verifying those batches
+    // whole, in a few long ranges, is cheaper than row by row.
+    whole_batches_ = plan.candidates->cardinality() * kDenseFraction >= fragment.physical_rows();
     offsets_ = OffsetsOf(*plan.candidates);
     next_offset_ = 0;
     chunk_ = kReadBatchRows;
@@ -271,53 +261,6 @@ class FilteredReader final : public arrow::RecordBatchReader {
       chunk_ = std::min(kReadBatchRows, exact_ ? *room : std::max(kMinimumChunk, 2 * *room));
     }
     return arrow::Status::OK();
-  }
-
-  // The next batch of the dense fragment holding candidates, masked to them (and to the filter
-  // unless exact); null when the fragment is done.
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadDenseBatch() {
-    const Roaring& candidates = *dense_;
-    const uint64_t per_batch = fragment_reader_->rows_per_batch();
-    while (next_batch_ < fragment_reader_->num_batches()) {
-      const int index = next_batch_++;
-      const uint64_t first = static_cast<uint64_t>(index) * per_batch;
-      const uint64_t rows = std::min(per_batch, fragment_reader_->physical_rows() - first);
-      const auto low = static_cast<uint32_t>(first);
-      const auto high = static_cast<uint32_t>(first + rows);  // exclusive
-      const uint64_t wanted = candidates.rank(high - 1) - (low == 0 ? 0 : candidates.rank(low - 1));
-      if (wanted == 0) continue;
-      ARROW_ASSIGN_OR_RAISE(auto batch, fragment_reader_->ReadBatch(index));
-      arrow::BooleanBuilder mask;
-      ARROW_RETURN_NOT_OK(mask.Resize(static_cast<int64_t>(rows)));
-      for (uint32_t offset = low; offset < high; ++offset) {
-        mask.UnsafeAppend(candidates.contains(offset));
-      }
-      ARROW_ASSIGN_OR_RAISE(auto keep, mask.Finish());
-      if (!exact_) {
-        ARROW_ASSIGN_OR_RAISE(auto selected, planned_.filter->Select(*batch));
-        ARROW_ASSIGN_OR_RAISE(auto both, arrow::compute::And(keep, selected));
-        keep = both.make_array();
-      }
-      std::vector<std::shared_ptr<arrow::Array>> columns;
-      for (const auto& field : output_->fields()) {
-        if (field->name() == dataset::kRowAddressColumn) {
-          arrow::UInt64Builder addresses;
-          ARROW_RETURN_NOT_OK(addresses.Resize(static_cast<int64_t>(rows)));
-          for (uint32_t offset = low; offset < high; ++offset) {
-            addresses.UnsafeAppend(dataset::MakeRowAddress(fragment_id_, offset));
-          }
-          ARROW_ASSIGN_OR_RAISE(auto array, addresses.Finish());
-          columns.push_back(std::move(array));
-        } else {
-          columns.push_back(batch->GetColumnByName(field->name()));
-        }
-      }
-      auto projected = arrow::RecordBatch::Make(output_, batch->num_rows(), std::move(columns));
-      ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::Filter(projected, keep));
-      return kept.record_batch();
-    }
-    dense_ = nullptr;
-    return nullptr;
   }
 
   // Fragments [begin, end) of the manifest, scanned as Dataset::Scan scans them.
@@ -353,7 +296,8 @@ class FilteredReader final : public arrow::RecordBatchReader {
     chunk_ = std::min(kReadBatchRows, 2 * chunk_);
     std::shared_ptr<arrow::RecordBatch> taken;
     if (fragment_reader_ != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(taken, dataset::TakeFromFragment(*fragment_reader_, chunk));
+      ARROW_ASSIGN_OR_RAISE(taken,
+                            dataset::TakeFromFragment(*fragment_reader_, chunk, whole_batches_));
     }
     std::vector<std::shared_ptr<arrow::Array>> columns;
     for (const auto& field : output_->fields()) {
@@ -384,9 +328,8 @@ class FilteredReader final : public arrow::RecordBatchReader {
   // The index-answered fragment being read.
   uint32_t fragment_id_ = 0;
   bool exact_ = false;
-  const Roaring* dense_ = nullptr;  // its candidates, when read batch by batch
-  int next_batch_ = 0;
-  std::vector<uint32_t> offsets_;  // its candidates, when taken in chunks
+  bool whole_batches_ = false;  // verify whole batches, not the rows taken
+  std::vector<uint32_t> offsets_;
   size_t next_offset_ = 0;
   uint64_t chunk_ = kReadBatchRows;
   std::unique_ptr<dataset::FragmentReader> fragment_reader_;
