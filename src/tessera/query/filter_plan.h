@@ -5,8 +5,9 @@
 // indexed column (index/scalar_segment.h) it asks each segment covering the fragment whether it
 // can answer the leaf (exactly or as a superset) and at what cost, and uses the best: exact
 // before superset, then cheapest. A segment of 65,536 rows or more whose estimated cost passes
-// a sixteenth of its rows is not used for that leaf: scanning is cheaper (explain notes it). It then bounds, per fragment, the rows where the filter is
-// TRUE with Kleene logic over AND / OR / NOT:
+// a sixteenth of its rows is not used for that leaf: scanning is cheaper (explain notes it).
+// It then bounds, per fragment, the rows where the filter is TRUE with Kleene logic over
+// AND / OR / NOT:
 //  - a leaf's TRUE rows are its index answer; its FALSE rows are derived from TRUE answers:
 //    `c IS NULL` is FALSE on every row where it is not TRUE; a leaf that is unknown exactly on
 //    the null rows of its column (comparisons with a literal, BETWEEN, IN without NULL, LIKE,
