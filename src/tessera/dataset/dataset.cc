@@ -194,13 +194,14 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Delete(std::string_view filter,
 }
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Delete(std::string_view filter, RowFinder finder,
-                                                        const WriteOptions& options) const {
+                                                        const WriteOptions& options,
+                                                        const DeletionVectors* deletions) const {
   if (filter.empty()) {
     return InvalidArgument("delete needs a filter; use 'true' to delete every row");
   }
-  ARROW_ASSIGN_OR_RAISE(
-      auto operation,
-      DeleteOperation::Plan(storage_, *manifest_, schema_, std::string(filter), std::move(finder)));
+  ARROW_ASSIGN_OR_RAISE(auto operation,
+                        DeleteOperation::Plan(storage_, *manifest_, schema_, std::string(filter),
+                                              std::move(finder), deletions));
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, *operation, options));
   return FromManifest(storage_, std::move(manifest));
 }

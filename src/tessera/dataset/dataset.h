@@ -29,6 +29,8 @@
 
 namespace tessera::dataset {
 
+class DeletionVectors;
+
 // Row address of (fragment, offset): the identity of a row within a version.
 inline uint64_t MakeRowAddress(uint32_t fragment_id, uint32_t offset) {
   return (static_cast<uint64_t>(fragment_id) << 32) | offset;
@@ -118,9 +120,11 @@ class Dataset {
   arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter,
                                                  const WriteOptions& options = {}) const;
   // The same delete with the rows found by `finder` (operation.h), which must return exactly the
-  // live rows `filter` matches: query::Delete finds them through indexes.
+  // live rows `filter` matches: query::Delete finds them through indexes. `deletions`: this
+  // version's deletion vectors when the caller has them loaded (null loads them).
   arrow::Result<std::shared_ptr<Dataset>> Delete(std::string_view filter, RowFinder finder,
-                                                 const WriteOptions& options = {}) const;
+                                                 const WriteOptions& options = {},
+                                                 const DeletionVectors* deletions = nullptr) const;
 
   // Commits a change of one logical index (index/lifecycle.h builds these; segment files must
   // already be written). Conflicts per docs/design.md, "Commit protocol": a concurrent change of

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tessera/dataset/deletion_vector.h"
+#include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/row_matcher.h"
 #include "tessera/dataset/schema_rules.h"
 #include "tessera/format/paths.h"
@@ -113,7 +114,8 @@ NewFiles OverwriteOperation::new_files() const { return DataFilesOf(fragments_);
 
 arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
     std::shared_ptr<io::Storage> storage, const format::Manifest& base,
-    const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder) {
+    const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder,
+    const DeletionVectors* base_deletions) {
   ARROW_ASSIGN_OR_RAISE(auto filter, expr::Filter::Parse(predicate, schema));
   if (!finder) {
     finder = [storage, schema, filter](const format::Fragment& fragment, const Roaring& deleted) {
@@ -123,7 +125,16 @@ arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
   std::unique_ptr<DeleteOperation> operation(
       new DeleteOperation(std::move(storage), std::move(filter), std::move(finder)));
   for (const auto& fragment : base.fragments()) {
-    auto planned = operation->PlanFragment(base, fragment);
+    std::shared_ptr<const Roaring> deleted;
+    if (base_deletions != nullptr) {
+      auto loaded = base_deletions->Get(fragment);
+      if (!loaded.ok()) {
+        RemoveNewFiles(*operation->storage_, operation->new_files());
+        return loaded.status();
+      }
+      deleted = *std::move(loaded);
+    }
+    auto planned = operation->PlanFragment(base, fragment, std::move(deleted));
     if (!planned.ok()) {
       // The deletion files written so far will never be committed.
       RemoveNewFiles(*operation->storage_, operation->new_files());
@@ -151,9 +162,12 @@ NewFiles DeleteOperation::new_files() const {
 }
 
 arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
-                                            const format::Fragment& fragment) {
+                                            const format::Fragment& fragment,
+                                            std::shared_ptr<const Roaring> deleted) {
   DropPlan(fragment.id());
-  ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
+  if (deleted == nullptr) {
+    ARROW_ASSIGN_OR_RAISE(deleted, LoadDeletionVector(*storage_, fragment));
+  }
   ARROW_ASSIGN_OR_RAISE(Roaring matches, finder_(fragment, *deleted));
   if (matches.isEmpty()) return arrow::Status::OK();
   Roaring all_deleted = *deleted;

@@ -34,6 +34,8 @@
 
 namespace tessera::dataset {
 
+class DeletionVectors;
+
 class Operation {
  public:
   virtual ~Operation() = default;
@@ -102,10 +104,12 @@ using RowFinder =
 class DeleteOperation : public Operation {
  public:
   // Finds the rows of `predicate` on every fragment of `base` (with `finder`, or by evaluating
-  // the predicate when it is empty) and writes the new deletion vectors.
+  // the predicate when it is empty) and writes the new deletion vectors. `base_deletions`: the
+  // deletion vectors of `base` when the caller has them loaded (null loads them).
   static arrow::Result<std::unique_ptr<DeleteOperation>> Plan(
       std::shared_ptr<io::Storage> storage, const format::Manifest& base,
-      const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder = {});
+      const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder = {},
+      const DeletionVectors* base_deletions = nullptr);
 
   // True when the predicate matches no live row: there is nothing to commit.
   bool IsNoop() const override { return plans_.empty(); }
@@ -127,7 +131,9 @@ class DeleteOperation : public Operation {
                   RowFinder finder)
       : storage_(std::move(storage)), filter_(std::move(filter)), finder_(std::move(finder)) {}
   // (Re-)evaluates the predicate on `fragment` as it stands in `manifest`.
-  arrow::Status PlanFragment(const format::Manifest& manifest, const format::Fragment& fragment);
+  // `deleted`: the fragment's current deletion vector, when already loaded.
+  arrow::Status PlanFragment(const format::Manifest& manifest, const format::Fragment& fragment,
+                             std::shared_ptr<const Roaring> deleted = nullptr);
   // Forgets the plan of `fragment_id`, removing the deletion file it wrote (referenced by
   // nothing: it was never committed).
   void DropPlan(uint32_t fragment_id);

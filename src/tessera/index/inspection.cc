@@ -54,7 +54,8 @@ arrow::Result<IndexSummary> DescribeIndex(const dataset::Dataset& dataset, std::
   }
   if (found.size() > 1) {
     return Error(ErrorKind::kAmbiguous, "several indexes are named '", name,
-                 "' ignoring case; use the exact name");
+                 "' ignoring case, which tessera cannot tell apart (another tool wrote them); "
+                 "open a version from before the second one was added");
   }
   return Summarize(dataset, dataset.manifest().indexes(found[0]));
 }

@@ -41,7 +41,9 @@ arrow::Result<const format::IndexDef*> FindDefinition(const dataset::Dataset& da
   const auto found = dataset::FindIndexes(dataset.manifest(), name);
   if (found.size() > 1) {
     return Error(ErrorKind::kAmbiguous, "dataset ", dataset.uri(), " has ", found.size(),
-                 " indexes named '", name, "' differing only by case; use the exact name");
+                 " indexes named '", name,
+                 "' differing only by case, which tessera cannot tell apart (another tool wrote "
+                 "them); open a version from before the second one was added");
   }
   if (found.empty()) return nullptr;
   return &dataset.manifest().indexes(found[0]);

@@ -379,7 +379,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> Delete(const Snapshot& snapshot
                                   const Roaring& deleted) -> arrow::Result<Roaring> {
     return MatchesOf(snapshot, planned, fragment, PlanOf(planned, fragment.id()), deleted);
   };
-  return snapshot.dataset().Delete(filter, std::move(finder), options);
+  return snapshot.dataset().Delete(filter, std::move(finder), options, &snapshot.deletions());
 }
 
 arrow::Result<RowsByFragment> FindMatchingRows(const Snapshot& snapshot, const expr::Filter& filter,
