@@ -85,7 +85,7 @@ std::string ShortestFloat(T value) {
   if (text.find_first_not_of("-0123456789") == std::string::npos && text.size() > 15) {
     text += ".0";
   }
-  // "-0" would read back as the integer 0, and IN (is_in) tells -0.0 from 0.0.
+  // "-0" would read back as the integer 0, and -0.0 must render as it was written.
   if (text == "-0") text = "-0.0";
   return text;
 }

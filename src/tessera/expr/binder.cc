@@ -15,8 +15,8 @@ namespace {
 
 using ColumnPtr = std::shared_ptr<const Column>;
 
-// Hash and equality of scalars, for removing duplicate list literals. -0.0 and 0.0 stay apart:
-// IN follows is_in, which tells them apart (and they hash alike, which is allowed).
+// Hash and equality of scalars, for removing duplicate list literals. -0.0 and 0.0 stay apart
+// (both are kept; IN, being `= ANY`, matches the same rows for either).
 struct ScalarHash {
   size_t operator()(const std::shared_ptr<arrow::Scalar>& scalar) const { return scalar->hash(); }
 };

@@ -185,6 +185,22 @@ class Evaluator {
     const auto kernel_type = KernelType(array->type());
     ARROW_ASSIGN_OR_RAISE(array, CastTo(array, kernel_type));
     ARROW_ASSIGN_OR_RAISE(values, CastTo(values, kernel_type));
+    if (arrow::is_floating(kernel_type->id())) {
+      // IN is `= ANY`, but is_in hashes bits: -0.0 and 0.0 differ and NaN matches NaN. Adding
+      // +0.0 turns -0.0 into 0.0 on both sides; NaN values are dropped, since = matches none.
+      const auto zero = arrow::MakeScalar(kernel_type, 0.0);
+      if (!zero.ok()) return zero.status();
+      ARROW_ASSIGN_OR_RAISE(auto column, compute::CallFunction("add", {array, *zero}));
+      array = column.make_array();
+      ARROW_ASSIGN_OR_RAISE(auto normalized, compute::CallFunction("add", {values, *zero}));
+      ARROW_ASSIGN_OR_RAISE(auto is_nan, compute::CallFunction("is_nan", {normalized}));
+      ARROW_ASSIGN_OR_RAISE(auto keep, compute::CallFunction("invert", {is_nan}));
+      // The list's NULL (null in, null out) stays: it makes unmatched rows unknown.
+      ARROW_ASSIGN_OR_RAISE(
+          auto kept, compute::Filter(normalized, keep,
+                                     compute::FilterOptions(compute::FilterOptions::EMIT_NULL)));
+      values = kept.make_array();
+    }
     // INCONCLUSIVE is SQL's IN: a null row is unknown, and so is an unmatched row when the
     // list holds NULL.
     compute::SetLookupOptions options(values, compute::SetLookupOptions::INCONCLUSIVE);

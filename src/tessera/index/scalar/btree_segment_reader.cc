@@ -141,50 +141,23 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
     return key;
   }
 
+  // IN is `= ANY`: each value matches what `=` matches (NaN nothing, -0.0 and 0.0 each other).
   arrow::Result<std::vector<uint64_t>> SearchIn(const ScalarQuery& query, PageCache* cache) const {
     std::vector<Key> keys;
-    bool want_nans = false;
     for (const auto& value : query.values) {
       ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
-      if (!key.has_value()) continue;  // `is_in` never matches a null entry
-      if (IsNan(*key)) {
-        want_nans = true;  // `is_in` treats all NaNs as one value
-      } else {
-        keys.push_back(*key);
-      }
+      if (!key.has_value() || IsNan(*key)) continue;  // equal to nothing
+      keys.push_back(*key);
     }
-    // Sorted so that consecutive values share decoded pages; for floats, -0.0 and 0.0 stay
-    // distinct values because `is_in` tells them apart (it hashes the bits).
-    const auto less = [](const Key& a, const Key& b) {
-      if constexpr (kIsFloatKey<Key>) {
-        if (a == b) return std::signbit(a) && !std::signbit(b);
-      }
-      return a < b;
-    };
-    const auto same = [&](const Key& a, const Key& b) { return !less(a, b) && !less(b, a); };
-    std::sort(keys.begin(), keys.end(), less);
-    keys.erase(std::unique(keys.begin(), keys.end(), same), keys.end());
-
+    // Sorted so that consecutive values share decoded pages; equal keys (-0.0 and 0.0 among
+    // them) are searched once.
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     std::vector<uint64_t> rows;
     for (const Key& key : keys) {
       const Bound<Key> bound{key, true};
-      if constexpr (kIsFloatKey<Key>) {
-        if (key == 0) {
-          const bool negative = std::signbit(key);
-          ARROW_RETURN_NOT_OK(Collect(
-              bound, bound, [&](const Key& x) { return std::signbit(x) == negative; }, cache,
-              &rows));
-          continue;
-        }
-      }
       ARROW_RETURN_NOT_OK(Collect(
           bound, bound, [](const Key&) { return true; }, cache, &rows));
-    }
-    if constexpr (kIsFloatKey<Key>) {
-      if (want_nans) {
-        ARROW_ASSIGN_OR_RAISE(auto nans, reader_.NanRows());
-        rows.insert(rows.end(), nans.begin(), nans.end());
-      }
     }
     return rows;
   }

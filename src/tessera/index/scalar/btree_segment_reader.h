@@ -11,8 +11,8 @@
 //  - kEquals and kRange follow `equal` / `less` / ...: NaN equals nothing and compares false
 //    with everything, so NaN rows are never in their answers, and a NaN query value or bound
 //    answers nothing; -0.0 equals 0.0. A null query value or bound answers nothing.
-//  - kIn follows `is_in` (how the scan evaluates IN): a NaN in the list matches the NaN rows,
-//    and 0.0 and -0.0 match only themselves; null list entries match nothing.
+//  - kIn is `= ANY`: each value matches what kEquals matches (a NaN value nothing, -0.0 and
+//    0.0 each other); null list entries match nothing.
 //  - A kRange with neither bound answers every row that is neither null nor NaN; kIn with an
 //    empty list answers nothing.
 //  - kIsNull answers the null rows; kIsNotNull every other row, NaN rows included.
