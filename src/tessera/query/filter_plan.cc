@@ -219,18 +219,21 @@ class Planner {
     FragmentAnswers split;
     split.exact = answer->exact;
     uint32_t current = 0;
+    uint64_t limit = 0;  // the offsets `current` may have, checked once per fragment
     std::vector<uint32_t> offsets;
     const auto flush = [&]() {
       if (!offsets.empty()) split.rows[current].addMany(offsets.size(), offsets.data());
       offsets.clear();
     };
-    for (uint64_t address : answer->rows) {
-      ARROW_RETURN_NOT_OK(CheckAddress(source, address));
+    for (size_t i = 0; i < answer->rows.size(); ++i) {
+      const uint64_t address = answer->rows[i];
       const uint32_t fragment = dataset::FragmentOf(address);
-      if (fragment != current) {
+      if (i == 0 || fragment != current) {
         flush();
         current = fragment;
+        limit = OffsetLimit(source, fragment);
       }
+      if (dataset::OffsetOf(address) >= limit) return AddressError(source, address);
       offsets.push_back(dataset::OffsetOf(address));
     }
     flush();
@@ -238,15 +241,18 @@ class Planner {
   }
 
   // A segment answers only with rows of the fragments it covers; anything else means its files
-  // hold wrong row addresses, which must never be silently dropped or returned.
-  arrow::Status CheckAddress(const Source& source, uint64_t address) const {
+  // hold wrong row addresses, which must never be silently dropped or returned. The offsets a
+  // segment may answer in `fragment`: none when it does not cover it, the fragment's rows when
+  // it is in the version, any when it has left the version (all its rows were deleted).
+  uint64_t OffsetLimit(const Source& source, uint32_t fragment) const {
+    if (!source.fragments->contains(fragment)) return 0;
+    const auto found = physical_rows_.find(fragment);
+    return found == physical_rows_.end() ? UINT64_MAX : found->second;
+  }
+
+  arrow::Status AddressError(const Source& source, uint64_t address) const {
     const uint32_t fragment = dataset::FragmentOf(address);
     const bool covered = source.fragments->contains(fragment);
-    // Fragments the segment covers may have left the version (all rows deleted).
-    const auto found = physical_rows_.find(fragment);
-    if (covered && (found == physical_rows_.end() || dataset::OffsetOf(address) < found->second)) {
-      return arrow::Status::OK();
-    }
     return Corrupt("segment ", source.segment_uuid, " of index '", source.index_name,
                    "' answers with row address ", address, " (fragment ", fragment, ", row ",
                    dataset::OffsetOf(address), "), which ",

@@ -28,6 +28,12 @@ constexpr uint64_t kMinimumChunk = 256;
 // selective read slower than a scan).
 constexpr uint64_t kDenseFraction = 256;
 
+// Many candidates touch most blocks of the batches they are in: verifying those batches whole,
+// in a few long ranges, is cheaper than row by row.
+bool VerifyWholeBatches(const Roaring& candidates, const format::Fragment& fragment) {
+  return candidates.cardinality() * kDenseFraction >= fragment.physical_rows();
+}
+
 // A read's filter, parsed and planned once.
 struct PlannedFilter {
   std::shared_ptr<const expr::Filter> filter;  // null: no filter
@@ -127,12 +133,13 @@ arrow::Result<Roaring> MatchesOf(const Snapshot& snapshot, const PlannedFilter& 
       auto reader, dataset::FragmentReader::Open(*snapshot.storage(), fragment, snapshot.schema(),
                                                  columns, borrowed));
   const std::vector<uint32_t> offsets = OffsetsOf(candidates);
+  const bool whole_batches = VerifyWholeBatches(candidates, fragment);
   Roaring matches;
   for (size_t begin = 0; begin < offsets.size(); begin += kReadBatchRows) {
     const size_t end = std::min<size_t>(offsets.size(), begin + kReadBatchRows);
     const std::vector<uint32_t> chunk(offsets.begin() + static_cast<std::ptrdiff_t>(begin),
                                       offsets.begin() + static_cast<std::ptrdiff_t>(end));
-    ARROW_ASSIGN_OR_RAISE(auto batch, dataset::TakeFromFragment(*reader, chunk));
+    ARROW_ASSIGN_OR_RAISE(auto batch, dataset::TakeFromFragment(*reader, chunk, whole_batches));
     ARROW_ASSIGN_OR_RAISE(auto selected, planned.filter->Select(*batch));
     for (int64_t row = 0; row < selected->length(); ++row) {
       if (selected->Value(row)) matches.add(chunk[static_cast<size_t>(row)]);
@@ -251,9 +258,7 @@ class FilteredReader final : public arrow::RecordBatchReader {
                             dataset::FragmentReader::Open(*snapshot_->storage(), fragment,
                                                           snapshot_->schema(), columns, deleted));
     }
-    // Many candidates touch most blocks of the batches they are in: verifying those batches
-    // whole, in a few long ranges, is cheaper than row by row.
-    whole_batches_ = plan.candidates->cardinality() * kDenseFraction >= fragment.physical_rows();
+    whole_batches_ = VerifyWholeBatches(*plan.candidates, fragment);
     offsets_ = OffsetsOf(*plan.candidates);
     next_offset_ = 0;
     chunk_ = kReadBatchRows;
@@ -273,9 +278,9 @@ class FilteredReader final : public arrow::RecordBatchReader {
       auto subset = std::make_shared<format::Manifest>();
       subset->set_format_version(manifest.format_version());
       subset->set_version(manifest.version());
+      // A part of the manifest is only ever scanned for a plan.
       for (int i = begin; i < end; ++i) {
-        const int position = planned_.planned() ? planned_.plan.fragments[i].position : i;
-        *subset->add_fragments() = manifest.fragments(position);
+        *subset->add_fragments() = manifest.fragments(planned_.plan.fragments[i].position);
       }
       part = std::move(subset);
     }
