@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
@@ -53,6 +54,30 @@ TEST(DatasetCleanup, KeepsEverythingYoungerThanTheRetention) {
   EXPECT_TRUE(report->removed_versions.empty());
   EXPECT_TRUE(report->removed_files.empty());
   EXPECT_TRUE(Dataset::Open(path, 1).ok());
+}
+
+// Retentions and grace periods past the nanosecond clock's range (292 years) keep everything
+// instead of overflowing (UBSan caught `now - older_than` with --older-than 26000w).
+TEST(DatasetCleanup, ARetentionOfCenturiesKeepsEverything) {
+  TempDirectory directory;
+  const std::string path = directory.Child("ds");
+  ASSERT_OK_AND_ASSIGN(auto v1, Dataset::Create(path, SimpleReader(0, 10)));
+  ASSERT_OK_AND_ASSIGN(auto v2, v1->Overwrite(SimpleReader(10, 10)));
+  AgeFiles(path, 3 * 3600);
+  for (auto age : {std::chrono::seconds(std::chrono::hours(24 * 366 * 500)),
+                   std::chrono::seconds(std::numeric_limits<int64_t>::max())}) {
+    CleanupOptions options;
+    options.older_than = age;
+    ASSERT_OK_AND_ASSIGN(auto report, v2->Cleanup(options));
+    EXPECT_TRUE(report.removed_versions.empty());
+    EXPECT_TRUE(report.removed_files.empty());
+  }
+  CleanupOptions options;
+  options.older_than = std::chrono::seconds(0);
+  options.grace_period = std::chrono::seconds(std::numeric_limits<int64_t>::max());
+  ASSERT_OK_AND_ASSIGN(auto report, v2->Cleanup(options));
+  EXPECT_EQ(report.removed_versions, std::vector<uint64_t>{1});
+  EXPECT_FALSE(Dataset::Open(path, 1).ok());
 }
 
 TEST(DatasetCleanup, RemovesOldVersionsAndTheirFilesButNeverTheLatest) {

@@ -30,6 +30,15 @@ void AddReferencedFiles(const format::Manifest& manifest, std::set<std::string>*
   }
 }
 
+// The instant `age` before `now`; the earliest instant the clock holds when `age` reaches past
+// it (a retention of centuries keeps everything instead of overflowing the nanosecond clock).
+Clock::time_point Before(Clock::time_point now, std::chrono::seconds age) {
+  constexpr auto kLongestAge =
+      std::chrono::duration_cast<std::chrono::seconds>(Clock::duration::max());
+  if (age >= kLongestAge) return Clock::time_point::min();
+  return now - age;
+}
+
 // What the manifests say about the files of the dataset.
 struct References {
   std::set<std::string> kept;     // referenced by a remaining manifest
@@ -42,8 +51,8 @@ class Verdict {
   Verdict(const CleanupOptions& options, const References& references, bool blocked)
       : references_(references), blocked_(blocked), delete_unverified_(options.delete_unverified) {
     const auto now = Clock::now();
-    retention_cutoff_ = now - options.older_than;
-    grace_cutoff_ = now - std::max(options.older_than, options.grace_period);
+    retention_cutoff_ = Before(now, options.older_than);
+    grace_cutoff_ = Before(now, std::max(options.older_than, options.grace_period));
   }
 
   // `path` as the manifests name it; `modified`: its (newest) modification time.
@@ -84,7 +93,7 @@ arrow::Result<CleanupReport> CleanupDataset(io::Storage& storage, const CleanupO
   if (versions.empty()) {
     return NotFound("no dataset at ", storage.root(), " (it has no _versions/*.manifest)");
   }
-  const auto cutoff = Clock::now() - options.older_than;
+  const auto cutoff = Before(Clock::now(), options.older_than);
   const int64_t cutoff_micros =
       std::chrono::duration_cast<std::chrono::microseconds>(cutoff.time_since_epoch()).count();
 

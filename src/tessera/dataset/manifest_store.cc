@@ -25,6 +25,14 @@ arrow::Result<Message> ReadFramedMessage(const io::Storage& storage, const std::
   return message;
 }
 
+bool CreationTimeIsRepresentable(int64_t micros) {
+  using std::chrono::microseconds;
+  using std::chrono::system_clock;
+  constexpr int64_t kMaxMicros =
+      std::chrono::duration_cast<microseconds>(system_clock::duration::max()).count();
+  return micros >= 0 && micros <= kMaxMicros;
+}
+
 }  // namespace
 
 int64_t NowMicros() {
@@ -78,6 +86,14 @@ arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::St
   if (manifest->version() != version) {
     return Corrupt("manifest ", storage.AbsolutePath(path), " claims to be version ",
                    manifest->version());
+  }
+  // The creation time becomes a std::chrono::system_clock time point (nanoseconds in
+  // libstdc++), so a value past its range would overflow wherever the time is shown.
+  if (!CreationTimeIsRepresentable(manifest->created_at_micros())) {
+    return Corrupt("manifest ", storage.AbsolutePath(path), " has creation time ",
+                   manifest->created_at_micros(),
+                   " microseconds since the Unix epoch, outside the years 1970 to 2262 that "
+                   "tessera writes");
   }
   // The names in a manifest become paths; a hand-made manifest must not lead outside the root.
   ARROW_RETURN_NOT_OK(format::CheckManifestNames(*manifest, storage.AbsolutePath(path)));

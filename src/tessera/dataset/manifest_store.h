@@ -28,7 +28,9 @@ arrow::Result<std::vector<uint64_t>> ListVersionNumbers(const io::Storage& stora
 // The newest committed version; nullopt when the root holds no dataset.
 arrow::Result<std::optional<uint64_t>> LatestVersionNumber(const io::Storage& storage);
 
-// NotFound when absent, Corrupt when damaged or of an unknown format version.
+// NotFound when absent; Corrupt when damaged, when it is not the version asked for, when it
+// names paths outside the root or has a creation time outside 1970..2262; Unsupported when of
+// another format version.
 arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::Storage& storage,
                                                                     uint64_t version);
 // Publishes `manifest` as its version; false (nothing visible) when that version exists.
