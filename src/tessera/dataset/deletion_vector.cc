@@ -1,5 +1,7 @@
 #include "tessera/dataset/deletion_vector.h"
 
+#include <arrow/builder.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +51,22 @@ arrow::Result<format::DeletionFile> WriteDeletionVector(io::Storage& storage, ui
   file.set_path(path);
   file.set_num_deleted(deleted.cardinality());
   return file;
+}
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted, uint64_t first,
+                                                             int64_t rows) {
+  if (deleted.isEmpty()) return nullptr;
+  const auto begin = static_cast<uint32_t>(first);
+  const auto last = static_cast<uint32_t>(first + static_cast<uint64_t>(rows) - 1);
+  const uint64_t deleted_here = deleted.rank(last) - (begin == 0 ? 0 : deleted.rank(begin - 1));
+  if (deleted_here == 0) return nullptr;
+  arrow::BooleanBuilder builder;
+  ARROW_RETURN_NOT_OK(builder.Resize(rows));
+  for (int64_t row = 0; row < rows; ++row) {
+    builder.UnsafeAppend(!deleted.contains(begin + static_cast<uint32_t>(row)));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto array, builder.Finish());
+  return std::static_pointer_cast<arrow::BooleanArray>(array);
 }
 
 }  // namespace tessera::dataset

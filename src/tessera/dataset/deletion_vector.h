@@ -5,6 +5,8 @@
 // manifest points the fragment at it. Readers subtract it at read time.
 #pragma once
 
+#include <arrow/array.h>
+
 #include <arrow/result.h>
 #include <roaring/roaring.hh>
 
@@ -25,5 +27,10 @@ arrow::Result<std::shared_ptr<const Roaring>> LoadDeletionVector(const io::Stora
 // Writes `deleted` durably as a new deletion file of `fragment_id` and describes it.
 arrow::Result<format::DeletionFile> WriteDeletionVector(io::Storage& storage, uint32_t fragment_id,
                                                         uint64_t version, const Roaring& deleted);
+
+// Mask of the live rows of a batch of `rows` rows starting at offset `first`; null when nothing
+// is deleted there.
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted, uint64_t first,
+                                                             int64_t rows);
 
 }  // namespace tessera::dataset

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
@@ -36,9 +37,11 @@ arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
   for (int index = 0; index < reader->num_batches(); ++index) {
     ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
     GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-    ARROW_ASSIGN_OR_RAISE(auto selected, filter.Select(*batch));
     const auto first =
         static_cast<uint32_t>(static_cast<uint64_t>(index) * reader->rows_per_batch());
+    // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
+    ARROW_ASSIGN_OR_RAISE(auto live, LiveRows(deleted, first, batch->num_rows()));
+    ARROW_ASSIGN_OR_RAISE(auto selected, filter.Select(*batch, live.get()));
     for (int64_t row = 0; row < selected->length(); ++row) {
       const uint32_t offset = first + static_cast<uint32_t>(row);
       if (selected->IsValid(row) && selected->Value(row) && !deleted.contains(offset))

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
@@ -50,23 +51,6 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
     builder.UnsafeAppend(MakeRowAddress(fragment_id, static_cast<uint32_t>(first + row)));
   }
   return builder.Finish();
-}
-
-// Mask of live rows of a batch starting at offset `first`; null when nothing is deleted there.
-arrow::Result<std::shared_ptr<arrow::BooleanArray>> LiveRows(const Roaring& deleted, uint64_t first,
-                                                             int64_t rows) {
-  if (deleted.isEmpty()) return nullptr;
-  const auto begin = static_cast<uint32_t>(first);
-  const auto last = static_cast<uint32_t>(first + static_cast<uint64_t>(rows) - 1);
-  const uint64_t deleted_here = deleted.rank(last) - (begin == 0 ? 0 : deleted.rank(begin - 1));
-  if (deleted_here == 0) return nullptr;
-  arrow::BooleanBuilder builder;
-  ARROW_RETURN_NOT_OK(builder.Resize(rows));
-  for (int64_t row = 0; row < rows; ++row) {
-    builder.UnsafeAppend(!deleted.contains(begin + static_cast<uint32_t>(row)));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto array, builder.Finish());
-  return std::static_pointer_cast<arrow::BooleanArray>(array);
 }
 
 class ScanReader : public arrow::RecordBatchReader {
@@ -122,13 +106,8 @@ class ScanReader : public arrow::RecordBatchReader {
     GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
     ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader_->deletions(), first, batch->num_rows()));
     if (filter_ != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(auto selected, filter_->Select(*batch));
-      if (mask == nullptr) {
-        mask = selected;
-      } else {
-        ARROW_ASSIGN_OR_RAISE(auto both, arrow::compute::And(mask, selected));
-        mask = std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
-      }
+      // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
+      ARROW_ASSIGN_OR_RAISE(mask, filter_->Select(*batch, mask.get()));
     }
     std::vector<std::shared_ptr<arrow::Array>> columns;
     for (const auto& field : output_schema_->fields()) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "tessera/expr/functions.h"
 #include "tessera/expr/temporal.h"
 
 namespace tessera::expr {
@@ -110,7 +111,8 @@ std::string JoinChildren(const std::vector<NodePtr>& children, std::string_view 
 
 bool IsReservedWord(std::string_view name) {
   for (std::string_view keyword :
-       {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE"}) {
+       {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE", "CASE", "WHEN",
+        "THEN", "ELSE", "END", "CAST", "TRY_CAST", "DISTINCT"}) {
     if (name.size() != keyword.size()) continue;
     bool same = true;
     for (size_t i = 0; i < name.size() && same; ++i) {
@@ -280,6 +282,96 @@ std::string Not::ToString() const {
       return "(" + child_->As<IsNull>().column().ToString() + " IS NOT NULL)";
     default:
       return "(NOT " + inner + ")";
+  }
+}
+
+Call::Call(const FunctionSpec& function, std::vector<NodePtr> arguments,
+           std::shared_ptr<arrow::DataType> type, int position)
+    : Node(NodeKind::kCall, std::move(type), position),
+      function_(function),
+      arguments_(std::move(arguments)) {}
+
+std::string Call::ToString() const {
+  const std::string symbol(function_.symbol);
+  switch (function_.style) {
+    case FunctionSpec::Style::kInfix:
+      return JoinChildren(arguments_, " " + symbol + " ");
+    case FunctionSpec::Style::kPrefix:
+      return "(" + symbol + arguments_[0]->ToString() + ")";
+    case FunctionSpec::Style::kPostfix:
+      return "(" + arguments_[0]->ToString() + " " + symbol + ")";
+    case FunctionSpec::Style::kFunction:
+      break;
+  }
+  std::string text = symbol + "(";
+  for (size_t i = 0; i < arguments_.size(); ++i) {
+    text += (i > 0 ? ", " : "") + arguments_[i]->ToString();
+  }
+  return text + ")";
+}
+
+Cast::Cast(NodePtr operand, std::shared_ptr<arrow::DataType> type, bool try_cast, int position)
+    : Node(NodeKind::kCast, std::move(type), position),
+      operand_(std::move(operand)),
+      try_cast_(try_cast) {}
+
+std::string Cast::ToString() const {
+  return std::string(try_cast_ ? "TRY_CAST(" : "CAST(") + operand_->ToString() + " AS " +
+         TypeName(*type()) + ")";
+}
+
+Case::Case(std::vector<Branch> branches, NodePtr otherwise, std::shared_ptr<arrow::DataType> type,
+           int position)
+    : Node(NodeKind::kCase, std::move(type), position),
+      branches_(std::move(branches)),
+      otherwise_(std::move(otherwise)) {}
+
+std::string Case::ToString() const {
+  std::string text = "CASE";
+  for (const auto& branch : branches_) {
+    text += " WHEN " + branch.when->ToString() + " THEN " + branch.then->ToString();
+  }
+  return text + " ELSE " + otherwise_->ToString() + " END";
+}
+
+bool CanFail(const Node& node) {
+  switch (node.kind()) {
+    case NodeKind::kCall: {
+      const auto& call = node.As<Call>();
+      if (call.function().can_fail) return true;
+      for (const auto& argument : call.arguments()) {
+        if (CanFail(*argument)) return true;
+      }
+      return false;
+    }
+    case NodeKind::kCast: {
+      const auto& cast = node.As<Cast>();
+      return (!cast.try_cast() && CastCanFail(*cast.operand().type(), *cast.type())) ||
+             CanFail(cast.operand());
+    }
+    case NodeKind::kCase: {
+      const auto& expression = node.As<Case>();
+      for (const auto& branch : expression.branches()) {
+        if (CanFail(*branch.when) || CanFail(*branch.then)) return true;
+      }
+      return CanFail(expression.otherwise());
+    }
+    case NodeKind::kCompare:
+      return CanFail(node.As<Compare>().left()) || CanFail(node.As<Compare>().right());
+    case NodeKind::kAnd:
+      for (const auto& child : node.As<And>().children()) {
+        if (CanFail(*child)) return true;
+      }
+      return false;
+    case NodeKind::kOr:
+      for (const auto& child : node.As<Or>().children()) {
+        if (CanFail(*child)) return true;
+      }
+      return false;
+    case NodeKind::kNot:
+      return CanFail(node.As<Not>().child());
+    default:
+      return false;  // leaves over columns and literals
   }
 }
 

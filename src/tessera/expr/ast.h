@@ -39,6 +39,9 @@ enum class NodeKind {
   kAnd,
   kOr,
   kNot,
+  kCall,
+  kCast,
+  kCase,
 };
 
 enum class CompareOp { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
@@ -112,8 +115,9 @@ class Column final : public Node {
   int field_index_;
 };
 
-// left op right. Operands are Column or Literal nodes; at least one is a Column, and a Literal
-// operand is always on the right.
+// left op right over two value expressions of comparable types (types.h: ComparisonType). At
+// least one is not a Literal, and a Literal operand is always on the right, of exactly the
+// other side's type. Index planners recognise the Column-versus-Literal form only.
 class Compare final : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::kCompare;
@@ -248,6 +252,66 @@ class Not final : public Node {
  private:
   NodePtr child_;
 };
+
+class FunctionSpec;
+
+// A function or operator (functions.h) applied to value expressions. The binder has cast the
+// arguments to the types the function's signature asks for, so they evaluate as they are.
+class Call final : public Node {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kCall;
+  Call(const FunctionSpec& function, std::vector<NodePtr> arguments,
+       std::shared_ptr<arrow::DataType> type, int position);
+  const FunctionSpec& function() const { return function_; }
+  const std::vector<NodePtr>& arguments() const { return arguments_; }
+  std::string ToString() const override;
+
+ private:
+  const FunctionSpec& function_;
+  std::vector<NodePtr> arguments_;
+};
+
+// CAST(operand AS type()) — or TRY_CAST, which gives null where a value does not convert.
+// The binder also inserts Casts where an argument must be widened (int8 + int16 adds int16s).
+class Cast final : public Node {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kCast;
+  Cast(NodePtr operand, std::shared_ptr<arrow::DataType> type, bool try_cast, int position);
+  const Node& operand() const { return *operand_; }
+  const NodePtr& operand_ptr() const { return operand_; }
+  bool try_cast() const { return try_cast_; }
+  std::string ToString() const override;
+
+ private:
+  NodePtr operand_;
+  bool try_cast_;
+};
+
+// CASE WHEN condition THEN value ... ELSE otherwise END: the value of the first branch whose
+// condition is true (unknown counts as not true), else `otherwise` (a null literal when no ELSE
+// was written). Every value has the node's type.
+class Case final : public Node {
+ public:
+  static constexpr NodeKind kKind = NodeKind::kCase;
+  struct Branch {
+    NodePtr when;
+    NodePtr then;
+  };
+  Case(std::vector<Branch> branches, NodePtr otherwise, std::shared_ptr<arrow::DataType> type,
+       int position);
+  const std::vector<Branch>& branches() const { return branches_; }
+  const Node& otherwise() const { return *otherwise_; }
+  std::string ToString() const override;
+
+ private:
+  std::vector<Branch> branches_;
+  NodePtr otherwise_;
+};
+
+// Whether evaluating `node` can fail on some data (an integer overflow, a CAST that does not
+// convert, a modulo by zero): such parts of a WHERE clause are evaluated only on the rows the
+// rest of it keeps (filter.h), so that an index never changes whether a filter fails.
+bool CanFail(const Node& node);
 
 // Renders a scalar as a filter literal: 42, 2.5, 'it''s', TRUE, NULL, DATE '2024-01-01',
 // TIMESTAMP '2024-01-01 10:00:00.5'.

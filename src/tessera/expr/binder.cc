@@ -5,8 +5,18 @@
 #include <optional>
 #include <unordered_set>
 
+#include <arrow/compute/cast.h>
+#include <arrow/record_batch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "tessera/expr/diagnostics.h"
+#include "tessera/expr/evaluator.h"
+#include "tessera/expr/functions.h"
 #include "tessera/expr/literal.h"
+#include "tessera/expr/temporal.h"
 #include "tessera/expr/types.h"
 
 namespace tessera::expr {
@@ -14,6 +24,7 @@ namespace tessera::expr {
 namespace {
 
 using ColumnPtr = std::shared_ptr<const Column>;
+using TypePtr = std::shared_ptr<arrow::DataType>;
 
 // Hash and equality of scalars, for removing duplicate list literals. -0.0 and 0.0 stay apart
 // (both are kept; IN, being `= ANY`, matches the same rows for either).
@@ -29,6 +40,12 @@ struct ScalarEqual {
 
 std::string Describe(const Column& column) {
   return "column '" + column.name() + "' (" + column.type()->ToString() + ")";
+}
+
+// "column 'x' (int8)" or "expression (a + 1) (int16)".
+std::string Describe(const Node& node) {
+  if (node.kind() == NodeKind::kColumn) return Describe(node.As<Column>());
+  return "expression " + node.ToString() + " (" + node.type()->ToString() + ")";
 }
 
 class Binder {
@@ -63,7 +80,15 @@ class Binder {
       case SyntaxNode::Kind::kLike:
         return BindLike(node);
       case SyntaxNode::Kind::kCall:
-        return BindCall(node);
+        if (node.name == "array_has_any" || node.name == "array_has_all") return BindCall(node);
+        return BooleanValue(node);
+      case SyntaxNode::Kind::kCast:
+      case SyntaxNode::Kind::kCase:
+        return BooleanValue(node);
+      case SyntaxNode::Kind::kIsDistinct:
+        return BindIsDistinct(node);
+      case SyntaxNode::Kind::kIsTruth:
+        return BindIsTruth(node);
       case SyntaxNode::Kind::kColumn: {
         ARROW_ASSIGN_OR_RAISE(auto column, BindColumn(node));
         if (column->type()->id() != arrow::Type::BOOL) {
@@ -87,6 +112,30 @@ class Binder {
                      "array_has_any / array_has_all");
     }
     return Error(node.position, "unexpected construct");
+  }
+
+  // Binds a value expression of any type. `hint`: the type a literal here takes when it can
+  // hold it exactly (the other operand's type), so that `i8 + 1` adds int8s.
+  arrow::Result<NodePtr> Value(const SyntaxNode& node, const TypePtr& hint = nullptr) {
+    switch (node.kind) {
+      case SyntaxNode::Kind::kLiteral:
+        return BindLiteral(node, hint);
+      case SyntaxNode::Kind::kColumn:
+        return BindColumn(node);
+      case SyntaxNode::Kind::kCall:
+        if (node.name == "array_has_any" || node.name == "array_has_all") return Predicate(node);
+        return BindFunction(node);
+      case SyntaxNode::Kind::kCast:
+        return BindCast(node);
+      case SyntaxNode::Kind::kCase:
+        return BindCase(node);
+      case SyntaxNode::Kind::kArray:
+        return Error(node.position,
+                     "an array literal [...] is only valid as an argument of "
+                     "array_has_any / array_has_all");
+      default:
+        return Predicate(node);
+    }
   }
 
  private:
@@ -171,8 +220,8 @@ class Binder {
 
   // The outcome of a comparison that the types alone decide (u8 = 300): `value` for rows
   // where the column is set, unknown where it is null, written with ordinary nodes.
-  static NodePtr DecidedUnlessNull(const ColumnPtr& column, bool value, int position) {
-    auto is_null = std::make_shared<IsNull>(column, position);
+  static NodePtr DecidedUnlessNull(const NodePtr& operand, bool value, int position) {
+    NodePtr is_null = IsNullOf(operand, position);
     if (value) {
       return std::make_shared<Or>(std::vector<NodePtr>{std::make_shared<Not>(is_null, position),
                                                        BooleanLiteral(std::nullopt, position)},
@@ -180,6 +229,15 @@ class Binder {
     }
     return std::make_shared<And>(
         std::vector<NodePtr>{is_null, BooleanLiteral(std::nullopt, position)}, position);
+  }
+
+  // `operand IS NULL`: the IsNull node index planners know for a column, a call otherwise.
+  static NodePtr IsNullOf(const NodePtr& operand, int position) {
+    if (operand->kind() == NodeKind::kColumn) {
+      return std::make_shared<IsNull>(std::static_pointer_cast<const Column>(operand), position);
+    }
+    return std::make_shared<Call>(*FindFunction("is null"), std::vector<NodePtr>{operand},
+                                  arrow::boolean(), position);
   }
 
   // --- columns and literals ------------------------------------------------------------------
@@ -216,12 +274,12 @@ class Binder {
   }
 
   // Checks that a column's type can meet `op` at all, before looking at the other side.
-  arrow::Status CheckComparable(const Column& column, std::optional<CompareOp> op,
+  arrow::Status CheckComparable(const Node& column, std::optional<CompareOp> op,
                                 std::string_view operation, int position) const {
     switch (FamilyOf(*column.type())) {
       case TypeFamily::kList:
         return Mismatch(position, Describe(column), " cannot be used with ", operation,
-                        "; query lists with array_has_any(", RenderColumnName(column.name()),
+                        "; query lists with array_has_any(", column.ToString(),
                         ", [...]), array_has_all(...) or IS [NOT] NULL");
       case TypeFamily::kVector:
         return Mismatch(position, Describe(column),
@@ -242,7 +300,7 @@ class Binder {
   }
 
   // Resolves `literal` against the column's type, turning failures into positioned errors.
-  arrow::Result<ResolvedLiteral> Resolve(const Column& column,
+  arrow::Result<ResolvedLiteral> Resolve(const Node& column,
                                          const std::shared_ptr<arrow::DataType>& type,
                                          const SyntaxNode& literal, std::string_view against) {
     auto resolved = ResolveLiteral(literal.literal, type);
@@ -262,42 +320,56 @@ class Binder {
     const bool right_literal = right.kind == SyntaxNode::Kind::kLiteral;
     if (left_literal && right_literal) return FoldCompare(op, left, right, position);
     if (left_literal) return BindCompare(FlipCompareOp(op), right, left, position);
+    ARROW_ASSIGN_OR_RAISE(auto bound, Value(left));
+    ARROW_ASSIGN_OR_RAISE(auto compare, CompareWith(op, bound, right, position));
+    // Both sides folded into constants (1 + 2 = 3): the comparison folds too.
+    if (compare->kind() == NodeKind::kCompare &&
+        compare->As<Compare>().left().kind() == NodeKind::kLiteral &&
+        compare->As<Compare>().right().kind() == NodeKind::kLiteral) {
+      return Fold(std::move(compare));
+    }
+    return compare;
+  }
 
-    ARROW_ASSIGN_OR_RAISE(auto column, BindColumn(left));
+  // `left op right` with `left` bound; a literal `right` is resolved exactly against its type.
+  arrow::Result<NodePtr> CompareWith(CompareOp op, const NodePtr& left, const SyntaxNode& right,
+                                     int position) {
     const std::string operation = "'" + std::string(CompareOpSymbol(op)) + "'";
-    RETURN_NOT_OK(CheckComparable(*column, op, operation, position));
-    if (!right_literal) {
-      ARROW_ASSIGN_OR_RAISE(auto other, BindColumn(right));
+    RETURN_NOT_OK(CheckComparable(*left, op, operation, position));
+    if (right.kind != SyntaxNode::Kind::kLiteral) {
+      ARROW_ASSIGN_OR_RAISE(auto other, Value(right, left->type()));
+      if (other->kind() == NodeKind::kLiteral) {
+        return CompareWithScalar(op, left, other->As<Literal>(), position);
+      }
       RETURN_NOT_OK(CheckComparable(*other, op, operation, position));
-      auto common = ComparisonType(column->type(), other->type());
+      auto common = ComparisonType(left->type(), other->type());
       if (!common.ok()) {
-        return Mismatch(position, "cannot compare ", Describe(*column), " with ", Describe(*other),
+        return Mismatch(position, "cannot compare ", Describe(*left), " with ", Describe(*other),
                         common.status().message() == "timestamps with and without time zone"
                             ? " (one timestamp has a time zone, the other has none)"
                             : "");
       }
-      return std::make_shared<Compare>(op, std::move(column), std::move(other), position);
+      return std::make_shared<Compare>(op, left, std::move(other), position);
     }
     if (right.literal.kind == LiteralValue::Kind::kNull) {
       // SQL: a comparison with NULL is unknown on every row, even a null one; `x IS NULL` is
       // the test for nulls.
       return BooleanLiteral(std::nullopt, position);
     }
-    ARROW_ASSIGN_OR_RAISE(auto resolved,
-                          Resolve(*column, column->type(), right, Describe(*column)));
+    ARROW_ASSIGN_OR_RAISE(auto resolved, Resolve(*left, left->type(), right, Describe(*left)));
     if (resolved.exact) {
       return std::make_shared<Compare>(
-          op, column, std::make_shared<Literal>(resolved.exact, right.position), position);
+          op, left, std::make_shared<Literal>(resolved.exact, right.position), position);
     }
     auto bound = [&](CompareOp bound_op, const std::shared_ptr<arrow::Scalar>& value) -> NodePtr {
-      return std::make_shared<Compare>(bound_op, column,
+      return std::make_shared<Compare>(bound_op, left,
                                        std::make_shared<Literal>(value, right.position), position);
     };
     switch (op) {
       case CompareOp::kEqual:
-        return DecidedUnlessNull(column, false, position);
+        return DecidedUnlessNull(left, false, position);
       case CompareOp::kNotEqual:
-        return DecidedUnlessNull(column, true, position);
+        return DecidedUnlessNull(left, true, position);
       case CompareOp::kLess:
       case CompareOp::kLessEqual:
         return resolved.below ? bound(CompareOp::kLessEqual, resolved.below)
@@ -308,6 +380,87 @@ class Binder {
                               : bound(CompareOp::kGreater, resolved.below);
     }
     return Error(position, "unexpected comparison");
+  }
+
+  // `left op value` where the right side folded into a constant (CAST('1' AS int), 1 + 2): the
+  // constant is compared exactly, like a written literal, when a literal can spell it.
+  arrow::Result<NodePtr> CompareWithScalar(CompareOp op, const NodePtr& left, const Literal& right,
+                                           int position) {
+    if (right.is_null()) return BooleanLiteral(std::nullopt, position);
+    if (auto spelled = SpelledLiteral(*right.value())) {
+      SyntaxNode literal;
+      literal.kind = SyntaxNode::Kind::kLiteral;
+      literal.position = right.position();
+      literal.literal = *spelled;
+      return CompareWith(op, left, literal, position);
+    }
+    auto common = ComparisonType(left->type(), right.type());
+    if (!common.ok()) {
+      return Mismatch(position, "cannot compare ", Describe(*left), " with ", Describe(right));
+    }
+    // NaN and infinities: compared in the common type, the column cast to it (so no index
+    // planner mistakes the constant for one of the column's type).
+    NodePtr cast_left = left;
+    if (!left->type()->Equals(**common)) {
+      cast_left = std::make_shared<Cast>(left, *common, /*try_cast=*/false, left->position());
+    }
+    ARROW_ASSIGN_OR_RAISE(auto value, CastValues(right.value(), *common, false, 1));
+    return std::make_shared<Compare>(op, std::move(cast_left),
+                                     std::make_shared<Literal>(value.scalar(), right.position()),
+                                     position);
+  }
+
+  // The literal that denotes `value`, when there is one (finite numbers, strings, booleans,
+  // dates, timestamps without time zone).
+  static std::optional<LiteralValue> SpelledLiteral(const arrow::Scalar& value) {
+    LiteralValue literal;
+    const auto& type = *value.type;
+    switch (FamilyOf(type)) {
+      case TypeFamily::kInteger: {
+        auto as_int = value.CastTo(arrow::int64());
+        if (IsSignedInteger(type) || (as_int.ok() && type.id() != arrow::Type::UINT64)) {
+          literal.kind = LiteralValue::Kind::kInteger;
+          literal.integer = static_cast<const arrow::Int64Scalar&>(**as_int).value;
+          return literal;
+        }
+        literal.kind = LiteralValue::Kind::kInteger;
+        literal.integer = static_cast<const arrow::UInt64Scalar&>(value).value;
+        return literal;
+      }
+      case TypeFamily::kFloat: {
+        auto as_double = value.CastTo(arrow::float64());
+        if (!as_double.ok()) return std::nullopt;
+        const double real = static_cast<const arrow::DoubleScalar&>(**as_double).value;
+        if (!std::isfinite(real)) return std::nullopt;
+        literal.kind = LiteralValue::Kind::kFloat;
+        literal.real = real;
+        return literal;
+      }
+      case TypeFamily::kString:
+        literal.kind = LiteralValue::Kind::kString;
+        literal.string = std::string(static_cast<const arrow::BaseBinaryScalar&>(value).view());
+        return literal;
+      case TypeFamily::kBoolean:
+        literal.kind = LiteralValue::Kind::kBoolean;
+        literal.boolean = static_cast<const arrow::BooleanScalar&>(value).value;
+        return literal;
+      default:
+        break;
+    }
+    if (type.id() == arrow::Type::DATE32) {
+      literal.kind = LiteralValue::Kind::kDate;
+      literal.integer = static_cast<const arrow::Date32Scalar&>(value).value;
+      return literal;
+    }
+    if (type.id() == arrow::Type::TIMESTAMP &&
+        static_cast<const arrow::TimestampType&>(type).timezone().empty()) {
+      literal.kind = LiteralValue::Kind::kTimestamp;
+      literal.integer =
+          static_cast<Nanoseconds>(static_cast<const arrow::TimestampScalar&>(value).value) *
+          NanosecondsPerUnit(static_cast<const arrow::TimestampType&>(type).unit());
+      return literal;
+    }
+    return std::nullopt;
   }
 
   arrow::Result<NodePtr> FoldCompare(CompareOp op, const SyntaxNode& left, const SyntaxNode& right,
@@ -327,15 +480,23 @@ class Binder {
 
   arrow::Result<NodePtr> BindIn(const SyntaxNode& node) {
     const SyntaxNode& operand = *node.children[0];
+    bool all_literals = true;
     for (size_t i = 1; i < node.children.size(); ++i) {
-      const SyntaxNode& item = *node.children[i];
-      if (item.kind != SyntaxNode::Kind::kLiteral) {
-        return Error(item.position, "IN lists hold literals only, found column '", item.name,
-                     "'; compare columns with = instead");
-      }
+      all_literals = all_literals && node.children[i]->kind == SyntaxNode::Kind::kLiteral;
     }
     NodePtr result;
-    if (operand.kind == SyntaxNode::Kind::kLiteral) {
+    const bool simple = all_literals && (operand.kind == SyntaxNode::Kind::kLiteral ||
+                                         operand.kind == SyntaxNode::Kind::kColumn);
+    if (!simple) {
+      // x IN (a, b + 1, 3) is x = a OR x = b + 1 OR x = 3, with SQL's unknowns.
+      std::vector<NodePtr> equalities;
+      for (size_t i = 1; i < node.children.size(); ++i) {
+        ARROW_ASSIGN_OR_RAISE(
+            auto equal, BindCompare(CompareOp::kEqual, operand, *node.children[i], node.position));
+        equalities.push_back(std::move(equal));
+      }
+      result = MakeOr(std::move(equalities), node.position);
+    } else if (operand.kind == SyntaxNode::Kind::kLiteral) {
       ARROW_ASSIGN_OR_RAISE(result, FoldIn(node));
     } else {
       ARROW_ASSIGN_OR_RAISE(auto column, BindColumn(operand));
@@ -416,8 +577,11 @@ class Binder {
       const bool is_null = operand.literal.kind == LiteralValue::Kind::kNull;
       return BooleanLiteral(is_null != node.negated, node.position);
     }
-    ARROW_ASSIGN_OR_RAISE(auto column, BindColumn(operand));
-    NodePtr result = std::make_shared<IsNull>(std::move(column), node.position);
+    ARROW_ASSIGN_OR_RAISE(auto value, Value(operand));
+    if (value->kind() == NodeKind::kLiteral) {
+      return BooleanLiteral(value->As<Literal>().is_null() != node.negated, node.position);
+    }
+    NodePtr result = IsNullOf(value, node.position);
     return node.negated ? MakeNot(std::move(result), node.position) : result;
   }
 
@@ -502,6 +666,299 @@ class Binder {
     if (values.empty()) return DecidedUnlessNull(column, !any, node.position);
     return std::make_shared<ArrayHas>(std::move(column), any ? ArrayMatch::kAny : ArrayMatch::kAll,
                                       std::move(values), node.position);
+  }
+
+  // --- value expressions ---------------------------------------------------------------------
+
+  // A value expression used as a predicate must be boolean.
+  arrow::Result<NodePtr> BooleanValue(const SyntaxNode& node) {
+    ARROW_ASSIGN_OR_RAISE(auto value, Value(node, arrow::boolean()));
+    if (value->type()->id() == arrow::Type::NA) return BooleanLiteral(std::nullopt, node.position);
+    if (value->type()->id() != arrow::Type::BOOL) {
+      return Error(node.position, "expected a predicate, but ", Describe(*value),
+                   " is not boolean; compare it with a value, e.g. ", value->ToString(), " = ...");
+    }
+    return value;
+  }
+
+  // A literal as a value: of `hint`'s type when that type holds it exactly, else of its own
+  // kind's type (int64, uint64 beyond int64, float64, varchar, boolean, date, timestamp).
+  arrow::Result<NodePtr> BindLiteral(const SyntaxNode& node, const TypePtr& hint) {
+    const LiteralValue& literal = node.literal;
+    if (literal.kind == LiteralValue::Kind::kNull) {
+      auto type = hint ? hint : arrow::null();
+      return std::make_shared<Literal>(arrow::MakeNullScalar(type), node.position);
+    }
+    if (hint && FamilyOf(*hint) != TypeFamily::kList && FamilyOf(*hint) != TypeFamily::kVector &&
+        FamilyOf(*hint) != TypeFamily::kOther) {
+      auto resolved = ResolveLiteral(literal, hint);
+      const bool same_kind =
+          !(literal.kind == LiteralValue::Kind::kFloat && FamilyOf(*hint) == TypeFamily::kInteger);
+      if (resolved.ok() && resolved->exact && same_kind) {
+        return std::make_shared<Literal>(resolved->exact, node.position);
+      }
+    }
+    std::shared_ptr<arrow::Scalar> scalar;
+    switch (literal.kind) {
+      case LiteralValue::Kind::kBoolean:
+        scalar = std::make_shared<arrow::BooleanScalar>(literal.boolean);
+        break;
+      case LiteralValue::Kind::kInteger:
+        if (literal.integer >= std::numeric_limits<int64_t>::min() &&
+            literal.integer <= std::numeric_limits<int64_t>::max()) {
+          scalar = std::make_shared<arrow::Int64Scalar>(static_cast<int64_t>(literal.integer));
+        } else if (literal.integer > 0) {
+          scalar = std::make_shared<arrow::UInt64Scalar>(static_cast<uint64_t>(literal.integer));
+        } else {
+          return Error(node.position, DescribeLiteral(literal),
+                       " is below the smallest int64; write it as a float");
+        }
+        break;
+      case LiteralValue::Kind::kFloat:
+        scalar = std::make_shared<arrow::DoubleScalar>(literal.real);
+        break;
+      case LiteralValue::Kind::kString:
+        scalar = std::make_shared<arrow::StringScalar>(literal.string);
+        break;
+      case LiteralValue::Kind::kDate:
+        scalar = std::make_shared<arrow::Date32Scalar>(static_cast<int32_t>(literal.integer));
+        break;
+      case LiteralValue::Kind::kTimestamp: {
+        const bool whole_micros = literal.integer % 1000 == 0;
+        const __int128 value = whole_micros ? literal.integer / 1000 : literal.integer;
+        if (!whole_micros && (value < std::numeric_limits<int64_t>::min() ||
+                              value > std::numeric_limits<int64_t>::max())) {
+          return Error(node.position, DescribeLiteral(literal),
+                       " has nanoseconds but lies outside the years 1677..2262 that "
+                       "timestamp_ns holds");
+        }
+        scalar = std::make_shared<arrow::TimestampScalar>(
+            static_cast<int64_t>(value),
+            arrow::timestamp(whole_micros ? arrow::TimeUnit::MICRO : arrow::TimeUnit::NANO));
+        break;
+      }
+      case LiteralValue::Kind::kNull:
+        break;
+    }
+    return std::make_shared<Literal>(std::move(scalar), node.position);
+  }
+
+  // Binds the arguments of a call or CASE: non-literals first, so that literals can take their
+  // type (coalesce(i8, 0) keeps int8).
+  arrow::Result<std::vector<NodePtr>> BindArguments(
+      const std::vector<const SyntaxNode*>& arguments) {
+    std::vector<NodePtr> bound(arguments.size());
+    TypePtr hint;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (arguments[i]->kind == SyntaxNode::Kind::kLiteral) continue;
+      ARROW_ASSIGN_OR_RAISE(bound[i], Value(*arguments[i]));
+      // A CAST fixes the type even when it folds (127::tinyint + 1 adds int8s).
+      const bool typed =
+          bound[i]->kind() != NodeKind::kLiteral || arguments[i]->kind == SyntaxNode::Kind::kCast;
+      if (!hint && typed && bound[i]->type()->id() != arrow::Type::NA) {
+        hint = bound[i]->type();
+      }
+    }
+    for (size_t i = 0; i < arguments.size(); ++i) {
+      if (!bound[i]) {
+        ARROW_ASSIGN_OR_RAISE(bound[i], Value(*arguments[i], hint));
+      } else if (hint && bound[i]->kind() == NodeKind::kLiteral &&
+                 arguments[i]->kind != SyntaxNode::Kind::kCast) {
+        bound[i] = Retyped(bound[i], hint);
+      }
+    }
+    return bound;
+  }
+
+  // A folded constant (1 * 2) takes `hint`'s type like a written literal would, when it is of
+  // the same family and the type holds it exactly.
+  static NodePtr Retyped(const NodePtr& constant, const TypePtr& hint) {
+    const auto& value = constant->As<Literal>().value();
+    if (FamilyOf(*value->type) != FamilyOf(*hint) || value->type->Equals(*hint)) return constant;
+    const auto spelled = SpelledLiteral(*value);
+    if (!spelled) return constant;
+    auto resolved = ResolveLiteral(*spelled, hint);
+    if (!resolved.ok() || !resolved->exact) return constant;
+    return std::make_shared<Literal>(resolved->exact, constant->position());
+  }
+
+  // `value` converted to `type`: a folded literal when it is constant, else an implicit Cast.
+  arrow::Result<NodePtr> Convert(NodePtr value, const TypePtr& type, int position,
+                                 std::string_view context) {
+    if (value->type()->Equals(*type)) return value;
+    if (!CastIsImplicit(*value->type(), *type)) {
+      return Mismatch(position, context, ": ", Describe(*value), " is not a ", type->ToString());
+    }
+    if (value->kind() == NodeKind::kLiteral) {
+      auto cast = CastValues(value->As<Literal>().value(), type, /*try_cast=*/false, 1);
+      if (!cast.ok()) return Error(value->position(), cast.status().message());
+      return std::make_shared<Literal>(cast->scalar(), value->position());
+    }
+    const int at = value->position();
+    return std::make_shared<Cast>(std::move(value), type, /*try_cast=*/false, at);
+  }
+
+  // Evaluates a node that reads no column, so that constant expressions (1 + 2,
+  // CAST('5' AS int)) fail or fold at bind time, the same for every plan.
+  arrow::Result<NodePtr> Fold(NodePtr node) {
+    auto empty = arrow::RecordBatch::Make(arrow::schema({}), 1, arrow::ArrayVector{});
+    auto value = EvaluateValue(*node, *empty);
+    if (!value.ok()) return Error(node->position(), value.status().message());
+    ARROW_ASSIGN_OR_RAISE(auto scalar, (*value)->GetScalar(0));
+    return std::make_shared<Literal>(std::move(scalar), node->position());
+  }
+
+  static bool AllLiterals(const std::vector<NodePtr>& nodes) {
+    return std::all_of(nodes.begin(), nodes.end(),
+                       [](const NodePtr& node) { return node->kind() == NodeKind::kLiteral; });
+  }
+
+  arrow::Result<NodePtr> BindFunction(const SyntaxNode& node) {
+    const FunctionSpec* spec = FindFunction(node.name);
+    if (spec == nullptr) {
+      const auto suggestions = ClosestNames(node.name, FunctionNames());
+      return Error(
+          node.position, "unknown function '", node.name, "'; ",
+          suggestions.empty() ? "docs/filters.md lists the functions" : DidYouMean(suggestions));
+    }
+    const int count = static_cast<int>(node.children.size());
+    if (count < spec->min_arguments || (spec->max_arguments >= 0 && count > spec->max_arguments)) {
+      return Error(
+          node.position, spec->name, " takes ",
+          spec->min_arguments == spec->max_arguments
+              ? std::to_string(spec->min_arguments)
+              : std::to_string(spec->min_arguments) +
+                    (spec->max_arguments < 0 ? " or more"
+                                             : " to " + std::to_string(spec->max_arguments)),
+          " argument", spec->max_arguments == 1 ? "" : "s", ", not ", count, ": ", spec->usage);
+    }
+    std::vector<const SyntaxNode*> arguments;
+    for (int i = 0; i < count; ++i) {
+      const SyntaxNode& argument = *node.children[static_cast<size_t>(i)];
+      const bool constant =
+          argument.kind == SyntaxNode::Kind::kLiteral ||
+          (argument.kind == SyntaxNode::Kind::kCall && argument.name == "negate" &&
+           argument.children[0]->kind == SyntaxNode::Kind::kLiteral);
+      if ((spec->constant_arguments >> i & 1u) != 0 && !constant) {
+        return Error(argument.position, "argument ", i + 1, " of ", spec->name,
+                     " must be a constant: ", spec->usage);
+      }
+      arguments.push_back(&argument);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto bound, BindArguments(arguments));
+    TypeList types;
+    for (const auto& argument : bound) types.push_back(argument->type());
+    auto signature = spec->resolve(types);
+    if (!signature.ok()) {
+      std::string described;
+      for (const auto& argument : bound) {
+        described += (described.empty() ? "" : ", ") + Describe(*argument);
+      }
+      return Mismatch(node.position, signature.status().message(), " (", spec->usage, "; given ",
+                      described.empty() ? "no arguments" : described, ")");
+    }
+    for (size_t i = 0; i < bound.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(bound[i],
+                            Convert(bound[i], signature->arguments[i], node.position, spec->usage));
+    }
+    const bool constant = AllLiterals(bound);
+    NodePtr call =
+        std::make_shared<Call>(*spec, std::move(bound), signature->result, node.position);
+    return constant ? Fold(std::move(call)) : call;
+  }
+
+  arrow::Result<NodePtr> BindCast(const SyntaxNode& node) {
+    ARROW_ASSIGN_OR_RAISE(auto operand, Value(*node.children[0]));
+    auto type = TypeNamed(node.name);
+    if (!type.ok()) return Error(node.position, type.status().message());
+    if (operand->type()->id() != arrow::Type::NA &&
+        !arrow::compute::CanCast(*operand->type(), **type)) {
+      return Mismatch(node.position, "cannot cast ", Describe(*operand), " to ", node.name);
+    }
+    NodePtr cast = std::make_shared<Cast>(operand, *type, node.negated, node.position);
+    return operand->kind() == NodeKind::kLiteral ? Fold(std::move(cast)) : cast;
+  }
+
+  arrow::Result<NodePtr> BindCase(const SyntaxNode& node) {
+    size_t at = 0;
+    NodePtr operand;
+    if (node.has_operand) {
+      ARROW_ASSIGN_OR_RAISE(operand, Value(*node.children[at]));
+      ++at;
+    }
+    const size_t end = node.children.size() - (node.has_else ? 1 : 0);
+    std::vector<NodePtr> conditions;
+    std::vector<const SyntaxNode*> values;
+    for (; at < end; at += 2) {
+      const SyntaxNode& when = *node.children[at];
+      if (operand) {
+        ARROW_ASSIGN_OR_RAISE(auto equal,
+                              CompareWith(CompareOp::kEqual, operand, when, when.position));
+        conditions.push_back(std::move(equal));
+      } else {
+        ARROW_ASSIGN_OR_RAISE(auto condition, Predicate(when));
+        conditions.push_back(std::move(condition));
+      }
+      values.push_back(node.children[at + 1].get());
+    }
+    if (node.has_else) values.push_back(node.children.back().get());
+    ARROW_ASSIGN_OR_RAISE(auto bound, BindArguments(values));
+    TypeList types;
+    for (const auto& value : bound) types.push_back(value->type());
+    auto common = CommonValueType(types);
+    if (!common.ok()) {
+      return Mismatch(node.position, "the values of CASE ", common.status().message());
+    }
+    for (auto& value : bound) {
+      ARROW_ASSIGN_OR_RAISE(value, Convert(value, *common, node.position, "a CASE value"));
+    }
+    NodePtr otherwise;
+    if (node.has_else) {
+      otherwise = bound.back();
+      bound.pop_back();
+    } else {
+      otherwise = std::make_shared<Literal>(arrow::MakeNullScalar(*common), node.position);
+    }
+    std::vector<Case::Branch> branches;
+    for (size_t i = 0; i < conditions.size(); ++i) {
+      branches.push_back({conditions[i], bound[i]});
+    }
+    return std::make_shared<Case>(std::move(branches), std::move(otherwise), *common,
+                                  node.position);
+  }
+
+  // a IS [NOT] DISTINCT FROM b: = that treats two nulls as equal and is never unknown.
+  arrow::Result<NodePtr> BindIsDistinct(const SyntaxNode& node) {
+    ARROW_ASSIGN_OR_RAISE(auto bound,
+                          BindArguments({node.children[0].get(), node.children[1].get()}));
+    TypeList types = {bound[0]->type(), bound[1]->type()};
+    auto common = CommonValueType(types);
+    if (!common.ok() && !bound[0]->type()->Equals(*bound[1]->type())) {
+      return Mismatch(node.position, "cannot compare ", Describe(*bound[0]), " with ",
+                      Describe(*bound[1]));
+    }
+    const TypePtr type = common.ok() ? *common : bound[0]->type();
+    for (auto& value : bound) {
+      ARROW_ASSIGN_OR_RAISE(value, Convert(value, type, node.position, "IS DISTINCT FROM"));
+    }
+    const bool constant = AllLiterals(bound);
+    NodePtr call = std::make_shared<Call>(
+        *FindFunction(node.negated ? "is not distinct from" : "is distinct from"), std::move(bound),
+        arrow::boolean(), node.position);
+    return constant ? Fold(std::move(call)) : call;
+  }
+
+  // x IS [NOT] TRUE / FALSE / UNKNOWN: never unknown.
+  arrow::Result<NodePtr> BindIsTruth(const SyntaxNode& node) {
+    ARROW_ASSIGN_OR_RAISE(auto operand, Predicate(*node.children[0]));
+    const char* name = node.literal.kind == LiteralValue::Kind::kNull
+                           ? (node.negated ? "is not unknown" : "is unknown")
+                       : node.literal.boolean ? (node.negated ? "is not true" : "is true")
+                                              : (node.negated ? "is not false" : "is false");
+    const bool constant = operand->kind() == NodeKind::kLiteral;
+    NodePtr call = std::make_shared<Call>(*FindFunction(name), std::vector<NodePtr>{operand},
+                                          arrow::boolean(), node.position);
+    return constant ? Fold(std::move(call)) : call;
   }
 
   std::shared_ptr<arrow::Schema> schema_;

@@ -6,6 +6,8 @@
 #include <arrow/compute/initialize.h>
 #include <arrow/util/float16.h>
 
+#include "tessera/expr/compare_values.h"
+#include "tessera/expr/functions.h"
 #include "tessera/expr/list_match.h"
 #include "tessera/expr/types.h"
 #include "tessera/status.h"
@@ -20,24 +22,6 @@ namespace compute = arrow::compute;
 arrow::Status EnsureComputeInitialized() {
   static const arrow::Status status = compute::Initialize();
   return status;
-}
-
-const char* KernelName(CompareOp op) {
-  switch (op) {
-    case CompareOp::kEqual:
-      return "equal";
-    case CompareOp::kNotEqual:
-      return "not_equal";
-    case CompareOp::kLess:
-      return "less";
-    case CompareOp::kLessEqual:
-      return "less_equal";
-    case CompareOp::kGreater:
-      return "greater";
-    case CompareOp::kGreaterEqual:
-      return "greater_equal";
-  }
-  return "equal";
 }
 
 // Lists read from Parquet name their element "element", Arrow's own "item": same data.
@@ -85,11 +69,8 @@ class Evaluator {
 
   arrow::Result<arrow::Datum> Eval(const Node& node) {
     switch (node.kind()) {
-      case NodeKind::kLiteral: {
-        ARROW_ASSIGN_OR_RAISE(
-            auto array, arrow::MakeArrayFromScalar(*node.As<Literal>().value(), batch_.num_rows()));
-        return arrow::Datum(std::move(array));
-      }
+      case NodeKind::kLiteral:
+        return arrow::Datum(node.As<Literal>().value());
       case NodeKind::kColumn: {
         ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(node.As<Column>()));
         return arrow::Datum(std::move(array));
@@ -134,6 +115,15 @@ class Evaluator {
         ARROW_ASSIGN_OR_RAISE(auto child, Eval(node.As<Not>().child()));
         return compute::CallFunction("invert", {child});
       }
+      case NodeKind::kCall:
+        return EvalCall(node.As<Call>());
+      case NodeKind::kCast: {
+        const auto& cast = node.As<Cast>();
+        ARROW_ASSIGN_OR_RAISE(auto operand, Eval(cast.operand()));
+        return Positioned(cast, CastValues(operand, cast.type(), cast.try_cast(), length()));
+      }
+      case NodeKind::kCase:
+        return EvalCase(node.As<Case>());
     }
     return MakeError(ErrorKind::kInternal, "unknown filter node kind");
   }
@@ -163,20 +153,87 @@ class Evaluator {
     return CastTo(array, KernelType(array->type()));
   }
 
+  int64_t length() const { return batch_.num_rows(); }
+
   arrow::Result<arrow::Datum> EvalCompare(const Compare& compare) {
-    const auto& left = compare.left().As<Column>();
-    if (compare.right().kind() == NodeKind::kLiteral) {
-      ARROW_ASSIGN_OR_RAISE(auto array, KernelColumn(left));
-      return compute::CallFunction(KernelName(compare.op()),
+    if (compare.left().kind() == NodeKind::kColumn &&
+        compare.right().kind() == NodeKind::kLiteral) {
+      // The literal has the column's type (ast.h): one kernel call.
+      ARROW_ASSIGN_OR_RAISE(auto array, KernelColumn(compare.left().As<Column>()));
+      return compute::CallFunction(ComparisonKernel(compare.op()),
                                    {array, KernelScalar(compare.right().As<Literal>().value())});
     }
-    const auto& right = compare.right().As<Column>();
-    ARROW_ASSIGN_OR_RAISE(auto left_array, ColumnOf(left));
-    ARROW_ASSIGN_OR_RAISE(auto right_array, ColumnOf(right));
-    ARROW_ASSIGN_OR_RAISE(auto common, ComparisonType(left.type(), right.type()));
-    ARROW_ASSIGN_OR_RAISE(left_array, CastTo(left_array, common));
-    ARROW_ASSIGN_OR_RAISE(right_array, CastTo(right_array, common));
-    return compute::CallFunction(KernelName(compare.op()), {left_array, right_array});
+    ARROW_ASSIGN_OR_RAISE(auto left, Eval(compare.left()));
+    ARROW_ASSIGN_OR_RAISE(auto right, Eval(compare.right()));
+    return CompareValues(compare.op(), left, right, length());
+  }
+
+  // An evaluation failure of `node` on the data, named with the expression and its position.
+  static arrow::Result<arrow::Datum> Positioned(const Node& node,
+                                                arrow::Result<arrow::Datum> result) {
+    if (result.ok()) return result;
+    return InvalidArgument(node.ToString(), " at character ", node.position(),
+                           " failed on a row: ", result.status().message());
+  }
+
+  arrow::Result<arrow::Datum> EvalCall(const Call& call) {
+    std::vector<arrow::Datum> arguments;
+    for (const auto& argument : call.arguments()) {
+      ARROW_ASSIGN_OR_RAISE(auto value, Eval(*argument));
+      arguments.push_back(std::move(value));
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto result, Positioned(call, call.function().evaluate(arguments, call.type(), length())));
+    if (result.is_scalar() && !result.type()->Equals(*call.type())) {
+      ARROW_ASSIGN_OR_RAISE(result, compute::Cast(result, call.type()));
+    }
+    return result;
+  }
+
+  // The rows of the batch where `mask` (no nulls) is true.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> RowsWhere(const arrow::Datum& mask) {
+    auto whole = arrow::RecordBatch::Make(batch_.schema(), batch_.num_rows(), batch_.columns());
+    ARROW_ASSIGN_OR_RAISE(auto kept, compute::Filter(arrow::Datum(whole), mask));
+    return kept.record_batch();
+  }
+
+  // `value` on the rows where `mask` is true, written into `result` there. A value that can
+  // fail is evaluated on those rows only: CASE WHEN x = 0 THEN 0 ELSE 100 / x END never
+  // divides by a zero it does not return.
+  arrow::Result<arrow::Datum> Place(const Node& value, const arrow::Datum& mask,
+                                    const arrow::Datum& result) {
+    if (!CanFail(value)) {
+      ARROW_ASSIGN_OR_RAISE(auto full, Eval(value));
+      return compute::IfElse(mask, full, result);
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, RowsWhere(mask));
+    ARROW_ASSIGN_OR_RAISE(auto values, Evaluator(*rows).Eval(value));
+    ARROW_ASSIGN_OR_RAISE(auto array, ToArrayOfLength(values, rows->num_rows()));
+    return compute::ReplaceWithMask(result, mask, array);
+  }
+
+  static arrow::Result<std::shared_ptr<arrow::Array>> ToArrayOfLength(const arrow::Datum& value,
+                                                                      int64_t rows) {
+    if (value.is_array()) return value.make_array();
+    return arrow::MakeArrayFromScalar(*value.scalar(), rows);
+  }
+
+  arrow::Result<arrow::Datum> EvalCase(const Case& expression) {
+    ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(expression.type(), length()));
+    arrow::Datum result(nulls);
+    ARROW_ASSIGN_OR_RAISE(auto all,
+                          arrow::MakeArrayFromScalar(arrow::BooleanScalar(true), length()));
+    arrow::Datum remaining(all);
+    for (const auto& branch : expression.branches()) {
+      ARROW_ASSIGN_OR_RAISE(auto condition, Eval(*branch.when));
+      ARROW_ASSIGN_OR_RAISE(auto chosen,
+                            compute::CallFunction("coalesce", {condition, arrow::Datum(false)}));
+      ARROW_ASSIGN_OR_RAISE(auto take, compute::CallFunction("and", {remaining, chosen}));
+      ARROW_ASSIGN_OR_RAISE(take, ToArrayOfLength(take, length()));
+      ARROW_ASSIGN_OR_RAISE(result, Place(*branch.then, take, result));
+      ARROW_ASSIGN_OR_RAISE(remaining, compute::CallFunction("and_not", {remaining, take}));
+    }
+    return Place(expression.otherwise(), remaining, result);
   }
 
   arrow::Result<arrow::Datum> EvalInList(const InList& in) {
@@ -227,13 +284,20 @@ arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(
   if (root.type()->id() != arrow::Type::BOOL) {
     return InvalidArgument("the filter's root is not a predicate but a ", root.type()->ToString());
   }
-  ARROW_ASSIGN_OR_RAISE(auto result, Evaluator(batch).Eval(root));
-  auto array = result.make_array();
+  ARROW_ASSIGN_OR_RAISE(auto array, EvaluateValue(root, batch));
   if (array->type_id() != arrow::Type::BOOL || array->length() != batch.num_rows()) {
     return Error(ErrorKind::kInternal, "filter evaluation produced ", array->type()->ToString(),
                  " of length ", array->length(), " for ", batch.num_rows(), " rows");
   }
   return std::static_pointer_cast<arrow::BooleanArray>(std::move(array));
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> EvaluateValue(const Node& node,
+                                                           const arrow::RecordBatch& batch) {
+  RETURN_NOT_OK(EnsureComputeInitialized());
+  ARROW_ASSIGN_OR_RAISE(auto result, Evaluator(batch).Eval(node));
+  if (result.is_array()) return result.make_array();
+  return arrow::MakeArrayFromScalar(*result.scalar(), batch.num_rows());
 }
 
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectRows(

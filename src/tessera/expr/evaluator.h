@@ -21,6 +21,12 @@ namespace tessera::expr {
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(
     const Node& root, const arrow::RecordBatch& batch);
 
+// Any value expression, as an array of the batch's length (scalars broadcast). Errors: as
+// EvaluatePredicate, and InvalidArgument naming the expression and its position when it fails
+// on the data (integer overflow, a CAST that does not convert, modulo by zero).
+arrow::Result<std::shared_ptr<arrow::Array>> EvaluateValue(const Node& node,
+                                                           const arrow::RecordBatch& batch);
+
 // Unknown → false: the rows a WHERE clause keeps. The result has no nulls.
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectRows(
     const std::shared_ptr<arrow::BooleanArray>& truth);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <arrow/array/util.h>
+#include <arrow/compute/api.h>
+
 #include "tessera/expr/binder.h"
 #include "tessera/expr/evaluator.h"
 #include "tessera/expr/parser.h"
@@ -43,6 +46,17 @@ void CollectColumns(const Node& node, std::vector<std::string>* names) {
       return;
     case NodeKind::kNot:
       return CollectColumns(node.As<Not>().child(), names);
+    case NodeKind::kCall:
+      for (const auto& argument : node.As<Call>().arguments()) CollectColumns(*argument, names);
+      return;
+    case NodeKind::kCast:
+      return CollectColumns(node.As<Cast>().operand(), names);
+    case NodeKind::kCase:
+      for (const auto& branch : node.As<Case>().branches()) {
+        CollectColumns(*branch.when, names);
+        CollectColumns(*branch.then, names);
+      }
+      return CollectColumns(node.As<Case>().otherwise(), names);
   }
 }
 
@@ -63,13 +77,64 @@ arrow::Result<std::shared_ptr<const Filter>> Filter::Parse(
 
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> Filter::Evaluate(
     const arrow::RecordBatch& batch) const {
-  return EvaluatePredicate(*root_, batch);
+  return Described(EvaluatePredicate(*root_, batch));
+}
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> Filter::Described(
+    arrow::Result<std::shared_ptr<arrow::BooleanArray>> result) const {
+  if (result.ok()) return result;
+  return result.status().WithMessage("filter \"", text_, "\": ", result.status().message());
 }
 
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> Filter::Select(
-    const arrow::RecordBatch& batch) const {
-  ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*root_, batch));
-  return SelectRows(truth);
+    const arrow::RecordBatch& batch, const arrow::BooleanArray* live) const {
+  return Described(SelectUndescribed(batch, live));
+}
+
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> Filter::SelectUndescribed(
+    const arrow::RecordBatch& batch, const arrow::BooleanArray* live) const {
+  namespace compute = arrow::compute;
+  auto keep_live = [&](std::shared_ptr<arrow::BooleanArray> selected)
+      -> arrow::Result<std::shared_ptr<arrow::BooleanArray>> {
+    if (live == nullptr) return selected;
+    ARROW_ASSIGN_OR_RAISE(auto both, compute::And(selected, *live));
+    return std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
+  };
+  if (!CanFail(*root_)) {
+    ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*root_, batch));
+    ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
+    return keep_live(std::move(selected));
+  }
+  // Terms that can fail on data run last, on the rows every other term keeps (and only live
+  // ones), so that the rows an index excludes never decide whether the filter fails.
+  std::vector<NodePtr> terms;
+  if (root_->kind() == NodeKind::kAnd) {
+    terms = root_->As<And>().children();
+  } else {
+    terms.push_back(root_);
+  }
+  std::stable_partition(terms.begin(), terms.end(),
+                        [](const NodePtr& term) { return !CanFail(*term); });
+  ARROW_ASSIGN_OR_RAISE(auto all,
+                        arrow::MakeArrayFromScalar(arrow::BooleanScalar(true), batch.num_rows()));
+  auto kept = std::static_pointer_cast<arrow::BooleanArray>(all);
+  ARROW_ASSIGN_OR_RAISE(kept, keep_live(std::move(kept)));
+  auto whole = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
+  for (const auto& term : terms) {
+    if (!CanFail(*term)) {
+      ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*term, batch));
+      ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
+      ARROW_ASSIGN_OR_RAISE(auto both, compute::And(kept, selected));
+      kept = std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
+      continue;
+    }
+    ARROW_ASSIGN_OR_RAISE(auto rows, compute::Filter(arrow::Datum(whole), kept));
+    ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*term, *rows.record_batch()));
+    ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
+    ARROW_ASSIGN_OR_RAISE(auto replaced, compute::ReplaceWithMask(kept, kept, selected));
+    kept = std::static_pointer_cast<arrow::BooleanArray>(replaced.make_array());
+  }
+  return kept;
 }
 
 }  // namespace tessera::expr

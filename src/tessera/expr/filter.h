@@ -53,12 +53,25 @@ class Filter {
   // has in schema(); it may hold other columns, in any order.
   arrow::Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(
       const arrow::RecordBatch& batch) const;
-  // Evaluate() with unknown turned into false: the rows a WHERE clause keeps. No nulls.
-  arrow::Result<std::shared_ptr<arrow::BooleanArray>> Select(const arrow::RecordBatch& batch) const;
+  // The rows a WHERE clause keeps: Evaluate() with unknown turned into false, and no nulls.
+  // `live` (optional, no nulls) marks the rows that exist; others are never kept.
+  //
+  // Terms of the top-level AND that can fail on data (CanFail: integer overflow, CAST, modulo
+  // by zero) are evaluated last and only on the live rows every other term keeps, in the
+  // order written. Every read path, with or without indexes, evaluates them on exactly those
+  // rows, so whether a filter fails never depends on the plan. Evaluation errors name the
+  // filter text, the failing expression and its position.
+  arrow::Result<std::shared_ptr<arrow::BooleanArray>> Select(
+      const arrow::RecordBatch& batch, const arrow::BooleanArray* live = nullptr) const;
 
   Filter(std::string text, std::shared_ptr<arrow::Schema> schema, NodePtr root);
 
  private:
+  arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectUndescribed(
+      const arrow::RecordBatch& batch, const arrow::BooleanArray* live) const;
+  arrow::Result<std::shared_ptr<arrow::BooleanArray>> Described(
+      arrow::Result<std::shared_ptr<arrow::BooleanArray>> result) const;
+
   std::string text_;
   std::shared_ptr<arrow::Schema> schema_;
   NodePtr root_;

@@ -104,6 +104,18 @@ class Lexer {
         return Simple(TokenKind::kRightBracket, 1, start);
       case ',':
         return Simple(TokenKind::kComma, 1, start);
+      case '*':
+        return Simple(TokenKind::kStar, 1, start);
+      case '/':
+        return Simple(TokenKind::kSlash, 1, start);
+      case '%':
+        return Simple(TokenKind::kPercent, 1, start);
+      case '|':
+        if (Peek(1) == '|') return Simple(TokenKind::kConcat, 2, start);
+        break;
+      case ':':
+        if (Peek(1) == ':') return Simple(TokenKind::kDoubleColon, 2, start);
+        break;
       default:
         break;
     }

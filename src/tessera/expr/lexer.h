@@ -33,6 +33,11 @@ enum class TokenKind {
   kLeftBracket,
   kRightBracket,
   kComma,
+  kStar,         // *
+  kSlash,        // /
+  kPercent,      // %
+  kConcat,       // ||
+  kDoubleColon,  // :: (cast)
   kEnd,
 };
 

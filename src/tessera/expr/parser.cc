@@ -51,7 +51,8 @@ bool IsKeyword(const Token& token, std::string_view keyword) {
 // Words that can never be column names unless double-quoted.
 bool IsReserved(const Token& token) {
   for (std::string_view keyword :
-       {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE"}) {
+       {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE", "CASE", "WHEN",
+        "THEN", "ELSE", "END", "CAST", "TRY_CAST", "DISTINCT"}) {
     if (IsKeyword(token, keyword)) return true;
   }
   return false;
@@ -135,75 +136,101 @@ class Parser {
   }
 
   arrow::Result<std::unique_ptr<SyntaxNode>> ParseNot() {
-    // Parentheses and NOTs recurse; bound the depth so hostile input cannot exhaust the stack.
-    if (++depth_ > kMaxDepth) {
-      return FilterError(ErrorKind::kInvalidArgument, text_, Peek().position,
-                         "the filter nests parentheses or NOTs more than ", kMaxDepth,
-                         " levels deep");
-    }
-    auto result = ParseNotUnbounded();
-    --depth_;
-    return result;
-  }
-
-  arrow::Result<std::unique_ptr<SyntaxNode>> ParseNotUnbounded() {
     if (IsKeyword(Peek(), "NOT")) {
+      RETURN_NOT_OK(Enter());
       auto node = MakeNode(SyntaxNode::Kind::kNot, Take().position);
       ARROW_ASSIGN_OR_RAISE(auto child, ParseNot());
       node->children.push_back(std::move(child));
+      --depth_;
       return node;
     }
-    return ParsePrimary();
+    return ParseIs();
   }
 
-  arrow::Result<std::unique_ptr<SyntaxNode>> ParsePrimary() {
-    if (Peek().kind == TokenKind::kLeftParen) {
-      Take();
-      ARROW_ASSIGN_OR_RAISE(auto inner, ParseOr());
-      RETURN_NOT_OK(Expect(TokenKind::kRightParen, "')' or a continuation with AND / OR"));
-      return inner;
+  // Parentheses, NOTs, unary signs and function arguments recurse; the depth is bounded so that
+  // hostile input cannot exhaust the stack of the parser, the binder or the evaluator.
+  arrow::Status Enter() {
+    if (++depth_ > kMaxFilterDepth) {
+      return FilterError(ErrorKind::kInvalidArgument, text_, Peek().position,
+                         "the filter nests parentheses, NOTs, signs or function calls more than ",
+                         kMaxFilterDepth, " levels deep");
     }
-    if (Peek().kind == TokenKind::kIdentifier && Peek(1).kind == TokenKind::kLeftParen &&
-        !IsReserved(Peek())) {
-      return ParseCall();
-    }
-    ARROW_ASSIGN_OR_RAISE(auto operand, ParseOperand());
-    return ParseSuffix(std::move(operand));
+    return arrow::Status::OK();
   }
 
-  arrow::Result<std::unique_ptr<SyntaxNode>> ParseSuffix(std::unique_ptr<SyntaxNode> operand) {
-    const Token& token = Peek();
-    std::optional<CompareOp> op;
-    switch (token.kind) {
+  // operand IS [NOT] NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM operand, applied to the
+  // result of a comparison (`a = b IS NULL` tests the comparison), as in SQL.
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseIs() {
+    ARROW_ASSIGN_OR_RAISE(auto operand, ParsePredicate());
+    while (IsKeyword(Peek(), "IS")) {
+      const int position = Take().position;
+      const bool negated = TakeKeyword("NOT");
+      std::unique_ptr<SyntaxNode> node;
+      if (TakeKeyword("NULL")) {
+        node = MakeNode(SyntaxNode::Kind::kIsNull, position);
+      } else if (IsKeyword(Peek(), "TRUE") || IsKeyword(Peek(), "FALSE") ||
+                 IsKeyword(Peek(), "UNKNOWN")) {
+        node = MakeNode(SyntaxNode::Kind::kIsTruth, position);
+        if (!IsKeyword(Peek(), "UNKNOWN")) {
+          node->literal.kind = LiteralValue::Kind::kBoolean;
+          node->literal.boolean = IsKeyword(Peek(), "TRUE");
+        }
+        Take();
+      } else if (TakeKeyword("DISTINCT")) {
+        if (!TakeKeyword("FROM")) return Expected("FROM after IS DISTINCT");
+        node = MakeNode(SyntaxNode::Kind::kIsDistinct, position);
+        node->children.push_back(std::move(operand));
+        ARROW_ASSIGN_OR_RAISE(auto right, ParsePredicate());
+        node->children.push_back(std::move(right));
+        node->negated = negated;
+        operand = std::move(node);
+        continue;
+      } else {
+        return Expected(negated ? "NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS NOT"
+                                : "NULL, NOT, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS");
+      }
+      node->negated = negated;
+      node->children.push_back(std::move(operand));
+      operand = std::move(node);
+    }
+    return operand;
+  }
+
+  std::optional<CompareOp> PeekCompareOp() const {
+    switch (Peek().kind) {
       case TokenKind::kEqual:
-        op = CompareOp::kEqual;
-        break;
+        return CompareOp::kEqual;
       case TokenKind::kNotEqual:
-        op = CompareOp::kNotEqual;
-        break;
+        return CompareOp::kNotEqual;
       case TokenKind::kLess:
-        op = CompareOp::kLess;
-        break;
+        return CompareOp::kLess;
       case TokenKind::kLessEqual:
-        op = CompareOp::kLessEqual;
-        break;
+        return CompareOp::kLessEqual;
       case TokenKind::kGreater:
-        op = CompareOp::kGreater;
-        break;
+        return CompareOp::kGreater;
       case TokenKind::kGreaterEqual:
-        op = CompareOp::kGreaterEqual;
-        break;
+        return CompareOp::kGreaterEqual;
       default:
-        break;
+        return std::nullopt;
     }
-    if (op) {
+  }
+
+  // value [op value | [NOT] IN (...) | [NOT] BETWEEN a AND b | [NOT] LIKE pattern]
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParsePredicate() {
+    ARROW_ASSIGN_OR_RAISE(auto operand, ParseConcat());
+    if (auto op = PeekCompareOp()) {
       auto node = MakeNode(SyntaxNode::Kind::kCompare, Take().position);
       node->op = *op;
-      ARROW_ASSIGN_OR_RAISE(auto right, ParseOperand());
+      ARROW_ASSIGN_OR_RAISE(auto right, ParseConcat());
       node->children.push_back(std::move(operand));
       node->children.push_back(std::move(right));
+      if (PeekCompareOp()) {
+        return Expected(
+            "AND, OR or end of filter (comparisons do not chain; write a < b AND b < c)");
+      }
       return node;
     }
+    const Token& token = Peek();
     const int position = token.position;
     bool negated = false;
     if (IsKeyword(token, "NOT")) {
@@ -221,7 +248,7 @@ class Parser {
       node->children.push_back(std::move(operand));
       RETURN_NOT_OK(Expect(TokenKind::kLeftParen, "'(' to open the IN list"));
       while (true) {
-        ARROW_ASSIGN_OR_RAISE(auto item, ParseOperand());
+        ARROW_ASSIGN_OR_RAISE(auto item, ParseConcat());
         node->children.push_back(std::move(item));
         if (Peek().kind == TokenKind::kComma) {
           Take();
@@ -235,10 +262,10 @@ class Parser {
       auto node = MakeNode(SyntaxNode::Kind::kBetween, position);
       node->negated = negated;
       node->children.push_back(std::move(operand));
-      ARROW_ASSIGN_OR_RAISE(auto lower, ParseOperand());
+      ARROW_ASSIGN_OR_RAISE(auto lower, ParseConcat());
       node->children.push_back(std::move(lower));
       if (!TakeKeyword("AND")) return Expected("AND between the bounds of BETWEEN");
-      ARROW_ASSIGN_OR_RAISE(auto upper, ParseOperand());
+      ARROW_ASSIGN_OR_RAISE(auto upper, ParseConcat());
       node->children.push_back(std::move(upper));
       return node;
     }
@@ -246,36 +273,179 @@ class Parser {
       auto node = MakeNode(SyntaxNode::Kind::kLike, position);
       node->negated = negated;
       node->children.push_back(std::move(operand));
-      ARROW_ASSIGN_OR_RAISE(auto pattern, ParseOperand());
+      ARROW_ASSIGN_OR_RAISE(auto pattern, ParseConcat());
       node->children.push_back(std::move(pattern));
       return node;
     }
-    if (TakeKeyword("IS")) {
-      auto node = MakeNode(SyntaxNode::Kind::kIsNull, position);
-      node->negated = TakeKeyword("NOT");
-      if (!TakeKeyword("NULL")) return Expected(node->negated ? "NULL" : "NULL or NOT NULL");
-      node->children.push_back(std::move(operand));
-      return node;
-    }
-    // A bare operand is a predicate of its own (a boolean column, TRUE); the binder checks it.
+    // A bare value is a predicate of its own (a boolean column, TRUE); the binder checks it.
     switch (token.kind) {
       case TokenKind::kEnd:
       case TokenKind::kRightParen:
+      case TokenKind::kComma:
         return operand;
       default:
-        if (IsKeyword(token, "AND") || IsKeyword(token, "OR")) return operand;
+        if (IsKeyword(token, "AND") || IsKeyword(token, "OR") || IsKeyword(token, "IS") ||
+            IsKeyword(token, "THEN") || IsKeyword(token, "WHEN") || IsKeyword(token, "ELSE") ||
+            IsKeyword(token, "END") || IsKeyword(token, "AS")) {
+          return operand;
+        }
         return Expected(
-            "a comparison (=, !=, <>, <, <=, >, >=, IN, BETWEEN, LIKE, IS NULL), AND, OR or end "
-            "of filter");
+            "an operator (+, -, *, /, %, ||), a comparison (=, !=, <>, <, <=, >, >=, IN, "
+            "BETWEEN, LIKE, IS), AND, OR or end of filter");
     }
+  }
+
+  // Left-associative binary operators of one precedence level.
+  template <typename Next>
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseBinary(
+      Next next, std::initializer_list<std::pair<TokenKind, const char*>> operators) {
+    ARROW_ASSIGN_OR_RAISE(auto left, (this->*next)());
+    while (true) {
+      const char* name = nullptr;
+      for (const auto& [kind, symbol] : operators) {
+        if (Peek().kind == kind) name = symbol;
+      }
+      if (name == nullptr) return left;
+      auto node = MakeNode(SyntaxNode::Kind::kCall, Take().position);
+      node->name = name;
+      ARROW_ASSIGN_OR_RAISE(auto right, (this->*next)());
+      node->children.push_back(std::move(left));
+      node->children.push_back(std::move(right));
+      left = std::move(node);
+    }
+  }
+
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseConcat() {
+    return ParseBinary(&Parser::ParseAdditive, {{TokenKind::kConcat, "||"}});
+  }
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseAdditive() {
+    return ParseBinary(&Parser::ParseMultiplicative,
+                       {{TokenKind::kPlus, "+"}, {TokenKind::kMinus, "-"}});
+  }
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseMultiplicative() {
+    return ParseBinary(
+        &Parser::ParseUnary,
+        {{TokenKind::kStar, "*"}, {TokenKind::kSlash, "/"}, {TokenKind::kPercent, "%"}});
+  }
+
+  // Signs. A sign directly before a number is part of the literal, so that -128 and
+  // -9223372036854775808 are exact integer literals, not negations of values out of range.
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseUnary() {
+    const Token& token = Peek();
+    if (token.kind != TokenKind::kMinus && token.kind != TokenKind::kPlus) return ParsePostfix();
+    const bool negative = token.kind == TokenKind::kMinus;
+    const int position = Take().position;
+    if ((Peek().kind == TokenKind::kInteger || Peek().kind == TokenKind::kFloat) &&
+        Peek(1).kind != TokenKind::kDoubleColon) {
+      return ParseNumber(Take(), negative, position);
+    }
+    RETURN_NOT_OK(Enter());
+    ARROW_ASSIGN_OR_RAISE(auto operand, ParseUnary());
+    --depth_;
+    if (!negative) return operand;
+    auto node = MakeNode(SyntaxNode::Kind::kCall, position);
+    node->name = "negate";
+    node->children.push_back(std::move(operand));
+    return node;
+  }
+
+  // primary [:: type]...
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParsePostfix() {
+    ARROW_ASSIGN_OR_RAISE(auto operand, ParsePrimary());
+    while (Peek().kind == TokenKind::kDoubleColon) {
+      auto node = MakeNode(SyntaxNode::Kind::kCast, Take().position);
+      ARROW_ASSIGN_OR_RAISE(node->name, ParseTypeName());
+      node->children.push_back(std::move(operand));
+      operand = std::move(node);
+    }
+    return operand;
+  }
+
+  // A type name: one or two words (`double precision`, `timestamp with time zone` is three),
+  // lower-cased; the binder resolves it.
+  arrow::Result<std::string> ParseTypeName() {
+    if (Peek().kind != TokenKind::kIdentifier) return Expected("a type name");
+    std::string name = Lower(Take().text);
+    while (Peek().kind == TokenKind::kIdentifier &&
+           (IsKeyword(Peek(), "PRECISION") || IsKeyword(Peek(), "WITH") ||
+            IsKeyword(Peek(), "WITHOUT") || IsKeyword(Peek(), "TIME") ||
+            IsKeyword(Peek(), "ZONE") || IsKeyword(Peek(), "VARYING"))) {
+      name += " " + Lower(Take().text);
+    }
+    return name;
+  }
+
+  static std::string Lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+  }
+
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParsePrimary() {
+    if (Peek().kind == TokenKind::kLeftParen) {
+      RETURN_NOT_OK(Enter());
+      Take();
+      ARROW_ASSIGN_OR_RAISE(auto inner, ParseOr());
+      RETURN_NOT_OK(Expect(TokenKind::kRightParen, "')' or a continuation with AND / OR"));
+      --depth_;
+      return inner;
+    }
+    if (IsKeyword(Peek(), "CASE")) return ParseCase();
+    if ((IsKeyword(Peek(), "CAST") || IsKeyword(Peek(), "TRY_CAST")) &&
+        Peek(1).kind == TokenKind::kLeftParen) {
+      RETURN_NOT_OK(Enter());
+      auto node = MakeNode(SyntaxNode::Kind::kCast, Peek().position);
+      node->negated = IsKeyword(Take(), "TRY_CAST");
+      Take();  // '('
+      ARROW_ASSIGN_OR_RAISE(auto operand, ParseOr());
+      if (!TakeKeyword("AS")) return Expected("AS and a type in CAST(value AS type)");
+      ARROW_ASSIGN_OR_RAISE(node->name, ParseTypeName());
+      RETURN_NOT_OK(Expect(TokenKind::kRightParen, "')' to close CAST"));
+      node->children.push_back(std::move(operand));
+      --depth_;
+      return node;
+    }
+    if (Peek().kind == TokenKind::kIdentifier && Peek(1).kind == TokenKind::kLeftParen &&
+        !IsReserved(Peek())) {
+      RETURN_NOT_OK(Enter());
+      auto call = ParseCall();
+      --depth_;
+      return call;
+    }
+    return ParseOperand();
+  }
+
+  // CASE [operand] WHEN a THEN b [WHEN ...] [ELSE c] END
+  arrow::Result<std::unique_ptr<SyntaxNode>> ParseCase() {
+    RETURN_NOT_OK(Enter());
+    auto node = MakeNode(SyntaxNode::Kind::kCase, Take().position);
+    if (!IsKeyword(Peek(), "WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(auto operand, ParseOr());
+      node->children.push_back(std::move(operand));
+      node->has_operand = true;
+    }
+    if (!IsKeyword(Peek(), "WHEN")) return Expected("WHEN in CASE");
+    while (TakeKeyword("WHEN")) {
+      ARROW_ASSIGN_OR_RAISE(auto when, ParseOr());
+      if (!TakeKeyword("THEN")) return Expected("THEN after the WHEN condition");
+      ARROW_ASSIGN_OR_RAISE(auto then, ParseOr());
+      node->children.push_back(std::move(when));
+      node->children.push_back(std::move(then));
+    }
+    if (TakeKeyword("ELSE")) {
+      ARROW_ASSIGN_OR_RAISE(auto otherwise, ParseOr());
+      node->children.push_back(std::move(otherwise));
+      node->has_else = true;
+    }
+    if (!TakeKeyword("END")) return Expected("WHEN, ELSE or END in CASE");
+    --depth_;
+    return node;
   }
 
   arrow::Result<std::unique_ptr<SyntaxNode>> ParseCall() {
     const Token& name = Take();
     auto node = MakeNode(SyntaxNode::Kind::kCall, name.position);
-    node->name = name.text;
-    std::transform(node->name.begin(), node->name.end(), node->name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    node->name = Lower(name.text);
     Take();  // '('
     if (Peek().kind == TokenKind::kRightParen) {
       Take();
@@ -286,7 +456,7 @@ class Parser {
         auto array = MakeNode(SyntaxNode::Kind::kArray, Take().position);
         if (Peek().kind != TokenKind::kRightBracket) {
           while (true) {
-            ARROW_ASSIGN_OR_RAISE(auto item, ParseOperand());
+            ARROW_ASSIGN_OR_RAISE(auto item, ParseConcat());
             array->children.push_back(std::move(item));
             if (Peek().kind == TokenKind::kComma) {
               Take();
@@ -298,7 +468,7 @@ class Parser {
         RETURN_NOT_OK(Expect(TokenKind::kRightBracket, "',' or ']' in the array"));
         node->children.push_back(std::move(array));
       } else {
-        ARROW_ASSIGN_OR_RAISE(auto argument, ParseOperand());
+        ARROW_ASSIGN_OR_RAISE(auto argument, ParseOr());
         node->children.push_back(std::move(argument));
       }
       if (Peek().kind == TokenKind::kComma) {
@@ -313,15 +483,6 @@ class Parser {
   arrow::Result<std::unique_ptr<SyntaxNode>> ParseOperand() {
     const Token& token = Peek();
     switch (token.kind) {
-      case TokenKind::kMinus:
-      case TokenKind::kPlus: {
-        const bool negative = token.kind == TokenKind::kMinus;
-        const int position = Take().position;
-        if (Peek().kind != TokenKind::kInteger && Peek().kind != TokenKind::kFloat) {
-          return Expected(negative ? "a number after '-'" : "a number after '+'");
-        }
-        return ParseNumber(Take(), negative, position);
-      }
       case TokenKind::kInteger:
       case TokenKind::kFloat:
         return ParseNumber(Take(), /*negative=*/false, token.position);
@@ -339,7 +500,7 @@ class Parser {
       case TokenKind::kIdentifier:
         return ParseWord();
       default:
-        return Expected("a column or a literal");
+        return Expected("a column, a literal or an expression");
     }
   }
 
@@ -427,8 +588,6 @@ class Parser {
     node->literal.real = negative ? -value : value;
     return node;
   }
-
-  static constexpr int kMaxDepth = 256;
 
   std::string_view text_;
   std::vector<Token> tokens_;

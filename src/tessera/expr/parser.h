@@ -1,19 +1,26 @@
 // The parser of the filter language: filter text → syntax tree (syntax.h), by recursive
-// descent with SQL precedence (OR < AND < NOT < predicates). It knows nothing of schemas: names
-// and types are the binder's business.
+// descent with SQL precedence (lowest first: OR, AND, NOT, IS, comparisons, ||, + -, * / %,
+// unary signs, ::). It knows nothing of schemas: names and types are the binder's business.
 //
 //   filter    := or
 //   or        := and (OR and)*
 //   and       := not (AND not)*
-//   not       := NOT not | primary
-//   primary   := '(' or ')' | call | operand [suffix]
-//   suffix    := cmp operand | [NOT] IN '(' operand (',' operand)* ')'
-//              | [NOT] BETWEEN operand AND operand | IS [NOT] NULL | [NOT] LIKE operand
-//   call      := name '(' [argument (',' argument)*] ')'     argument := operand | array
-//   array     := '[' [operand (',' operand)*] ']'
-//   operand   := column | literal
-//   literal   := ['-'|'+'] number | string | TRUE | FALSE | NULL
-//              | DATE string | TIMESTAMP string
+//   not       := NOT not | is
+//   is        := predicate (IS [NOT] (NULL | TRUE | FALSE | UNKNOWN | DISTINCT FROM predicate))*
+//   predicate := concat [cmp concat | [NOT] IN '(' concat (',' concat)* ')'
+//                        | [NOT] BETWEEN concat AND concat | [NOT] LIKE concat]
+//   concat    := additive ('||' additive)*
+//   additive  := multiplicative (('+' | '-') multiplicative)*
+//   multiplicative := unary (('*' | '/' | '%') unary)*
+//   unary     := ('-' | '+') unary | postfix          (a sign before a number is the literal's)
+//   postfix   := primary ('::' type)*
+//   primary   := '(' or ')' | CASE [or] (WHEN or THEN or)+ [ELSE or] END
+//              | (CAST | TRY_CAST) '(' or AS type ')' | call | column | literal
+//   call      := name '(' [argument (',' argument)*] ')'     argument := or | array
+//   array     := '[' [concat (',' concat)*] ']'
+//   literal   := number | string | TRUE | FALSE | NULL | DATE string | TIMESTAMP string
+//
+// Nesting (parentheses, NOT, signs, CASE, CAST and calls) is bounded by kMaxFilterDepth.
 #pragma once
 
 #include <arrow/result.h>
@@ -24,6 +31,11 @@
 #include "tessera/expr/syntax.h"
 
 namespace tessera::expr {
+
+// How deeply a filter may nest; deeper filters are rejected with InvalidArgument. The parser,
+// the binder and the evaluator recurse once per level, well within a thread's stack even under
+// AddressSanitizer.
+inline constexpr int kMaxFilterDepth = 1000;
 
 // Fails with InvalidArgument naming the position and what was expected there.
 arrow::Result<std::unique_ptr<SyntaxNode>> ParseSyntax(std::string_view text);

@@ -31,18 +31,23 @@ std::string DescribeLiteral(const LiteralValue& literal);
 
 struct SyntaxNode {
   enum class Kind {
-    kColumn,   // name
-    kLiteral,  // literal
-    kCompare,  // children: left, right; op
-    kIn,       // children: operand, items...; negated: NOT IN
-    kBetween,  // children: operand, lower, upper; negated: NOT BETWEEN
-    kIsNull,   // children: operand; negated: IS NOT NULL
-    kLike,     // children: operand, pattern; negated: NOT LIKE
-    kCall,     // name (lower case); children: arguments
-    kArray,    // [items...]
-    kAnd,      // children: two or more
-    kOr,       // children: two or more
-    kNot,      // children: operand
+    kColumn,      // name
+    kLiteral,     // literal
+    kCompare,     // children: left, right; op
+    kIn,          // children: operand, items...; negated: NOT IN
+    kBetween,     // children: operand, lower, upper; negated: NOT BETWEEN
+    kIsNull,      // children: operand; negated: IS NOT NULL
+    kLike,        // children: operand, pattern; negated: NOT LIKE
+    kCall,        // name (lower case, or the operator: + - * / % || and unary "negate"); children:
+                  // arguments
+    kArray,       // [items...]
+    kCast,        // children: operand; name: the type as written (lower case); negated: TRY_CAST
+    kCase,        // children: [operand] (when, then)... [else]; has_operand, has_else
+    kIsDistinct,  // children: left, right; negated: IS NOT DISTINCT FROM
+    kIsTruth,     // children: operand; literal: TRUE, FALSE or NULL (UNKNOWN); negated: IS NOT
+    kAnd,         // children: two or more
+    kOr,          // children: two or more
+    kNot,         // children: operand
   };
 
   Kind kind;
@@ -51,6 +56,8 @@ struct SyntaxNode {
   LiteralValue literal;
   CompareOp op = CompareOp::kEqual;
   bool negated = false;
+  bool has_operand = false;  // kCase: CASE operand WHEN value THEN ...
+  bool has_else = false;     // kCase
   std::vector<std::unique_ptr<SyntaxNode>> children;
 };
 

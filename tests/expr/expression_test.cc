@@ -1,0 +1,251 @@
+// The expression language inside filters: arithmetic with SQL typing and checked integer
+// overflow, CAST / TRY_CAST / ::, CASE, IS [NOT] DISTINCT FROM, IS [NOT] TRUE / FALSE /
+// UNKNOWN, COALESCE / NULLIF / GREATEST / LEAST, string and math functions, IN with
+// expressions, exact comparisons between columns of different types (issue 11, finding 3), and
+// the rule that terms which can fail on data are evaluated only on the rows the rest of the
+// filter keeps (finding 4).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "expr/filter_test_util.h"
+#include "tessera/expr/filter.h"
+
+namespace tessera::expr {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::kNull;
+using testing::MakeBatch;
+using testing::Values;
+
+using Truth = std::vector<std::optional<bool>>;
+
+std::shared_ptr<arrow::RecordBatch> Numbers() {
+  return MakeBatch({
+      {"i8", arrow::int8(), "[1, 127, -128, null, 0]"},
+      {"i64", arrow::int64(),
+       "[9007199254740993, 9223372036854775807, -9223372036854775808, 5, null]"},
+      {"u64", arrow::uint64(), "[1, 18446744073709551615, 0, 7, 3]"},
+      {"f", arrow::float64(), "[9007199254740992.0, 1.5, -0.0, NaN, 2.0]"},
+      {"s", arrow::utf8(), R"(["abc", "Hello", "", null, " pad "])"},
+      {"b", arrow::boolean(), "[true, false, null, true, false]"},
+  });
+}
+
+Truth Select(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto filter = Filter::Parse(text, batch->schema());
+  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
+  if (!filter.ok()) return {};
+  auto selected = (*filter)->Select(*batch);
+  EXPECT_TRUE(selected.ok()) << text << ": " << selected.status().ToString();
+  if (!selected.ok()) return {};
+  return Values(**selected);
+}
+
+Truth Evaluate(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto filter = Filter::Parse(text, batch->schema());
+  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
+  if (!filter.ok()) return {};
+  auto truth = (*filter)->Evaluate(*batch);
+  EXPECT_TRUE(truth.ok()) << text << ": " << truth.status().ToString();
+  if (!truth.ok()) return {};
+  return Values(**truth);
+}
+
+arrow::Status Fails(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto filter = Filter::Parse(text, batch->schema());
+  if (!filter.ok()) return filter.status();
+  auto selected = (*filter)->Select(*batch);
+  EXPECT_FALSE(selected.ok()) << text << " selected rows";
+  return selected.ok() ? arrow::Status::OK() : selected.status();
+}
+
+std::string Normalized(std::string_view text) {
+  auto filter = Filter::Parse(text, Numbers()->schema());
+  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
+  return filter.ok() ? (*filter)->ToString() : "";
+}
+
+TEST(Expressions, ArithmeticFollowsSqlTyping) {
+  const auto batch = Numbers();
+  // i8 + 1 adds int8s (the literal takes the column's type), as in DuckDB: 127 + 1 overflows.
+  EXPECT_THAT(Fails("i8 + 1 > 0", batch).message(), HasSubstr("overflow"));
+  // Widened explicitly, it does not.
+  EXPECT_EQ(Select("CAST(i8 AS int16) + 1 > 100", batch),
+            (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("i8::int32 * 2 = 254", batch), (Truth{false, true, false, false, false}));
+  // / always divides exactly and never fails: 1 / 0 is inf.
+  EXPECT_EQ(Select("u64 / 2 = 3.5", batch), (Truth{false, false, false, true, false}));
+  EXPECT_EQ(Select("i8 / 0 > 1e308", batch), (Truth{true, true, false, false, false}));
+  // % keeps the dividend's sign; modulo by zero fails.
+  EXPECT_EQ(Select("i8::int16 % 3 = -2", batch), (Truth{false, false, true, false, false}));
+  EXPECT_THAT(Fails("i8 % 0 = 1", batch).message(), HasSubstr("modulo by zero"));
+  EXPECT_EQ(Select("-i8::int16 = 128", batch), (Truth{false, false, true, false, false}));
+  EXPECT_EQ(Select("f * 2 - 1 = 2", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Normalized("i8 + 1 * 2 > 0"), "((i8 + 2) > 0)");
+  EXPECT_EQ(Normalized("(i8 + 1) * 2 > 0"), "(((i8 + 1) * 2) > 0)");
+}
+
+TEST(Expressions, ConstantExpressionsFoldOrFailAtBindTime) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Normalized("1 + 2 = 3"), "TRUE");
+  auto overflow = Filter::Parse("127::tinyint + 1 > 0", batch->schema());
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_THAT(overflow.status().message(), HasSubstr("position 14"));
+  EXPECT_THAT(overflow.status().message(), HasSubstr("overflow"));
+  auto cast = Filter::Parse("CAST('abc' AS int) = 1", batch->schema());
+  ASSERT_FALSE(cast.ok());
+  EXPECT_THAT(cast.status().message(), HasSubstr("TRY_CAST"));
+  EXPECT_EQ(Normalized("TRY_CAST('abc' AS int) IS NULL"), "TRUE");
+  // A folded constant compares like a written literal, so an index can still answer it.
+  EXPECT_EQ(Normalized("i64 > 2 * 3"), "(i64 > 6)");
+}
+
+TEST(Expressions, CastRoundsAndTryCastGivesNull) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("TRY_CAST(f AS int64) = 2", batch), (Truth{false, true, false, false, true}));
+  EXPECT_THAT(
+      Fails("CAST(f AS int64) = 2", MakeBatch({{"f", arrow::float64(), "[NaN]"}})).message(),
+      HasSubstr("TRY_CAST"));
+  EXPECT_EQ(Evaluate("TRY_CAST(f AS int8) IS NULL", batch),
+            (Truth{true, false, false, true, false}));
+  EXPECT_EQ(Select("CAST(s AS varchar) = 'abc'", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("TRY_CAST(s AS int64) IS NULL", batch), (Truth{true, true, true, true, true}));
+  auto unknown = Filter::Parse("CAST(i8 AS integr) = 1", batch->schema());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("did you mean 'integer'"));
+}
+
+TEST(Expressions, CaseEvaluatesOnlyTheBranchItReturns) {
+  const auto batch = Numbers();
+  EXPECT_EQ(
+      Select("CASE WHEN i8 > 0 THEN 'pos' WHEN i8 < 0 THEN 'neg' ELSE 'zero' END = 'zero'", batch),
+      (Truth{false, false, false, true, true}));
+  EXPECT_EQ(Evaluate("CASE i8 WHEN 1 THEN TRUE WHEN 127 THEN FALSE END", batch),
+            (Truth{true, false, kNull, kNull, kNull}));
+  // 127 + 1 would overflow int8, but that branch is never taken for 127.
+  EXPECT_EQ(Select("CASE WHEN i8 < 100 THEN i8 + 1 ELSE i8 END > 1", batch),
+            (Truth{true, true, false, false, false}));
+}
+
+TEST(Expressions, DistinctAndTruthTestsAreNeverUnknown) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Evaluate("i8 IS DISTINCT FROM NULL", batch), (Truth{true, true, true, false, true}));
+  EXPECT_EQ(Evaluate("i8 IS NOT DISTINCT FROM 0", batch),
+            (Truth{false, false, false, false, true}));
+  EXPECT_EQ(Evaluate("b IS TRUE", batch), (Truth{true, false, false, true, false}));
+  EXPECT_EQ(Evaluate("b IS NOT FALSE", batch), (Truth{true, false, true, true, false}));
+  EXPECT_EQ(Evaluate("b IS UNKNOWN", batch), (Truth{false, false, true, false, false}));
+  EXPECT_EQ(Evaluate("(i8 > 0) IS NULL", batch), (Truth{false, false, false, true, false}));
+}
+
+TEST(Expressions, ConditionalFunctions) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("coalesce(i8, 42) = 42", batch), (Truth{false, false, false, true, false}));
+  EXPECT_EQ(Evaluate("nullif(i8, 0) IS NULL", batch), (Truth{false, false, false, true, true}));
+  EXPECT_EQ(Select("greatest(i8, 2) = 2", batch), (Truth{true, false, true, true, true}));
+  EXPECT_EQ(Select("least(i8, 0) = 0", batch), (Truth{true, true, false, true, true}));
+}
+
+TEST(Expressions, StringFunctions) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("upper(s) = 'HELLO'", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("length(s) = 3", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("trim(s) = 'pad'", batch), (Truth{false, false, false, false, true}));
+  EXPECT_EQ(Select("substr(s, 2, 2) = 'bc'", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("substr(s, -2) = 'lo'", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("s || '!' = 'abc!'", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("concat(s, NULL, 'x') = 'x'", batch), (Truth{false, false, true, true, false}));
+  EXPECT_EQ(Select("starts_with(s, 'He')", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("contains(lower(s), 'ell')", batch), (Truth{false, true, false, false, false}));
+  auto column_pattern = Filter::Parse("starts_with(s, s)", batch->schema());
+  ASSERT_FALSE(column_pattern.ok());
+  EXPECT_THAT(column_pattern.status().message(), HasSubstr("must be a constant"));
+}
+
+TEST(Expressions, MathFunctions) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("abs(f) = 0", batch), (Truth{false, false, true, false, false}));
+  EXPECT_EQ(Select("round(f) = 2", batch), (Truth{false, true, false, false, true}));
+  EXPECT_EQ(Select("floor(f) = 1 OR ceil(f) = 2", batch), (Truth{false, true, false, false, true}));
+  EXPECT_EQ(Select("sqrt(f) = sqrt(2)", batch), (Truth{false, false, false, false, true}));
+  EXPECT_EQ(Select("isnan(f)", batch), (Truth{false, false, false, true, false}));
+  EXPECT_EQ(Select("f = nan()", batch), (Truth{false, false, false, false, false}));
+  EXPECT_EQ(Select("f < inf()", batch), (Truth{true, true, true, false, true}));
+  EXPECT_EQ(Select("power(u64, 2) = 49", batch), (Truth{false, false, false, true, false}));
+  EXPECT_THAT(Fails("abs(i8) >= 0", batch).message(), HasSubstr("overflow"));
+  auto unknown = Filter::Parse("sqr(f) > 1", batch->schema());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("did you mean 'sqrt'"));
+}
+
+TEST(Expressions, InAcceptsExpressionsAndColumns) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("i8 IN (u64, 0)", batch), (Truth{true, false, false, false, true}));
+  EXPECT_EQ(Select("i8 + 0 IN (1, 127)", batch), (Truth{true, true, false, false, false}));
+  EXPECT_EQ(Evaluate("i8 NOT IN (u64, NULL)", batch), (Truth{false, kNull, kNull, kNull, kNull}));
+}
+
+// Finding 3: column-to-column comparisons answer exactly, never with a cast error.
+TEST(Expressions, MixedColumnComparisonsAreExact) {
+  const auto batch = Numbers();
+  // 9007199254740993 and 9007199254740992.0 are the same float64, but not the same number.
+  EXPECT_EQ(Evaluate("i64 > f", batch), (Truth{true, true, false, false, kNull}));
+  EXPECT_EQ(Evaluate("i64 = f", batch), (Truth{false, false, false, false, kNull}));
+  EXPECT_EQ(Evaluate("f < u64", batch), (Truth{false, true, false, false, true}));
+  EXPECT_EQ(Evaluate("i64 != f", batch), (Truth{true, true, true, true, kNull}));
+  EXPECT_EQ(Evaluate("u64 > i64", batch), (Truth{false, true, true, true, kNull}));
+
+  const auto times = MakeBatch({
+      {"day", arrow::date32(), "[-719162, 2932896, 19723]"},  // 0001-01-01, 9999-12-31
+      {"ns", arrow::timestamp(arrow::TimeUnit::NANO), "[0, 0, 1704067200000000000]"},
+      {"us", arrow::timestamp(arrow::TimeUnit::MICRO),
+       "[-62135596800000000, 253402214400000000, 1704067200000001]"},
+  });
+  EXPECT_EQ(Evaluate("day < ns", times), (Truth{true, false, false}));
+  EXPECT_EQ(Evaluate("day = us", times), (Truth{true, true, false}));
+  EXPECT_EQ(Evaluate("us > ns", times), (Truth{false, true, true}));
+}
+
+// Finding 4: whether a filter fails does not depend on which rows an index lets through: a
+// term that can fail is evaluated only where every other top-level term is true, and only on
+// live rows.
+TEST(Expressions, TermsThatCanFailRunOnlyOnTheRowsTheOthersKeep) {
+  const auto batch = Numbers();
+  // 127 + 1 overflows, but only row 0 has u64 = 1.
+  EXPECT_EQ(Select("i8 + 1 > 0 AND u64 = 1", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("u64 = 1 AND i8 + 1 > 0", batch), (Truth{true, false, false, false, false}));
+  EXPECT_THAT(Fails("i8 + 1 > 0 AND u64 > 0", batch).message(), HasSubstr("(i8 + 1)"));
+  // Rows that are not live are never evaluated.
+  auto filter = Filter::Parse("i8 + 1 > 0", batch->schema());
+  ASSERT_TRUE(filter.ok());
+  auto live = arrow::json::ArrayFromJSONString(arrow::boolean(), "[true, false, true, true, true]");
+  ASSERT_TRUE(live.ok());
+  auto selected = (*filter)->Select(*batch, static_cast<const arrow::BooleanArray*>(live->get()));
+  ASSERT_TRUE(selected.ok()) << selected.status().ToString();
+  EXPECT_EQ(Values(**selected), (Truth{true, false, false, false, true}));
+  // The error names the filter, the expression and its position.
+  const auto status = Fails("i8 + 1 > 0", batch);
+  EXPECT_THAT(status.message(), HasSubstr("filter \"i8 + 1 > 0\""));
+  EXPECT_THAT(status.message(), HasSubstr("(i8 + 1) at character 4"));
+}
+
+TEST(Expressions, TypeErrorsNameTheExpressionAndTypes) {
+  const auto schema = Numbers()->schema();
+  auto strings = Filter::Parse("s + 1 > 0", schema);
+  ASSERT_FALSE(strings.ok());
+  EXPECT_THAT(strings.status().message(), HasSubstr("position 3"));
+  EXPECT_THAT(strings.status().message(), HasSubstr("arithmetic takes numbers, not string"));
+  auto arity = Filter::Parse("abs(i8, 2) > 0", schema);
+  ASSERT_FALSE(arity.ok());
+  EXPECT_THAT(arity.status().message(), HasSubstr("abs takes 1 argument, not 2"));
+  auto predicate = Filter::Parse("i8 + 1", schema);
+  ASSERT_FALSE(predicate.ok());
+  EXPECT_THAT(predicate.status().message(), HasSubstr("is not boolean"));
+  auto mixed = Filter::Parse("CASE WHEN b THEN 1 ELSE 'x' END = 1", schema);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(), HasSubstr("no common type"));
+}
+
+}  // namespace
+}  // namespace tessera::expr
