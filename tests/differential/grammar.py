@@ -41,6 +41,8 @@ KNOWN_BUGS = {
     # LIKE ignores backslash escapes in %-patterns (prefix, suffix, contains): issue 11, item 2.
     "like_backslash_in_percent_patterns": False,
     # int64 / uint64 column vs float column comparisons fail with an Arrow cast error (item 3).
+    # Switched on, the test expects the exact comparison item 3 asks for (duck_int_vs_float), not
+    # the float64 comparison docs/filters.md describes today.
     "int64_vs_float_columns": False,
     # timestamp[ns] vs date or timestamp[us] columns fail at year 1 / 9999 with an
     # out-of-bounds cast error (item 3).
@@ -245,9 +247,31 @@ def duck_compare(column, op, lit):
     raise ValueError((c, lit))
 
 
+def duck_int_vs_float(integer, op, real):
+    """DuckDB SQL of `integer op real` for an integer and a float column, compared exactly (as
+    issue 11 asks; DuckDB would round the integer to DOUBLE). Same as float64 comparison for
+    integers of up to 32 bits; 64-bit integers are behind KNOWN_BUGS["int64_vs_float_columns"]."""
+    f = f"CAST({real} AS DOUBLE)"
+    i = f"CAST({integer} AS HUGEINT)"
+    low, high = f"CAST(floor({f}) AS HUGEINT)", f"CAST(ceil({f}) AS HUGEINT)"
+    exact = {"<": f"{i} < {high}", "<=": f"{i} <= {low}", ">": f"{i} > {low}",
+             ">=": f"{i} >= {high}", "=": f"({f} = floor({f}) AND {i} = {low})",
+             "!=": f"NOT ({f} = floor({f}) AND {i} = {low})"}[op]
+    above = "TRUE" if op in ("<", "<=", "!=") else "FALSE"  # real beyond every integer
+    below = "TRUE" if op in (">", ">=", "!=") else "FALSE"
+    limit = "'18446744073709551616.0'::DOUBLE"
+    compare = (f"(CASE WHEN {f} >= {limit} THEN {above} WHEN {f} <= -{limit} THEN {below} "
+               f"ELSE {exact} END)")
+    return nan_guard([real], op, compare, [integer])
+
+
 def duck_compare_columns(left, op, right):
     if left.temporal:
         return f"({column_ns(left)} {op} {column_ns(right)})"
+    if {left.family, right.family} == {"int", "float"}:
+        if left.family == "int":
+            return duck_int_vs_float(q(left), op, q(right))
+        return duck_int_vs_float(q(right), FLIP[op], q(left))
     if left.family == "float" or right.family == "float":
         floats = [q(s) for s in (left, right) if s.family == "float"]
         others = [q(s) for s in (left, right) if s.family != "float"]
@@ -429,7 +453,6 @@ class Generator:
             wide = left if left.family == "int" else right
             if wide.int_kind in ("i64", "u64") and not ENABLED["int64_vs_float_columns"]:
                 return None
-            # Integer vs float columns compare in float64 (docs/filters.md).
         if left.family == right.family == "timestamp" and _zone(left) != _zone(right):
             return None  # a wall clock and an instant do not compare (an error: p_ill_typed)
         if left.temporal and right.temporal and (left.width == 9) != (right.width == 9) and \
