@@ -473,7 +473,7 @@ class Generator:
 
     @production(6)
     def p_between(self, depth):
-        c = self.pick_column(("int", "float", "string", "date", "timestamp", "id"))
+        c = self.pick_column(("int", "float", "bool", "string", "date", "timestamp", "id"))
         low, high = self.literal_for(c), self.literal_for(c)
         negated = self.rng.random() < 0.3
         tessera = (f"{c.name} {'NOT BETWEEN' if negated else 'BETWEEN'} "

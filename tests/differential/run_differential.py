@@ -1,7 +1,7 @@
 """The DuckDB differential test of tessera's filter language (ctest differential.duckdb_filters).
 
 1. Builds a dataset of edge values (data.py) with the tessera CLI through several versions: create,
-   overwrite, appends in several fragments, deletes; then BTREE indexes (CLI `index create`), an
+   overwrite, appends in several fragments (from Arrow IPC files and one Parquet file), deletes; then BTREE indexes (CLI `index create`), an
    append the BTREE does not cover, and test-only MINMAX indexes (tessera_test_filters minmax).
 2. Configurations, each an older version read by time travel: `none` (no index), `btree` (a BTREE
    on every column type it supports), `btree_partial` (the same, plus an unindexed fragment) and
@@ -32,6 +32,7 @@ from decimal import Decimal
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import data  # noqa: E402
@@ -92,8 +93,12 @@ def build_dataset(cli, helper, work, rng):
              for first, count in [(0, 140), (1000, 120), (2000, 130), (3000, 90)]]
     files = []
     for number, part in enumerate(parts):
-        files.append(os.path.join(work, f"part{number}.arrow"))
-        write_ipc(part, files[-1])
+        if number == len(parts) - 1:  # the CLI reads Parquet too
+            files.append(os.path.join(work, f"part{number}.parquet"))
+            pq.write_table(part, files[-1])
+        else:
+            files.append(os.path.join(work, f"part{number}.arrow"))
+            write_ipc(part, files[-1])
     junk = pa.table({"id": pa.array([1, 2], pa.int64()), "other": ["x", "y"]})
     write_ipc(junk, os.path.join(work, "junk.arrow"))
 
