@@ -13,9 +13,12 @@ Adding a production (arithmetic, CAST, CASE, functions...)
 Write one method `def p_<name>(self, depth) -> Predicate | None` on Generator and decorate it
 with `@production(weight)`; return None when it does not apply (no suitable column, a switch
 excludes it): the generator then draws another. A production that builds a *value* rather than
-a predicate (e.g. `abs(x)`, `x + 1`) belongs in `Generator.operand`, which today yields a column
-or a literal: return an `Operand` (both dialects plus the Column-like `family` it has), and the
-comparison productions use it unchanged. Where tessera's documented semantics differ from
+a predicate (e.g. `abs(x)`, `x + 1`, `CAST(x AS ...)`) is a method
+`def v_<name>(self, families, depth) -> Operand | None` decorated with `@value_production(weight)`:
+it returns an `Operand` (its text in both dialects and the type it has) of one of `families`, or
+None; `Generator.operand` draws from these (today only `v_column`), and the comparison, IN,
+BETWEEN and LIKE productions use whatever it returns. Nested values call
+`self.operand(families, depth + 1)`. Where tessera's documented semantics differ from
 DuckDB's, translate on the DuckDB side (see `duck_compare`) and list the difference in
 docs/filters.md, "Differences from DuckDB".
 
@@ -169,12 +172,31 @@ def literal_ns(lit):
     return lit.value * NS_PER_DAY if lit.family == "date" else lit.value
 
 
-def column_ns(column):
-    return f'"{column.name}__ns"'
+@dataclass(frozen=True)
+class Operand:
+    """A value a predicate compares: today a column; later any value expression (abs(x), x + 1,
+    CAST...). The translators below read only these fields, so an expression that states its
+    type here compares like a column of that type."""
+    tessera: str  # its tessera text
+    duck: str  # its DuckDB SQL
+    family: str  # as data.Column.family
+    width: int = 0
+    int_kind: str = ""
+    arrow_type: object = None
+    ns: str = ""  # temporal: DuckDB SQL of its exact nanoseconds since the epoch
+
+    @property
+    def temporal(self):
+        return self.family in ("date", "timestamp")
 
 
-def q(column):
-    return f'"{column.name}"'
+def column_ns(value):
+    return value.ns if isinstance(value, Operand) else f'"{value.name}__ns"'
+
+
+def q(value):
+    """DuckDB SQL of a column or an Operand."""
+    return value.duck if isinstance(value, Operand) else f'"{value.name}"'
 
 
 def null_or(column_sql, value_sql):
@@ -316,12 +338,22 @@ def _zone(column):
     return getattr(column.arrow_type, "tz", None)
 
 
-PRODUCTIONS = []
+PRODUCTIONS = []  # (weight, method): predicates
+VALUE_PRODUCTIONS = []  # (weight, method): operands
 
 
 def production(weight):
     def register(method):
         PRODUCTIONS.append((weight, method))
+        return method
+    return register
+
+
+def value_production(weight):
+    """An operand production: `def v_<name>(self, families, depth) -> Operand | None`, an Operand
+    of one of `families` (None when it has none)."""
+    def register(method):
+        VALUE_PRODUCTIONS.append((weight, method))
         return method
     return register
 
@@ -341,6 +373,29 @@ class Generator:
     def pick_column(self, families):
         options = [c for c in self.columns if c.family in families]
         return self.rng.choice(options) if options else None
+
+    def operand(self, families, depth=0):
+        """An operand of one of `families`, drawn from VALUE_PRODUCTIONS."""
+        total = sum(w for w, _ in VALUE_PRODUCTIONS)
+        for _ in range(100):
+            draw = self.rng.random() * total
+            for weight, method in VALUE_PRODUCTIONS:
+                draw -= weight
+                if draw <= 0:
+                    break
+            result = method(self, families, depth)
+            if result is not None:
+                return result
+        raise RuntimeError(f"no value production gives {families}")
+
+    @value_production(1)
+    def v_column(self, families, depth):
+        c = self.pick_column(families)
+        if c is None:
+            return None
+        text = f'"{c.name}"' if self.rng.random() < 0.2 else c.name
+        return Operand(text, q(c), c.family, c.width, c.int_kind, c.arrow_type,
+                       column_ns(c) if c.temporal else "")
 
     def op_text(self, op):
         return self.rng.choice(TESSERA_OPS.get(op, [op]))
@@ -431,23 +486,22 @@ class Generator:
     # --- productions: predicates ---
     @production(22)
     def p_compare_literal(self, depth):
-        c = self.pick_column(SCALAR_FAMILIES + ("id",))
+        c = self.operand(SCALAR_FAMILIES + ("id",), depth)
         lit = self.literal_for(c)
         op = self.rng.choice(OPS)
         text = self.literal_text(c, lit)
         if self.rng.random() < 0.2:  # literal first: 5 < x means x > 5
-            tessera = f"{text} {self.op_text(FLIP[op])} {q(c)}"
+            tessera = f"{text} {self.op_text(FLIP[op])} {c.tessera}"
         else:
-            tessera = f"{q(c) if self.rng.random() < 0.3 else c.name} {self.op_text(op)} {text}"
+            tessera = f"{c.tessera} {self.op_text(op)} {text}"
         return Predicate(tessera, duck_compare(c, op, lit))
 
     @production(8)
     def p_compare_columns(self, depth):
-        left = self.pick_column(SCALAR_FAMILIES)
+        left = self.operand(SCALAR_FAMILIES, depth)
         family_of = {"int": "num", "float": "num", "date": "temporal", "timestamp": "temporal"}
         group = family_of.get(left.family, left.family)
-        right = self.rng.choice([c for c in self.columns
-                                 if family_of.get(c.family, c.family) == group])
+        right = self.operand([f for f in SCALAR_FAMILIES if family_of.get(f, f) == group], depth)
         pair = {left.family, right.family}
         if pair == {"int", "float"}:
             wide = left if left.family == "int" else right
@@ -459,24 +513,24 @@ class Generator:
                 not ENABLED["date_vs_timestamp_columns"]:
             return None
         op = self.rng.choice(OPS)
-        return Predicate(f"{left.name} {self.op_text(op)} {right.name}",
+        return Predicate(f"{left.tessera} {self.op_text(op)} {right.tessera}",
                          duck_compare_columns(left, op, right))
 
     @production(8)
     def p_in(self, depth):
-        c = self.pick_column(SCALAR_FAMILIES + ("id",))
+        c = self.operand(SCALAR_FAMILIES + ("id",), depth)
         literals = [self.literal_for(c) for _ in range(self.rng.randint(1, 5))]
         negated = self.rng.random() < 0.4
         texts = ", ".join(self.literal_text(c, lit) for lit in literals)
-        tessera = f"{c.name} {'NOT IN' if negated else 'IN'} ({texts})"
+        tessera = f"{c.tessera} {'NOT IN' if negated else 'IN'} ({texts})"
         return Predicate(tessera, duck_in(c, literals, negated))
 
     @production(6)
     def p_between(self, depth):
-        c = self.pick_column(("int", "float", "bool", "string", "date", "timestamp", "id"))
+        c = self.operand(("int", "float", "bool", "string", "date", "timestamp", "id"), depth)
         low, high = self.literal_for(c), self.literal_for(c)
         negated = self.rng.random() < 0.3
-        tessera = (f"{c.name} {'NOT BETWEEN' if negated else 'BETWEEN'} "
+        tessera = (f"{c.tessera} {'NOT BETWEEN' if negated else 'BETWEEN'} "
                    f"{self.literal_text(c, low)} AND {self.literal_text(c, high)}")
         both = f"({duck_compare(c, '>=', low)} AND {duck_compare(c, '<=', high)})"
         return Predicate(tessera, f"(NOT {both})" if negated else both)
@@ -490,13 +544,13 @@ class Generator:
 
     @production(6)
     def p_like(self, depth):
-        c = self.pick_column(("string",))
+        c = self.operand(("string",), depth)
         pattern = self.like_pattern()
         if "\\" in pattern and "%" in pattern and not ENABLED["like_backslash_in_percent_patterns"]:
             return None
         negated = self.rng.random() < 0.3
         keyword = "NOT LIKE" if negated else "LIKE"
-        tessera = f"{c.name} {keyword} {tessera_string(pattern)}"
+        tessera = f"{c.tessera} {keyword} {tessera_string(pattern)}"
         return Predicate(tessera, f"({q(c)} {keyword} {duck_string(pattern)} ESCAPE '\\')")
 
     def like_pattern(self):
