@@ -52,6 +52,9 @@ KNOWN_BUGS = {
     "date_vs_timestamp_columns": False,
     # Float literals that underflow to 0 (1e-400) are rejected (item 5).
     "underflowing_float_literals": False,
+    # Not a predicate shape: `scan --format json` prints float16 values as strings (item 6); the
+    # CLI parity check leaves float16 out of the numbers it checks.
+    "float16_json_strings": False,
     # Integer literals beyond 2^64 - 1 compared with float columns are rejected instead of read
     # as floats (item 5).
     "huge_int_literals_vs_float_columns": False,

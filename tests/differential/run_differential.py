@@ -12,7 +12,8 @@
    (tessera_test_filters run) on every configuration, and through DuckDB: every count and every
    scan's ids must equal DuckDB's, and every configuration must give the same answer (errors
    included, for the ill-typed predicates). A sample also runs through the CLI (`tessera count
-   --where`, `tessera scan --where --format json`), which must print the same.
+   --where`, `tessera scan --where --format json`), which must print the same rows, and the numbers
+   tessera holds in their integer and float columns.
 
 Environment: TESSERA_DIFF_SEED (default 11), TESSERA_DIFF_COUNT (predicates; default
 --default-count), TESSERA_DIFF_CLI_SAMPLE (default 50), TESSERA_DIFF_ENABLE (grammar.py,
@@ -21,6 +22,7 @@ KNOWN_BUGS). Exit 0 when everything agrees, 1 with a report of every difference 
 
 import argparse
 import json
+import math
 import os
 import random
 import shutil
@@ -264,9 +266,24 @@ def check(seed, predicates, results, connection, tables):
     return failures, known, fixed
 
 
-def check_cli(cli, predicates, results, versions, sample, rng):
-    """The CLI prints what query::Count / query::Read returned in-process."""
+def json_number_matches(column, printed, value):
+    """A number of `scan --format json` against the value tessera holds: integers exactly,
+    floats after rounding to the column's width (JSON has no NaN or infinity: null)."""
+    if value is None or (column.family == "float" and not math.isfinite(value)):
+        return printed is None
+    if column.family == "float":
+        return isinstance(printed, (int, float)) and not isinstance(printed, bool) and \
+            data.float_round(printed, column.width) == value
+    return isinstance(printed, int) and not isinstance(printed, bool) and printed == value
+
+
+def check_cli(cli, predicates, results, versions, dumps, sample, rng):
+    """The CLI prints what query::Count / query::Read returned in-process, and its JSON prints
+    the numbers tessera holds."""
     failures = []
+    numeric = [c for c in data.COLUMNS.values() if c.family in ("int", "float") and
+               (c.width != 16 or grammar.ENABLED["float16_json_strings"])]
+    rows = {}
     numbers = sorted(rng.sample(range(len(predicates)), min(sample, len(predicates))))
     configs = list(versions)
     for position, number in enumerate(numbers):
@@ -277,7 +294,8 @@ def check_cli(cli, predicates, results, versions, sample, rng):
         count = cli("count", cli.dataset, "--version", version, "--where", predicate.tessera,
                     check=False)
         scan = cli("scan", cli.dataset, "--version", version, "--where", predicate.tessera,
-                   "--columns", "id", "--format", "json", check=False)
+                   "--columns", ",".join(["id"] + [c.name for c in numeric]), "--format", "json",
+                   check=False)
         problems = []
         for name, done, error in [("count", count, answer["count_error"]),
                                   ("scan", scan, answer["scan_error"])]:
@@ -292,9 +310,21 @@ def check_cli(cli, predicates, results, versions, sample, rng):
                 answer["count"]):
             problems.append(f"count: CLI {count.stdout.strip()}, library {answer['count']}")
         if not problems and answer["scan_error"] is None:
-            ids = sorted(json.loads(line)["id"] for line in scan.stdout.splitlines() if line)
+            printed = [json.loads(line) for line in scan.stdout.splitlines() if line]
+            ids = sorted(row["id"] for row in printed)
             if ids != answer["ids"]:
                 problems.append(f"scan: CLI vs library: {id_diff(answer['ids'], ids)}")
+            if config not in rows:
+                rows[config] = {row["id"]: row for row in
+                                dumps[config].select(["id"] + [c.name for c in numeric]).to_pylist()}
+            for row in printed:
+                for c in numeric:
+                    held = rows[config][row["id"]][c.name]
+                    held = None if held is None else (float(held) if c.family == "float" else held)
+                    if not json_number_matches(c, row.get(c.name), held):
+                        problems.append(f"scan --format json: id {row['id']} column {c.name} "
+                                        f"printed {row.get(c.name)!r}, tessera holds {held!r}")
+                        break
         if problems:
             failures.append(f"CLI parity, predicate #{number} [{config}, version {version}]\n"
                             f"  tessera: {predicate.tessera}\n  " + "\n  ".join(problems))
@@ -324,10 +354,11 @@ def main():
     versions = {config: version for config, (version, _) in configurations.items()}
 
     connection = duckdb.connect()
-    tables, loaded = {}, {}
+    tables, loaded, dumps = {}, {}, {}
     for config, (version, expected) in configurations.items():
         table = read_back(args.helper, dataset, version, os.path.join(args.work,
                           f"{config}.arrow"), expected)
+        dumps[config] = table
         key = comparable(table)
         name = next((n for n, t in loaded.items() if t.equals(key)), None)
         if name is None:
@@ -351,7 +382,7 @@ def main():
     ran = time.monotonic()
     failures, known, fixed = check(seed, predicates, results, connection, tables)
     checked = time.monotonic()
-    cli_failures, cli_checked = check_cli(cli, predicates, results, versions, sample,
+    cli_failures, cli_checked = check_cli(cli, predicates, results, versions, dumps, sample,
                                           random.Random(seed + 1))
     failures += cli_failures
 
