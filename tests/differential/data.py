@@ -13,7 +13,6 @@ date32, microseconds / nanoseconds since the epoch for timestamps.
 
 import datetime
 import math
-import random
 from dataclasses import dataclass
 
 import numpy as np
