@@ -3,12 +3,14 @@
 # Debian packages (gcc; clang with the libFuzzer runtime, libclang-rt-14-dev, for the fuzz build
 # of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, GoogleTest, Google Benchmark) and a venv
 # inside the repo (.venv) with a pinned pyarrow whose bundled C++ headers and shared libraries
-# are the Arrow/Parquet that CMake builds against.
+# are the Arrow/Parquet that CMake builds against, and a pinned duckdb for the differential test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYARROW_VERSION=26.0.1
 NUMPY_VERSION=2.3.5
+# DuckDB is the reference engine of the differential filter test (tests/differential/).
+DUCKDB_VERSION=2.0.1
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -33,7 +35,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv
