@@ -43,13 +43,12 @@ from data import COLUMNS, DATE_POOL, FLOAT_MAX, INT_LIMITS, NS_PER_DAY, \
 KNOWN_BUGS = {
     # LIKE ignores backslash escapes in %-patterns (prefix, suffix, contains): issue 11, item 2.
     "like_backslash_in_percent_patterns": False,
-    # int64 / uint64 column vs float column comparisons fail with an Arrow cast error (item 3).
-    # Switched on, the test expects the exact comparison item 3 asks for (duck_int_vs_float), not
-    # the float64 comparison docs/filters.md describes today.
-    "int64_vs_float_columns": False,
-    # timestamp[ns] vs date or timestamp[us] columns fail at year 1 / 9999 with an
-    # out-of-bounds cast error (item 3).
-    "date_vs_timestamp_columns": False,
+    # int64 / uint64 column vs float column comparisons are exact (item 3, fixed; the test
+    # expects the exact comparison, duck_int_vs_float).
+    "int64_vs_float_columns": True,
+    # timestamp[ns] vs date or timestamp[us] columns at year 1 / 9999 compare as instants
+    # (item 3, fixed).
+    "date_vs_timestamp_columns": True,
     # Float literals that underflow to 0 (1e-400) are rejected (item 5).
     "underflowing_float_literals": False,
     # Not a predicate shape: `scan --format json` prints float16 values as strings (item 6); the
