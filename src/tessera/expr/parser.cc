@@ -208,7 +208,8 @@ class Parser {
     bool negated = false;
     if (IsKeyword(token, "NOT")) {
       const Token& next = Peek(1);
-      if (!IsKeyword(next, "IN") && !IsKeyword(next, "BETWEEN") && !IsKeyword(next, "LIKE")) {
+      if (!IsKeyword(next, "IN") && !IsKeyword(next, "BETWEEN") && !IsKeyword(next, "LIKE") &&
+          !IsKeyword(next, "ILIKE")) {
         Take();
         return Expected("IN, BETWEEN or LIKE after NOT");
       }
@@ -242,12 +243,18 @@ class Parser {
       node->children.push_back(std::move(upper));
       return node;
     }
-    if (TakeKeyword("LIKE")) {
+    if (IsKeyword(Peek(), "LIKE") || IsKeyword(Peek(), "ILIKE")) {
       auto node = MakeNode(SyntaxNode::Kind::kLike, position);
+      node->name = IsKeyword(Take(), "ILIKE") ? "ilike" : "like";
       node->negated = negated;
       node->children.push_back(std::move(operand));
       ARROW_ASSIGN_OR_RAISE(auto pattern, ParseOperand());
       node->children.push_back(std::move(pattern));
+      // ESCAPE is not reserved: after a pattern nothing else may follow as a bare word.
+      if (TakeKeyword("ESCAPE")) {
+        ARROW_ASSIGN_OR_RAISE(auto escape, ParseOperand());
+        node->children.push_back(std::move(escape));
+      }
       return node;
     }
     if (TakeKeyword("IS")) {

@@ -37,7 +37,7 @@ struct SyntaxNode {
     kIn,       // children: operand, items...; negated: NOT IN
     kBetween,  // children: operand, lower, upper; negated: NOT BETWEEN
     kIsNull,   // children: operand; negated: IS NOT NULL
-    kLike,     // children: operand, pattern; negated: NOT LIKE
+    kLike,     // children: operand, pattern[, escape]; name: like / ilike; negated: NOT
     kCall,     // name (lower case); children: arguments
     kArray,    // [items...]
     kAnd,      // children: two or more
