@@ -4,7 +4,9 @@
 #include <arrow/type.h>
 #include <arrow/util/float16.h>
 
+#include <algorithm>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <string_view>
 
@@ -170,7 +172,45 @@ arrow::Result<ResolvedLiteral> ResolveTemporal(const LiteralValue& literal,
   return PlaceOnGrid({value % per_tick == 0, FloorDivide(value, per_tick)}, type);
 }
 
+// The power of ten of the leading digit of a decimal spelling (0 for "5.2", -3 for "0.001",
+// 21 for "1e21"), saturated far beyond any double's range; nullopt when every digit is 0.
+std::optional<int64_t> DecimalExponent(std::string_view spelling) {
+  const size_t exponent_at = spelling.find_first_of("eE");
+  const std::string_view digits = spelling.substr(0, exponent_at);
+  const size_t point = std::min(digits.find('.'), digits.size());
+  const size_t first = digits.find_first_of("123456789");
+  if (first == std::string_view::npos) return std::nullopt;
+  int64_t exponent = first < point ? static_cast<int64_t>(point - first) - 1
+                                   : -static_cast<int64_t>(first - point);
+  if (exponent_at != std::string_view::npos) {
+    std::string_view written = spelling.substr(exponent_at + 1);
+    const bool negative = !written.empty() && written[0] == '-';
+    if (!written.empty() && (written[0] == '-' || written[0] == '+')) written.remove_prefix(1);
+    int64_t value = 0;
+    for (char c : written) value = std::min<int64_t>(value * 10 + (c - '0'), 1'000'000'000);
+    exponent += negative ? -value : value;
+  }
+  return exponent;
+}
+
 }  // namespace
+
+std::optional<double> ParseFloatSpelling(std::string_view spelling) {
+  double value = 0;
+  const auto result = std::from_chars(spelling.data(), spelling.data() + spelling.size(), value,
+                                      std::chars_format::general);
+  if (result.ec == std::errc() && result.ptr == spelling.data() + spelling.size()) {
+    if (!std::isfinite(value)) return std::nullopt;
+    return value;
+  }
+  // from_chars leaves the value alone when it is out of range, in either direction: tell
+  // underflow (round to 0) from overflow by the magnitude the spelling writes.
+  if (result.ec == std::errc::result_out_of_range) {
+    const auto exponent = DecimalExponent(spelling);
+    if (exponent && *exponent < 0) return 0.0;
+  }
+  return std::nullopt;
+}
 
 arrow::Result<ResolvedLiteral> ResolveLiteral(const LiteralValue& literal,
                                               const std::shared_ptr<arrow::DataType>& type) {
