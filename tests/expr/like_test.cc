@@ -125,7 +125,7 @@ TEST(Like, EscapeClause) {
 
 TEST(Like, IlikeFoldsCaseByUnicodeSimpleCaseFolding) {
   auto batch = MakeBatch(
-      {{"s", arrow::utf8(), R"(["Straße", "STRASSE", "ÉCOLE", "école", "K", "Apple", null])"}});
+      {{"s", arrow::utf8(), R"(["Straße", "STRASSE", "ÉCOLE", "école", "K", "Apple", null])"}});
   EXPECT_EQ(Eval("s ILIKE 'é%'", batch), (Truth{false, false, true, true, false, false, kNull}));
   EXPECT_EQ(Eval("s ILIKE 'strasse'", batch),
             (Truth{false, true, false, false, false, false, kNull}));

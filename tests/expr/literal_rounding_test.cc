@@ -71,6 +71,9 @@ TEST(LiteralRounding, AnUnderflowingLiteralIsZero) {
     EXPECT_EQ(Eval(column + " BETWEEN -1e-999 AND 1e-999", batch),
               (Truth{true, true, false, false, false, kNull}));
   }
+  auto filter = Filter::Parse("f > 1e-400 AND f32 < -1e-400", batch->schema());
+  ASSERT_TRUE(filter.ok()) << filter.status().ToString();
+  EXPECT_EQ((*filter)->ToString(), "((f > 0) AND (f32 < -0.0))");
   // Against an integer column too: 1e-400 is 0.
   auto integers = MakeBatch({{"i", arrow::int64(), "[-1, 0, 1, null]"}});
   EXPECT_EQ(Eval("i > 1e-400", integers), (Truth{false, false, true, kNull}));
