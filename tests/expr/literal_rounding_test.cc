@@ -117,6 +117,15 @@ TEST(LiteralRounding, IntegerLiteralsBeyond64BitsAgainstIntegerColumnsAreExact) 
   EXPECT_EQ(Eval("u64 IN (1, 18446744073709551616)", batch), (Truth{false, true, false, kNull}));
   EXPECT_EQ(Eval("100000000000000000000 > 18446744073709551615", batch),
             (Truth{true, true, true, true}));
+  // Two such literals compare exactly, though their doubles are equal.
+  EXPECT_EQ(Eval("100000000000000000000 < 100000000000000000001", batch),
+            (Truth{true, true, true, true}));
+  EXPECT_EQ(Eval("-100000000000000000000 > -0100000000000000000001", batch),
+            (Truth{true, true, true, true}));
+  EXPECT_EQ(Eval("100000000000000000000 = 100000000000000000001", batch),
+            (Truth{false, false, false, false}));
+  // Against a float literal it is a double, as against a float column.
+  EXPECT_EQ(Eval("100000000000000000001 = 1e20", batch), (Truth{true, true, true, true}));
 }
 
 TEST(LiteralRounding, OverflowIsAnErrorNamingTheLiteral) {

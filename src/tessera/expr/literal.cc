@@ -193,6 +193,28 @@ std::optional<int64_t> DecimalExponent(std::string_view spelling) {
   return exponent;
 }
 
+// An integer literal beyond 64 bits, read as a float but spelled in `string` (syntax.h).
+bool IsWideInteger(const LiteralValue& literal) {
+  return literal.kind == LiteralValue::Kind::kFloat && !literal.string.empty();
+}
+
+// Orders two such spellings exactly (-1, 0, 1), where their doubles may be equal:
+// 100000000000000000000 < 100000000000000000001.
+int CompareWideIntegers(std::string_view a, std::string_view b) {
+  const bool a_negative = a.front() == '-';
+  const bool b_negative = b.front() == '-';
+  if (a_negative != b_negative) return a_negative ? -1 : 1;
+  const auto magnitude = [](std::string_view text) {
+    text.remove_prefix(std::min(text.find_first_not_of("-0"), text.size()));
+    return text;
+  };
+  const std::string_view x = magnitude(a);
+  const std::string_view y = magnitude(b);
+  int order = x.size() != y.size() ? (x.size() < y.size() ? -1 : 1) : x.compare(y);
+  order = order < 0 ? -1 : (order > 0 ? 1 : 0);
+  return a_negative ? -order : order;
+}
+
 }  // namespace
 
 std::optional<double> ParseFloatSpelling(std::string_view spelling) {
@@ -260,7 +282,9 @@ arrow::Result<bool> CompareLiterals(const LiteralValue& left, CompareOp op,
   using Kind = LiteralValue::Kind;
   const bool left_temporal = left.kind == Kind::kDate || left.kind == Kind::kTimestamp;
   const bool right_temporal = right.kind == Kind::kDate || right.kind == Kind::kTimestamp;
-  if (IsNumeric(left.kind) && IsNumeric(right.kind)) {
+  if (IsWideInteger(left) && IsWideInteger(right)) {
+    order = CompareWideIntegers(left.string, right.string);
+  } else if (IsNumeric(left.kind) && IsNumeric(right.kind)) {
     order = sign(NumericValue(left), NumericValue(right));
   } else if (left.kind == Kind::kBoolean && right.kind == Kind::kBoolean) {
     order = sign(left.boolean, right.boolean);
