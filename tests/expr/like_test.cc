@@ -174,6 +174,35 @@ TEST(Like, AColumnAsThePatternIsMatchedRowByRow) {
   EXPECT_THAT(result.status().message(), HasSubstr("ends with its escape character"));
 }
 
+// A pattern column matches each row exactly as the same pattern written as a literal does, for
+// every shape, with and without ILIKE.
+TEST(Like, AColumnPatternMatchesAsTheSameLiteralPattern) {
+  const std::string values =
+      R"(["back\\slash", "backslash", "%b", "\\b", "Back", "", "a\nb", null])";
+  // Raw strings: R"(%\b)" is the pattern %\b (escaped b), R"(%\\b)" the pattern %\\b (a
+  // literal backslash, then b).
+  const std::vector<std::string> patterns = {
+      R"(%back\sl%)", R"(%\slash)", R"(%\b)",  R"(back\sl%)", R"(\%b)", R"(%back\\sl%)",
+      R"(%\\slash)",  R"(%\\b)",    R"(\\%b)", "%",           "",       "_ack%",
+      R"(%\\%)",      "a_b",        "b%",      R"(BACK\\)",   "%B%",    R"(_\a\c%)"};
+  for (const std::string& pattern : patterns) {
+    for (const std::string op : {"LIKE", "ILIKE"}) {
+      SCOPED_TRACE(op + " " + pattern);
+      // The pattern as JSON (backslashes doubled), and as a filter literal (the same, since
+      // the lexer reads \\ as one backslash).
+      std::string json = "\"";
+      for (char c : pattern) json += c == '\\' ? std::string("\\\\") : std::string(1, c);
+      json += "\"";
+      std::string column = "[";
+      for (int i = 0; i < 8; ++i) column += (i ? ", " : "") + json;
+      column += "]";
+      auto batch = MakeBatch({{"s", arrow::utf8(), values}, {"p", arrow::utf8(), column}});
+      EXPECT_EQ(Eval("s " + op + " p", batch),
+                Eval("s " + op + " '" + json.substr(1, json.size() - 2) + "'", batch));
+    }
+  }
+}
+
 TEST(Like, NormalizedForms) {
   EXPECT_EQ(Normalized("category ilike 'a%'"), "(category ILIKE 'a%')");
   EXPECT_EQ(Normalized("category NOT ILIKE 'a%'"), "(category NOT ILIKE 'a%')");

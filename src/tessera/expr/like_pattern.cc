@@ -84,6 +84,31 @@ std::shared_ptr<arrow::Scalar> StringScalarOf(const arrow::DataType& type, std::
   return std::make_shared<arrow::StringScalar>(std::move(text));
 }
 
+std::string_view ViewAt(const arrow::Array& array, int64_t row) {
+  if (array.type_id() == arrow::Type::LARGE_STRING) {
+    return static_cast<const arrow::LargeStringArray&>(array).GetView(row);
+  }
+  return static_cast<const arrow::StringArray&>(array).GetView(row);
+}
+
+// What the plain kernel of `matcher` (not kRegex) says of `value`.
+bool MatchesPlain(std::string_view value, const LikeMatcher& matcher) {
+  const std::string_view text = matcher.text;
+  switch (matcher.kernel) {
+    case LikeMatcher::Kernel::kEqual:
+      return value == text;
+    case LikeMatcher::Kernel::kStartsWith:
+      return value.starts_with(text);
+    case LikeMatcher::Kernel::kEndsWith:
+      return value.ends_with(text);
+    case LikeMatcher::Kernel::kContains:
+      return value.find(text) != std::string_view::npos;
+    case LikeMatcher::Kernel::kRegex:
+      break;
+  }
+  return false;
+}
+
 }  // namespace
 
 arrow::Status CheckLikeEscape(std::string_view escape) {
@@ -191,12 +216,8 @@ arrow::Result<arrow::Datum> MatchLikeRows(const std::shared_ptr<arrow::Array>& s
   // The rows of each distinct pattern, in order of first appearance.
   std::unordered_map<std::string_view, size_t> group_of;
   std::vector<std::pair<std::string_view, std::vector<int64_t>>> groups;
-  const auto pattern_at = [&](int64_t row) -> std::string_view {
-    if (patterns->type_id() == arrow::Type::LARGE_STRING) {
-      return static_cast<const arrow::LargeStringArray&>(*patterns).GetView(row);
-    }
-    return static_cast<const arrow::StringArray&>(*patterns).GetView(row);
-  };
+  const auto pattern_at = [&](int64_t row) { return ViewAt(*patterns, row); };
+  const auto string_at = [&](int64_t row) { return ViewAt(*strings, row); };
   for (int64_t row = 0; row < rows; ++row) {
     if (strings->IsNull(row) || patterns->IsNull(row)) continue;
     const std::string_view pattern = pattern_at(row);
@@ -215,6 +236,14 @@ arrow::Result<arrow::Datum> MatchLikeRows(const std::shared_ptr<arrow::Array>& s
     }
     ARROW_ASSIGN_OR_RAISE(const LikeMatcher matcher,
                           TranslateLike(pattern, escape, case_insensitive));
+    if (matcher.kernel != LikeMatcher::Kernel::kRegex) {
+      // The plain kernels compare bytes: do so here, without a kernel call per distinct
+      // pattern (a column of patterns is often all distinct).
+      for (int64_t row : members) {
+        truth[row] = MatchesPlain(string_at(row), matcher) ? 1 : 0;
+      }
+      continue;
+    }
     arrow::Int64Builder indices;
     RETURN_NOT_OK(indices.AppendValues(members));
     ARROW_ASSIGN_OR_RAISE(auto index_array, indices.Finish());

@@ -65,8 +65,8 @@ arrow::Result<arrow::Datum> MatchLike(const std::shared_ptr<arrow::Array>& strin
 
 // `strings` LIKE `patterns` row by row (both string or large_string, of equal length): null
 // where either is null. Each distinct pattern of the batch is translated once and matched
-// against all its rows at once. Fails with InvalidArgument, naming `pattern_column`, on a
-// pattern that CheckLikePattern rejects.
+// against all its rows at once (plain shapes byte-wise, as their kernels compare). Fails with
+// InvalidArgument, naming `pattern_column`, on a pattern that CheckLikePattern rejects.
 arrow::Result<arrow::Datum> MatchLikeRows(const std::shared_ptr<arrow::Array>& strings,
                                           const std::shared_ptr<arrow::Array>& patterns,
                                           std::string_view pattern_column, std::string_view escape,
