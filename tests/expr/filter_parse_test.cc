@@ -47,7 +47,7 @@ TEST(FilterParse, SyntaxErrorsNameThePositionAndWhatWasExpected) {
   ExpectError("i64 BETWEEN 1 OR 2", kInvalid, 15, "expected AND between the bounds");
   ExpectError("i64 IS 5", kInvalid, 8, "expected NULL or NOT NULL");
   ExpectError("i64 IS NOT 5", kInvalid, 12, "expected NULL, found '5'");
-  ExpectError("i64 NOT 5", kInvalid, 9, "expected IN, BETWEEN or LIKE after NOT");
+  ExpectError("i64 NOT 5", kInvalid, 9, "expected IN, BETWEEN, LIKE or ILIKE after NOT");
   ExpectError("price 5", kInvalid, 7, "expected a comparison");
   ExpectError("", kInvalid, 1, "the filter is empty");
   ExpectError("   ", kInvalid, 1, "the filter is empty");

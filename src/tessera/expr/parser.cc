@@ -213,7 +213,7 @@ class Parser {
       if (!IsKeyword(next, "IN") && !IsKeyword(next, "BETWEEN") && !IsKeyword(next, "LIKE") &&
           !IsKeyword(next, "ILIKE")) {
         Take();
-        return Expected("IN, BETWEEN or LIKE after NOT");
+        return Expected("IN, BETWEEN, LIKE or ILIKE after NOT");
       }
       Take();
       negated = true;
@@ -274,8 +274,8 @@ class Parser {
       default:
         if (IsKeyword(token, "AND") || IsKeyword(token, "OR")) return operand;
         return Expected(
-            "a comparison (=, !=, <>, <, <=, >, >=, IN, BETWEEN, LIKE, IS NULL), AND, OR or end "
-            "of filter");
+            "a comparison (=, !=, <>, <, <=, >, >=, IN, BETWEEN, LIKE, ILIKE, IS NULL), AND, OR or "
+            "end of filter");
     }
   }
 
