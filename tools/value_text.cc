@@ -4,6 +4,7 @@
 #include <arrow/extension_type.h>
 #include <arrow/scalar.h>
 #include <arrow/type_traits.h>
+#include <arrow/util/float16.h>
 
 #include <charconv>
 #include <chrono>
@@ -63,6 +64,34 @@ void AppendFloat(T value, Style style, int depth, std::string* out) {
     return;
   }
   AppendShortest(value, out);
+}
+
+// Shortest text that reads back as the same float16, as numpy prints them: a stored 0.1 is
+// "0.1", not its float32 expansion "0.099975586". Five significant digits tell every float16
+// apart, so the search ends by then.
+void AppendShortestHalf(uint16_t bits, std::string* out) {
+  const double value = arrow::util::Float16::FromBits(bits).ToDouble();
+  for (int precision = 1; precision <= 5; ++precision) {
+    char buffer[64];
+    const auto written = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                                       std::chars_format::general, precision);
+    double candidate = 0;
+    std::from_chars(buffer, written.ptr, candidate);
+    if (arrow::util::Float16::FromDouble(candidate).bits() == bits) {
+      AppendShortest(candidate, out);
+      return;
+    }
+  }
+  AppendShortest(value, out);
+}
+
+// A float16 in the display or JSON rendering, with the conventions of AppendFloat.
+void AppendHalf(uint16_t bits, Style style, int depth, std::string* out) {
+  const float value = arrow::util::Float16::FromBits(bits).ToFloat();
+  if (!std::isfinite(value) || (style == Style::kDisplay && depth > 0)) {
+    return AppendFloat(value, style, depth, out);
+  }
+  AppendShortestHalf(bits, out);
 }
 
 void AppendBase64(std::string_view bytes, std::string* out) {
@@ -234,6 +263,9 @@ class Appender {
         return Integer<arrow::UInt32Array>(array, row);
       case arrow::Type::UINT64:
         return Integer<arrow::UInt64Array>(array, row);
+      case arrow::Type::HALF_FLOAT:
+        return AppendHalf(static_cast<const arrow::HalfFloatArray&>(array).Value(row), style_,
+                          depth, out_);
       case arrow::Type::FLOAT:
         return AppendFloat(static_cast<const arrow::FloatArray&>(array).Value(row), style_, depth,
                            out_);
@@ -450,6 +482,16 @@ void AppendPlainValue(const arrow::Array& array, int64_t row, std::string* out) 
       std::string json;
       Appender(Style::kJson, &json).Value(array, row, 0);
       out->append(json, 1, json.size() - 2);  // base64 without the quotes
+      return;
+    }
+    case arrow::Type::HALF_FLOAT: {
+      const uint16_t bits = static_cast<const arrow::HalfFloatArray&>(array).Value(row);
+      const float value = arrow::util::Float16::FromBits(bits).ToFloat();
+      if (std::isfinite(value)) {
+        AppendShortestHalf(bits, out);
+      } else {
+        AppendNonFinite(value, out);
+      }
       return;
     }
     case arrow::Type::FLOAT: {

@@ -5,8 +5,11 @@
 //   escaped so a row stays on one line; a cell is cut to a bounded width with "…".
 // - Plain (csv format): lossless. Scalars as plain text (strings raw, floats in shortest
 //   round-trip form, timestamps ISO 8601, binary base64); nested values as JSON.
-// - JSON (json format): a JSON value. Floats that JSON cannot hold (NaN, ±inf) become null;
-//   timestamps and dates are ISO 8601 strings; binary is base64.
+// - JSON (json format): a JSON value. Floats of every width (float16 too) are numbers; those
+//   JSON cannot hold (NaN, ±inf) become null; timestamps and dates are ISO 8601 strings; binary
+//   is base64.
+// Floats are written in the shortest form that reads back as the same value of their own type
+// (a float16 0.1 is 0.1); display and csv write NaN, inf and -inf.
 #pragma once
 
 #include <arrow/array.h>

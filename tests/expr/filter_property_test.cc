@@ -651,8 +651,10 @@ class Generator {
       }
       case 7: {  // [NOT] LIKE
         const std::string name = random_.Chance(0.5) ? "s" : "s2";
-        static const std::vector<std::string> pieces = {"a", "b", "c", "%", "_", "\\%", "\\_",
-                                                        "'", "é", "1", "0", "x", "\\\\"};
+        // \y escapes an ordinary character: x\y% is "starts with xy", not with x\y.
+        static const std::vector<std::string> pieces = {"a", "b", "c", "%",   "_",  "\\%",  "\\_",
+                                                        "'", "é", "1", "0",   "x",  "\\\\", "\\y",
+                                                        "y", "%", "%", "\\x", "\\é"};
         std::string pattern;
         const int count = static_cast<int>(random_.Below(5));
         for (int i = 0; i < count; ++i) pattern += random_.Pick(pieces);

@@ -29,7 +29,9 @@ std::shared_ptr<arrow::Schema> MixedFilterSchema() {
 }
 
 const std::vector<std::string>& MixedWords() {
-  static const std::vector<std::string> words = {"", "a", "ab", "b", "ba", "c", "cat", "dog", "z"};
+  // "A%b", "a\\b" and "Cat" give LIKE escapes, ESCAPE and ILIKE something to tell apart.
+  static const std::vector<std::string> words = {"",    "a",   "ab", "b",   "ba",   "c",
+                                                 "cat", "dog", "z",  "A%b", "a\\b", "Cat"};
   return words;
 }
 
@@ -122,7 +124,11 @@ std::string PredicateGenerator::Float() {
 std::string PredicateGenerator::Word() {
   static const char* const kExtra[] = {"aa", "bz", "cab", "zz"};
   if (Pick(5) == 0) return std::string("'") + kExtra[Pick(4)] + "'";
-  return "'" + MixedWords()[static_cast<size_t>(Pick(static_cast<int>(MixedWords().size())))] + "'";
+  std::string quoted = "'";
+  for (char c : MixedWords()[static_cast<size_t>(Pick(static_cast<int>(MixedWords().size())))]) {
+    quoted += c == '\\' ? "\\\\" : std::string(1, c);
+  }
+  return quoted + "'";
 }
 
 std::string PredicateGenerator::Time() {
@@ -174,8 +180,12 @@ std::string PredicateGenerator::OddLeaf(const std::string& column) {
       "f64 NOT IN (-0.0)", "f64 >= i64",   "f64 = 0",       "f64 BETWEEN -0.0 AND -0.0",
       "f64 != -0.0",       "f64 < 1e300"};
   static const std::vector<std::string> kS = {
-      "s LIKE 'a%'",     "s NOT LIKE '%a'",      "s = ''",    "s > ''",
-      "s IN ('', NULL)", "s NOT IN ('a', NULL)", "s >= 'ca'", "s BETWEEN '' AND 'b'"};
+      "s LIKE 'a%'", "s NOT LIKE '%a'", "s = ''", "s > ''", "s IN ('', NULL)",
+      "s NOT IN ('a', NULL)", "s >= 'ca'", "s BETWEEN '' AND 'b'",
+      // LIKE shapes no index answers: escapes in every shape, ESCAPE, ILIKE, a column pattern.
+      "s LIKE '%\\%%'", "s LIKE '%\\\\b'", "s LIKE 'a\\\\%'", "s NOT LIKE 'A!%%' ESCAPE '!'",
+      "s LIKE '%\\\\b' ESCAPE ''", "s ILIKE 'c%'", "s NOT ILIKE '%B'", "s ILIKE '_a_'", "s LIKE s",
+      "s NOT ILIKE s"};
   static const std::vector<std::string> kId = {"id < i64",
                                                "id >= 0",
                                                "id IN (0)",

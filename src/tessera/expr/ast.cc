@@ -230,12 +230,23 @@ IsNull::IsNull(std::shared_ptr<const Column> column, int position)
 std::string IsNull::ToString() const { return "(" + column_->ToString() + " IS NULL)"; }
 
 Like::Like(std::shared_ptr<const Column> column, std::string pattern, int position)
+    : Like(std::move(column), std::move(pattern), nullptr, "\\", false, position) {}
+
+Like::Like(std::shared_ptr<const Column> column, std::string pattern,
+           std::shared_ptr<const Column> pattern_column, std::string escape, bool case_insensitive,
+           int position)
     : Node(NodeKind::kLike, arrow::boolean(), position),
       column_(std::move(column)),
-      pattern_(std::move(pattern)) {}
+      pattern_(std::move(pattern)),
+      pattern_column_(std::move(pattern_column)),
+      escape_(std::move(escape)),
+      case_insensitive_(case_insensitive) {}
 
 std::string Like::ToString() const {
-  return "(" + column_->ToString() + " LIKE " + QuoteString(pattern_) + ")";
+  std::string text = "(" + column_->ToString() + (case_insensitive_ ? " ILIKE " : " LIKE ") +
+                     (pattern_column_ ? pattern_column_->ToString() : QuoteString(pattern_));
+  if (escape_ != "\\") text += " ESCAPE " + QuoteString(escape_);
+  return text + ")";
 }
 
 ArrayHas::ArrayHas(std::shared_ptr<const Column> column, ArrayMatch match,

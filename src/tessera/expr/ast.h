@@ -184,19 +184,34 @@ class IsNull final : public Node {
   std::shared_ptr<const Column> column_;
 };
 
-// column LIKE pattern on a string column: % matches any run of characters, _ exactly one,
-// a backslash makes the next character literal. NOT LIKE is Not(Like).
+// column [I]LIKE pattern [ESCAPE 'c'] on a string column: % matches any run of characters, _
+// exactly one, the escape character (a backslash unless ESCAPE names another; none when
+// escape() is empty) makes the next character literal; grammar and matching in like_pattern.h.
+// The pattern is a string literal (pattern()), valid for the escape, or a string column
+// (pattern_column() non-null; a null pattern gives null). NOT [I]LIKE is Not(Like).
 class Like final : public Node {
  public:
   static constexpr NodeKind kKind = NodeKind::kLike;
   Like(std::shared_ptr<const Column> column, std::string pattern, int position);
+  Like(std::shared_ptr<const Column> column, std::string pattern,
+       std::shared_ptr<const Column> pattern_column, std::string escape, bool case_insensitive,
+       int position);
   const Column& column() const { return *column_; }
+  // The literal pattern; empty when pattern_column() is set.
   const std::string& pattern() const { return pattern_; }
+  // The column holding each row's pattern, or null for a literal pattern.
+  const Column* pattern_column() const { return pattern_column_.get(); }
+  // One code point, or empty for no escape character.
+  const std::string& escape() const { return escape_; }
+  bool case_insensitive() const { return case_insensitive_; }
   std::string ToString() const override;
 
  private:
   std::shared_ptr<const Column> column_;
   std::string pattern_;
+  std::shared_ptr<const Column> pattern_column_;
+  std::string escape_;
+  bool case_insensitive_ = false;
 };
 
 // array_has_any / array_has_all over a list column. values are distinct non-null scalars of

@@ -1,7 +1,5 @@
 #include "tessera/expr/binder.h"
 
-#include <arrow/util/utf8.h>
-
 #include <optional>
 #include <unordered_set>
 
@@ -15,6 +13,7 @@
 #include "tessera/expr/diagnostics.h"
 #include "tessera/expr/evaluator.h"
 #include "tessera/expr/functions.h"
+#include "tessera/expr/like_pattern.h"
 #include "tessera/expr/literal.h"
 #include "tessera/expr/temporal.h"
 #include "tessera/expr/types.h"
@@ -586,31 +585,61 @@ class Binder {
   }
 
   arrow::Result<NodePtr> BindLike(const SyntaxNode& node) {
+    const bool case_insensitive = node.name == "ilike";
+    const std::string keyword = case_insensitive ? "ILIKE" : "LIKE";
     const SyntaxNode& pattern = *node.children[1];
-    ARROW_ASSIGN_OR_RAISE(auto column, ExpectColumn(*node.children[0], "LIKE"));
+    ARROW_ASSIGN_OR_RAISE(auto column, ExpectColumn(*node.children[0], keyword));
     if (FamilyOf(*column->type()) != TypeFamily::kString) {
-      return Mismatch(column->position(), "LIKE applies to string columns, but ", Describe(*column),
-                      " is not a string");
+      return Mismatch(column->position(), keyword, " applies to string columns, but ",
+                      Describe(*column), " is not a string");
     }
-    if (pattern.kind != SyntaxNode::Kind::kLiteral) {
-      return Error(pattern.position, "the LIKE pattern must be a string literal, found column '",
-                   pattern.name, "'");
+    std::string escape(kDefaultLikeEscape);
+    bool null_escape = false;
+    if (node.children.size() > 2) {
+      const SyntaxNode& clause = *node.children[2];
+      if (clause.kind != SyntaxNode::Kind::kLiteral ||
+          (clause.literal.kind != LiteralValue::Kind::kString &&
+           clause.literal.kind != LiteralValue::Kind::kNull)) {
+        return Error(clause.position, "ESCAPE takes a string literal of one character, found ",
+                     clause.kind == SyntaxNode::Kind::kColumn ? "column '" + clause.name + "'"
+                                                              : DescribeLiteral(clause.literal));
+      }
+      null_escape = clause.literal.kind == LiteralValue::Kind::kNull;
+      escape = clause.literal.string;
+      const auto checked = CheckLikeEscape(escape);
+      if (!checked.ok()) return Error(clause.position, checked.message());
     }
-    if (pattern.literal.kind == LiteralValue::Kind::kNull) {
-      return BooleanLiteral(std::nullopt, node.position);
-    }
-    if (pattern.literal.kind != LiteralValue::Kind::kString) {
-      return Mismatch(pattern.position, "the LIKE pattern for ", Describe(*column),
+    std::shared_ptr<const Column> pattern_column;
+    if (pattern.kind == SyntaxNode::Kind::kColumn) {
+      ARROW_ASSIGN_OR_RAISE(pattern_column, BindColumn(pattern));
+      if (FamilyOf(*pattern_column->type()) != TypeFamily::kString) {
+        return Mismatch(pattern.position, "the ", keyword, " pattern must be a string, but ",
+                        Describe(*pattern_column), " is not a string");
+      }
+    } else if (pattern.kind != SyntaxNode::Kind::kLiteral) {
+      return Error(pattern.position, "the ", keyword,
+                   " pattern must be a string literal or a string column");
+    } else if (pattern.literal.kind != LiteralValue::Kind::kNull &&
+               pattern.literal.kind != LiteralValue::Kind::kString) {
+      return Mismatch(pattern.position, "the ", keyword, " pattern for ", Describe(*column),
                       " must be a string literal, found ", DescribeLiteral(pattern.literal));
     }
-    // The evaluator hands the pattern to RE2 (match_like), which rejects invalid UTF-8: refuse
-    // it here, where every other error of a filter is reported, not on the first batch.
-    arrow::util::InitializeUTF8();
-    if (!arrow::util::ValidateUTF8(pattern.literal.string)) {
-      return Error(pattern.position, "the LIKE pattern is not valid UTF-8");
+    // A NULL pattern or escape is unknown on every row, as a comparison with NULL is.
+    if (null_escape || (pattern.kind == SyntaxNode::Kind::kLiteral &&
+                        pattern.literal.kind == LiteralValue::Kind::kNull)) {
+      return BooleanLiteral(std::nullopt, node.position);
     }
-    NodePtr result =
-        std::make_shared<Like>(std::move(column), pattern.literal.string, node.position);
+    if (!pattern_column) {
+      // Refuse a bad pattern here, where every other error of a filter is reported, not on the
+      // first batch.
+      const auto checked = CheckLikePattern(pattern.literal.string, escape);
+      if (!checked.ok()) {
+        return Error(pattern.position, "the ", keyword, " pattern ", checked.message());
+      }
+    }
+    NodePtr result = std::make_shared<Like>(
+        std::move(column), pattern_column ? std::string() : pattern.literal.string,
+        std::move(pattern_column), std::move(escape), case_insensitive, node.position);
     return node.negated ? MakeNot(std::move(result), node.position) : result;
   }
 

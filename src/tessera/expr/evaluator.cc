@@ -8,6 +8,7 @@
 
 #include "tessera/expr/compare_values.h"
 #include "tessera/expr/functions.h"
+#include "tessera/expr/like_pattern.h"
 #include "tessera/expr/list_match.h"
 #include "tessera/expr/types.h"
 #include "tessera/status.h"
@@ -96,8 +97,14 @@ class Evaluator {
       case NodeKind::kLike: {
         const auto& like = node.As<Like>();
         ARROW_ASSIGN_OR_RAISE(auto array, ColumnOf(like.column()));
-        compute::MatchSubstringOptions options(like.pattern());
-        return compute::CallFunction("match_like", {array}, &options);
+        if (const Column* pattern_column = like.pattern_column()) {
+          ARROW_ASSIGN_OR_RAISE(auto patterns, ColumnOf(*pattern_column));
+          return MatchLikeRows(array, patterns, pattern_column->name(), like.escape(),
+                               like.case_insensitive());
+        }
+        ARROW_ASSIGN_OR_RAISE(
+            auto matcher, TranslateLike(like.pattern(), like.escape(), like.case_insensitive()));
+        return MatchLike(array, matcher);
       }
       case NodeKind::kArrayHas: {
         const auto& has = node.As<ArrayHas>();

@@ -35,7 +35,9 @@ void CollectColumns(const Node& node, std::vector<std::string>* names) {
     case NodeKind::kIsNull:
       return add(node.As<IsNull>().column());
     case NodeKind::kLike:
-      return add(node.As<Like>().column());
+      add(node.As<Like>().column());
+      if (const Column* pattern = node.As<Like>().pattern_column()) add(*pattern);
+      return;
     case NodeKind::kArrayHas:
       return add(node.As<ArrayHas>().column());
     case NodeKind::kAnd:

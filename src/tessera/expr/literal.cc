@@ -4,7 +4,9 @@
 #include <arrow/type.h>
 #include <arrow/util/float16.h>
 
+#include <algorithm>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <string_view>
 
@@ -170,7 +172,67 @@ arrow::Result<ResolvedLiteral> ResolveTemporal(const LiteralValue& literal,
   return PlaceOnGrid({value % per_tick == 0, FloorDivide(value, per_tick)}, type);
 }
 
+// The power of ten of the leading digit of a decimal spelling (0 for "5.2", -3 for "0.001",
+// 21 for "1e21"), saturated far beyond any double's range; nullopt when every digit is 0.
+std::optional<int64_t> DecimalExponent(std::string_view spelling) {
+  const size_t exponent_at = spelling.find_first_of("eE");
+  const std::string_view digits = spelling.substr(0, exponent_at);
+  const size_t point = std::min(digits.find('.'), digits.size());
+  const size_t first = digits.find_first_of("123456789");
+  if (first == std::string_view::npos) return std::nullopt;
+  int64_t exponent = first < point ? static_cast<int64_t>(point - first) - 1
+                                   : -static_cast<int64_t>(first - point);
+  if (exponent_at != std::string_view::npos) {
+    std::string_view written = spelling.substr(exponent_at + 1);
+    const bool negative = !written.empty() && written[0] == '-';
+    if (!written.empty() && (written[0] == '-' || written[0] == '+')) written.remove_prefix(1);
+    int64_t value = 0;
+    for (char c : written) value = std::min<int64_t>(value * 10 + (c - '0'), 1'000'000'000);
+    exponent += negative ? -value : value;
+  }
+  return exponent;
+}
+
+// An integer literal beyond 64 bits, read as a float but spelled in `string` (syntax.h).
+bool IsWideInteger(const LiteralValue& literal) {
+  return literal.kind == LiteralValue::Kind::kFloat && !literal.string.empty();
+}
+
+// Orders two such spellings exactly (-1, 0, 1), where their doubles may be equal:
+// 100000000000000000000 < 100000000000000000001.
+int CompareWideIntegers(std::string_view a, std::string_view b) {
+  const bool a_negative = a.front() == '-';
+  const bool b_negative = b.front() == '-';
+  if (a_negative != b_negative) return a_negative ? -1 : 1;
+  const auto magnitude = [](std::string_view text) {
+    text.remove_prefix(std::min(text.find_first_not_of("-0"), text.size()));
+    return text;
+  };
+  const std::string_view x = magnitude(a);
+  const std::string_view y = magnitude(b);
+  int order = x.size() != y.size() ? (x.size() < y.size() ? -1 : 1) : x.compare(y);
+  order = order < 0 ? -1 : (order > 0 ? 1 : 0);
+  return a_negative ? -order : order;
+}
+
 }  // namespace
+
+std::optional<double> ParseFloatSpelling(std::string_view spelling) {
+  double value = 0;
+  const auto result = std::from_chars(spelling.data(), spelling.data() + spelling.size(), value,
+                                      std::chars_format::general);
+  if (result.ec == std::errc() && result.ptr == spelling.data() + spelling.size()) {
+    if (!std::isfinite(value)) return std::nullopt;
+    return value;
+  }
+  // from_chars leaves the value alone when it is out of range, in either direction: tell
+  // underflow (round to 0) from overflow by the magnitude the spelling writes.
+  if (result.ec == std::errc::result_out_of_range) {
+    const auto exponent = DecimalExponent(spelling);
+    if (exponent && *exponent < 0) return 0.0;
+  }
+  return std::nullopt;
+}
 
 arrow::Result<ResolvedLiteral> ResolveLiteral(const LiteralValue& literal,
                                               const std::shared_ptr<arrow::DataType>& type) {
@@ -220,7 +282,9 @@ arrow::Result<bool> CompareLiterals(const LiteralValue& left, CompareOp op,
   using Kind = LiteralValue::Kind;
   const bool left_temporal = left.kind == Kind::kDate || left.kind == Kind::kTimestamp;
   const bool right_temporal = right.kind == Kind::kDate || right.kind == Kind::kTimestamp;
-  if (IsNumeric(left.kind) && IsNumeric(right.kind)) {
+  if (IsWideInteger(left) && IsWideInteger(right)) {
+    order = CompareWideIntegers(left.string, right.string);
+  } else if (IsNumeric(left.kind) && IsNumeric(right.kind)) {
     order = sign(NumericValue(left), NumericValue(right));
   } else if (left.kind == Kind::kBoolean && right.kind == Kind::kBoolean) {
     order = sign(left.boolean, right.boolean);

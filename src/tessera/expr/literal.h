@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "tessera/expr/ast.h"
 #include "tessera/expr/syntax.h"
@@ -28,6 +29,13 @@ struct ResolvedLiteral {
   std::shared_ptr<arrow::Scalar> below;
   std::shared_ptr<arrow::Scalar> above;
 };
+
+// Reads the spelling of a float literal (digits, optional fraction, optional exponent; no sign),
+// or of an integer literal too large for 64 bits, rounded to the nearest double. A value too
+// small for a double underflows to 0 (1e-400 is 0; the caller applies the sign, so -1e-400 is
+// -0.0); nullopt when it overflows (beyond about 1.8e308), which the caller reports naming the
+// literal.
+std::optional<double> ParseFloatSpelling(std::string_view spelling);
 
 // Resolves a non-null literal against `type`. Fails with InvalidArgument (message without a
 // position: the binder adds it) when the literal's kind does not fit the type's family, or when

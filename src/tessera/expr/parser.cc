@@ -7,6 +7,7 @@
 
 #include "tessera/expr/diagnostics.h"
 #include "tessera/expr/lexer.h"
+#include "tessera/expr/literal.h"
 
 namespace tessera::expr {
 
@@ -24,6 +25,7 @@ std::string DescribeLiteral(const LiteralValue& literal) {
       return std::string("integer literal ") + (negative ? "-" : "") + std::to_string(magnitude);
     }
     case LiteralValue::Kind::kFloat: {
+      if (!literal.string.empty()) return "integer literal " + literal.string;
       char buffer[64];
       auto result = std::to_chars(buffer, buffer + sizeof(buffer), literal.real);
       return "float literal " + std::string(buffer, result.ptr);
@@ -235,9 +237,10 @@ class Parser {
     bool negated = false;
     if (IsKeyword(token, "NOT")) {
       const Token& next = Peek(1);
-      if (!IsKeyword(next, "IN") && !IsKeyword(next, "BETWEEN") && !IsKeyword(next, "LIKE")) {
+      if (!IsKeyword(next, "IN") && !IsKeyword(next, "BETWEEN") && !IsKeyword(next, "LIKE") &&
+          !IsKeyword(next, "ILIKE")) {
         Take();
-        return Expected("IN, BETWEEN or LIKE after NOT");
+        return Expected("IN, BETWEEN, LIKE or ILIKE after NOT");
       }
       Take();
       negated = true;
@@ -269,12 +272,18 @@ class Parser {
       node->children.push_back(std::move(upper));
       return node;
     }
-    if (TakeKeyword("LIKE")) {
+    if (IsKeyword(Peek(), "LIKE") || IsKeyword(Peek(), "ILIKE")) {
       auto node = MakeNode(SyntaxNode::Kind::kLike, position);
+      node->name = IsKeyword(Take(), "ILIKE") ? "ilike" : "like";
       node->negated = negated;
       node->children.push_back(std::move(operand));
       ARROW_ASSIGN_OR_RAISE(auto pattern, ParseConcat());
       node->children.push_back(std::move(pattern));
+      // ESCAPE is not reserved: after a pattern nothing else may follow as a bare word.
+      if (TakeKeyword("ESCAPE")) {
+        ARROW_ASSIGN_OR_RAISE(auto escape, ParseOperand());
+        node->children.push_back(std::move(escape));
+      }
       return node;
     }
     // A bare value is a predicate of its own (a boolean column, TRUE); the binder checks it.
@@ -291,7 +300,7 @@ class Parser {
         }
         return Expected(
             "an operator (+, -, *, /, %, ||), a comparison (=, !=, <>, <, <=, >, >=, IN, "
-            "BETWEEN, LIKE, IS), AND, OR or end of filter");
+            "BETWEEN, LIKE, ILIKE, IS), AND, OR or end of filter");
     }
   }
 
@@ -560,32 +569,31 @@ class Parser {
       // Exact up to 2^64 - 1 in magnitude, so every int64 and uint64 value can be written.
       constexpr __int128 kLimit = (static_cast<__int128>(1) << 64) - 1;
       __int128 value = 0;
+      bool fits = true;
       for (char c : token.text) {
         value = value * 10 + (c - '0');
         if (value > kLimit) {
-          return FilterError(ErrorKind::kInvalidArgument, text_, position, "integer literal ",
-                             negative ? "-" : "", token.text,
-                             " is out of range (at most 18446744073709551615 in magnitude); "
-                             "write it as a float, e.g. ",
-                             negative ? "-" : "", token.text.substr(0, 1), "e",
-                             token.text.size() - 1);
+          fits = false;
+          break;
         }
       }
-      node->literal.kind = LiteralValue::Kind::kInteger;
-      node->literal.integer = negative ? -value : value;
-      return node;
+      if (fits) {
+        node->literal.kind = LiteralValue::Kind::kInteger;
+        node->literal.integer = negative ? -value : value;
+        return node;
+      }
+      // Beyond 64 bits: the nearest double (syntax.h says why that stays exact).
+      node->literal.string = (negative ? "-" : "") + token.text;
     }
-    double value = 0;
-    const auto result = std::from_chars(token.text.data(), token.text.data() + token.text.size(),
-                                        value, std::chars_format::general);
-    if (result.ec != std::errc() || result.ptr != token.text.data() + token.text.size() ||
-        !std::isfinite(value)) {
-      return FilterError(ErrorKind::kInvalidArgument, text_, position, "float literal ",
+    const auto value = ParseFloatSpelling(token.text);
+    if (!value) {
+      return FilterError(ErrorKind::kInvalidArgument, text_, position,
+                         token.kind == TokenKind::kInteger ? "integer" : "float", " literal ",
                          negative ? "-" : "", token.text,
-                         " is out of range (beyond about 1.8e308)");
+                         " is out of range (beyond about 1.8e308, the largest double)");
     }
     node->literal.kind = LiteralValue::Kind::kFloat;
-    node->literal.real = negative ? -value : value;
+    node->literal.real = negative ? -*value : *value;
     return node;
   }
 

@@ -3,7 +3,9 @@
 // It records what was written and where, nothing more: names are not resolved and literals keep
 // their written kind (an integer, a float, a string...). The binder turns it into the typed AST
 // of ast.h. Integer literals are kept exactly, in 128 bits, so that `u64 = 18446744073709551615`
-// and `u8 < -300` can be answered exactly against any column type.
+// and `u8 < -300` can be answered exactly against any column type. An integer literal beyond
+// ±(2^64 - 1) is a float (the nearest double): no integer column holds it, so against one it is
+// still compared exactly, and against a float column it is rounded like any float literal.
 #pragma once
 
 #include <memory>
@@ -22,8 +24,10 @@ struct LiteralValue {
   // kInteger: the value, within ±(2^64 - 1). kDate: days since the epoch. kTimestamp:
   // nanoseconds since the epoch.
   __int128 integer = 0;
-  double real = 0;     // kFloat (finite)
-  std::string string;  // kString: the value, escapes resolved
+  double real = 0;  // kFloat (finite)
+  // kString: the value, escapes resolved. kFloat read from an integer literal beyond
+  // ±(2^64 - 1): its spelling, sign included, so that messages show what was written.
+  std::string string;
 };
 
 // "integer literal 5", "string literal 'abc'", "DATE literal '2024-01-01'".
@@ -37,7 +41,7 @@ struct SyntaxNode {
     kIn,          // children: operand, items...; negated: NOT IN
     kBetween,     // children: operand, lower, upper; negated: NOT BETWEEN
     kIsNull,      // children: operand; negated: IS NOT NULL
-    kLike,        // children: operand, pattern; negated: NOT LIKE
+    kLike,        // children: operand, pattern[, escape]; name: like / ilike; negated: NOT
     kCall,        // name (lower case, or the operator: + - * / % || and unary "negate"); children:
                   // arguments
     kArray,       // [items...]

@@ -20,6 +20,8 @@ const expr::Column* LeafColumn(const expr::Node& leaf) {
     case NodeKind::kIsNull:
       return &leaf.As<expr::IsNull>().column();
     case NodeKind::kLike:
+      // `s LIKE pattern_column` reads two columns: not a leaf of one.
+      if (leaf.As<expr::Like>().pattern_column() != nullptr) return nullptr;
       return &leaf.As<expr::Like>().column();
     case NodeKind::kArrayHas:
       return &leaf.As<expr::ArrayHas>().column();
