@@ -249,3 +249,105 @@ TEST(Expressions, TypeErrorsNameTheExpressionAndTypes) {
 
 }  // namespace
 }  // namespace tessera::expr
+
+namespace tessera::expr {
+namespace {
+
+std::shared_ptr<arrow::RecordBatch> Times() {
+  return MakeBatch({
+      {"ts", arrow::timestamp(arrow::TimeUnit::SECOND),
+       "[0, 86399, 1709208000, null]"},  // 1970-01-01 00:00:00, 23:59:59, 2024-02-29 12:00:00
+      {"tz", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
+       "[0, 3600000000, 1709208000000000, null]"},
+      {"day", arrow::date32(), "[0, 1, 19782, null]"},  // 2024-02-29 is day 19782
+      {"tags", arrow::list(arrow::utf8()), R"([["a", "b"], ["c", null], [], null])"},
+      {"ids", arrow::list(arrow::int64()), "[[1, 2], [3], null, [null]]"},
+      {"n", arrow::int64(), "[2, 3, 1, null]"},
+  });
+}
+
+TEST(Expressions, IntervalsShiftDatesAndTimestamps) {
+  const auto batch = Times();
+  EXPECT_EQ(Select("ts + INTERVAL '1' DAY = TIMESTAMP '1970-01-02 00:00:00'", batch),
+            (Truth{true, false, false, false}));
+  EXPECT_EQ(Select("ts - INTERVAL '1 second' = TIMESTAMP '1970-01-01 23:59:58'", batch),
+            (Truth{false, true, false, false}));
+  // A date plus hours is a timestamp.
+  EXPECT_EQ(Select("day + INTERVAL '36' HOUR = TIMESTAMP '1970-01-03 12:00:00'", batch),
+            (Truth{false, true, false, false}));
+  EXPECT_EQ(Select("ts + INTERVAL '500' MILLISECOND > TIMESTAMP '1970-01-01 23:59:59'", batch),
+            (Truth{false, true, true, false}));
+  auto months = Filter::Parse("ts + INTERVAL '1' MONTH > ts", batch->schema());
+  ASSERT_FALSE(months.ok());
+  EXPECT_THAT(months.status().message(), HasSubstr("no fixed length"));
+  auto unit = Filter::Parse("ts + INTERVAL '1' FORTNIGHT > ts", batch->schema());
+  ASSERT_FALSE(unit.ok());
+  EXPECT_THAT(unit.status().message(), HasSubstr("unknown INTERVAL unit"));
+}
+
+TEST(Expressions, DatePartAndDateTrunc) {
+  const auto batch = Times();
+  EXPECT_EQ(Select("extract(year FROM ts) = 2024", batch), (Truth{false, false, true, false}));
+  EXPECT_EQ(Select("date_part('hour', ts) = 23", batch), (Truth{false, true, false, false}));
+  EXPECT_EQ(Select("extract(month FROM day) = 2 AND extract(day FROM day) = 29", batch),
+            (Truth{false, false, true, false}));
+  // 1970-01-01 and 2024-02-29 were Thursdays: dow 4 (Sunday is 0); 1970-01-02 has isodow 5.
+  EXPECT_EQ(Select("extract(dow FROM ts) = 4", batch), (Truth{true, true, true, false}));
+  EXPECT_EQ(Select("extract(isodow FROM day) = 5", batch), (Truth{false, true, false, false}));
+  EXPECT_EQ(Select("date_trunc('day', ts) = TIMESTAMP '1970-01-01'", batch),
+            (Truth{true, true, false, false}));
+  EXPECT_EQ(Select("date_trunc('month', ts) = TIMESTAMP '2024-02-01'", batch),
+            (Truth{false, false, true, false}));
+  auto field = Filter::Parse("extract(century FROM ts) = 1", batch->schema());
+  ASSERT_FALSE(field.ok());
+  EXPECT_THAT(field.status().message(), HasSubstr("unknown field 'century'"));
+}
+
+TEST(Expressions, TimestampLiteralsTakeUtcOffsets) {
+  const auto batch = Times();
+  EXPECT_EQ(Select("tz = TIMESTAMP '1970-01-01 02:00:00+01:00'", batch),
+            (Truth{false, true, false, false}));
+  EXPECT_EQ(Select("tz = TIMESTAMP '1969-12-31 19:00:00-05'", batch),
+            (Truth{true, false, false, false}));
+  EXPECT_EQ(Select("tz = TIMESTAMP '2024-02-29T12:00:00Z'", batch),
+            (Truth{false, false, true, false}));
+}
+
+TEST(Expressions, TheCurrentTimeIsPinnedWhenTheFilterIsParsed) {
+  const auto batch = Times();
+  auto filter = Filter::Parse("now() > tz AND current_timestamp = now() AND current_date > day",
+                              batch->schema());
+  ASSERT_TRUE(filter.ok()) << filter.status().ToString();
+  // Folded into literals at parse time: every batch sees the same instant.
+  EXPECT_THAT((*filter)->ToString(), ::testing::Not(HasSubstr("now")));
+  auto selected = (*filter)->Select(*batch);
+  ASSERT_TRUE(selected.ok());
+  EXPECT_EQ(Values(**selected), (Truth{true, true, true, false}));
+}
+
+TEST(Expressions, ListFunctions) {
+  const auto batch = Times();
+  EXPECT_EQ(Evaluate("array_contains(tags, 'c')", batch), (Truth{false, true, false, kNull}));
+  EXPECT_EQ(Evaluate("list_contains(ids, n)", batch), (Truth{true, true, kNull, kNull}));
+  // = ANY is unknown where nothing matched but a null element might have.
+  EXPECT_EQ(Evaluate("'z' = ANY(tags)", batch), (Truth{false, kNull, false, kNull}));
+  EXPECT_EQ(Evaluate("3 = ANY(ids)", batch), (Truth{false, true, kNull, kNull}));
+  EXPECT_EQ(Evaluate("array_length(tags) = 2", batch), (Truth{true, true, false, kNull}));
+  EXPECT_EQ(Evaluate("cardinality(ids) = 1", batch), (Truth{false, true, kNull, true}));
+  auto mismatch = Filter::Parse("array_contains(tags, 1)", batch->schema());
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_THAT(mismatch.status().message(), HasSubstr("cannot be compared"));
+}
+
+TEST(Expressions, RegularExpressions) {
+  const auto batch = Numbers();
+  EXPECT_EQ(Select("regexp_like(s, '^[a-z]+$')", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("s REGEXP 'l+o'", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("s NOT REGEXP 'l+o'", batch), (Truth{true, false, true, false, true}));
+  auto invalid = Filter::Parse("regexp_like(s, '(')", batch->schema());
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_THAT(invalid.status().message(), HasSubstr("invalid regular expression '('"));
+}
+
+}  // namespace
+}  // namespace tessera::expr

@@ -311,6 +311,9 @@ std::string Call::ToString() const {
       return "(" + symbol + arguments_[0]->ToString() + ")";
     case FunctionSpec::Style::kPostfix:
       return "(" + arguments_[0]->ToString() + " " + symbol + ")";
+    case FunctionSpec::Style::kAny:
+      return "(" + arguments_[0]->ToString() + " " + symbol + "(" + arguments_[1]->ToString() +
+             "))";
     case FunctionSpec::Style::kFunction:
       break;
   }

@@ -12,6 +12,7 @@
 
 #include "tessera/expr/diagnostics.h"
 #include "tessera/expr/evaluator.h"
+#include "tessera/expr/function_families.h"
 #include "tessera/expr/functions.h"
 #include "tessera/expr/like_pattern.h"
 #include "tessera/expr/literal.h"
@@ -890,6 +891,15 @@ class Binder {
       ARROW_ASSIGN_OR_RAISE(bound[i],
                             Convert(bound[i], signature->arguments[i], node.position, spec->usage));
     }
+    if (spec->check != nullptr) {
+      std::vector<std::shared_ptr<arrow::Scalar>> constants;
+      for (const auto& argument : bound) {
+        constants.push_back(argument->kind() == NodeKind::kLiteral ? argument->As<Literal>().value()
+                                                                   : nullptr);
+      }
+      const auto checked = spec->check(constants);
+      if (!checked.ok()) return Error(node.position, spec->name, ": ", checked.message());
+    }
     const bool constant = AllLiterals(bound);
     NodePtr call =
         std::make_shared<Call>(*spec, std::move(bound), signature->result, node.position);
@@ -998,6 +1008,7 @@ class Binder {
 
 arrow::Result<NodePtr> Bind(const SyntaxNode& tree, const std::shared_ptr<arrow::Schema>& schema,
                             std::string_view text) {
+  const StatementClock clock;  // now() is one instant throughout the filter
   return Binder(schema, text).Predicate(tree);
 }
 

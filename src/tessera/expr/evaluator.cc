@@ -191,7 +191,10 @@ class Evaluator {
     }
     ARROW_ASSIGN_OR_RAISE(
         auto result, Positioned(call, call.function().evaluate(arguments, call.type(), length())));
-    if (result.is_scalar() && !result.type()->Equals(*call.type())) {
+    // A constant's type may be finer than the signature's (an INTERVAL is a duration in the
+    // coarsest unit that holds it), except for durations.
+    if (result.is_scalar() && !result.type()->Equals(*call.type()) &&
+        call.type()->id() != arrow::Type::DURATION) {
       ARROW_ASSIGN_OR_RAISE(result, compute::Cast(result, call.type()));
     }
     return result;

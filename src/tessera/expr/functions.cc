@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "tessera/expr/diagnostics.h"
+#include "tessera/expr/function_families.h"
 #include "tessera/expr/types.h"
 
 namespace tessera::expr {
@@ -54,13 +55,23 @@ Signature Uniform(const TypePtr& type, size_t count, TypePtr result = nullptr) {
 }
 
 arrow::Result<std::shared_ptr<arrow::Array>> ToArray(const Datum& datum, int64_t length) {
-  if (datum.is_array()) return datum.make_array();
-  return arrow::MakeArrayFromScalar(*datum.scalar(), length);
+  return DatumToArray(datum, length);
 }
 
 // --- arithmetic ---------------------------------------------------------------------------
 
+// Dates and timestamps move by INTERVALs: ts + INTERVAL '1' DAY, ts - INTERVAL '2' HOUR.
+arrow::Result<Signature> ResolveShift(const TypeList& types) {
+  return FindFunction("date_add")->resolve(types);
+}
+
+bool IsShift(const TypeList& types) {
+  return types.size() == 2 && FamilyOf(*types[0]) == TypeFamily::kTemporal &&
+         types[1]->id() == arrow::Type::DURATION;
+}
+
 arrow::Result<Signature> ResolveArithmetic(const TypeList& types) {
+  if (IsShift(types)) return ResolveShift(types);
   RETURN_NOT_OK(ExpectNumbers("arithmetic", types));
   ARROW_ASSIGN_OR_RAISE(auto common, CommonValueType(types));
   return Uniform(common, types.size());
@@ -70,7 +81,16 @@ arrow::Result<Signature> ResolveArithmetic(const TypeList& types) {
 template <const char* kChecked, const char* kUnchecked>
 arrow::Result<Datum> EvaluateArithmetic(const Arguments& arguments, const TypePtr& result,
                                         int64_t) {
-  return compute::CallFunction(IsInteger(*result) ? kChecked : kUnchecked, arguments);
+  const bool checked = IsInteger(*result) || result->id() == arrow::Type::TIMESTAMP;
+  return compute::CallFunction(checked ? kChecked : kUnchecked, arguments);
+}
+
+// + and - of dates and timestamps with INTERVALs; * and % take numbers only.
+arrow::Result<Signature> ResolveNumbers(const TypeList& types) {
+  if (IsShift(types)) {
+    return arrow::Status::TypeError("only + and - apply to dates and INTERVALs");
+  }
+  return ResolveArithmetic(types);
 }
 
 constexpr char kAddChecked[] = "add_checked";
@@ -234,15 +254,6 @@ arrow::Result<Datum> EvaluateLength(const Arguments& arguments, const TypePtr& r
   return compute::Cast(length, result);
 }
 
-const std::string& StringArgument(const Datum& datum) {
-  static const std::string kEmpty;
-  const auto& scalar = static_cast<const arrow::BaseBinaryScalar&>(*datum.scalar());
-  if (!scalar.is_valid) return kEmpty;
-  static thread_local std::string value;
-  value = std::string(scalar.view());
-  return value;
-}
-
 int64_t IntegerArgument(const Datum& datum) {
   return static_cast<const arrow::Int64Scalar&>(*datum.scalar()).value;
 }
@@ -269,7 +280,7 @@ arrow::Result<Datum> EvaluateStringPredicate(const Arguments& arguments, const T
                                              int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto null, NullIfConstantIsNull(arguments, result, length));
   if (null) return *null;
-  compute::MatchSubstringOptions options(StringArgument(arguments[1]));
+  compute::MatchSubstringOptions options(ConstantString(arguments[1]));
   return compute::CallFunction(kKernel, {arguments[0]}, &options);
 }
 
@@ -331,6 +342,26 @@ arrow::Result<Datum> EvaluateTrim(const Arguments& arguments, const TypePtr&, in
 constexpr char kTrim[] = "utf8_trim";
 constexpr char kLtrim[] = "utf8_ltrim";
 constexpr char kRtrim[] = "utf8_rtrim";
+
+// regexp_like(s, 'pattern'): RE2 syntax as Arrow uses it, matched anywhere in the value
+// (anchor with ^ and $).
+arrow::Status CheckRegex(const std::vector<std::shared_ptr<arrow::Scalar>>& constants) {
+  if (constants[1] == nullptr || !constants[1]->is_valid) return arrow::Status::OK();
+  const auto pattern =
+      std::string(static_cast<const arrow::BaseBinaryScalar&>(*constants[1]).view());
+  // Arrow compiles the pattern when the kernel runs; one empty string makes it run.
+  ARROW_ASSIGN_OR_RAISE(auto probe,
+                        arrow::MakeArrayFromScalar(arrow::StringScalar(std::string()), 1));
+  compute::MatchSubstringOptions options(pattern);
+  auto compiled = compute::CallFunction("match_substring_regex", {probe}, &options);
+  if (!compiled.ok()) {
+    return arrow::Status::Invalid("invalid regular expression ", QuoteForMessage(pattern), ": ",
+                                  compiled.status().message());
+  }
+  return arrow::Status::OK();
+}
+
+constexpr char kMatchRegex[] = "match_substring_regex";
 
 // --- math -----------------------------------------------------------------------------------
 
@@ -483,10 +514,10 @@ const std::vector<FunctionSpec>& Specs() {
        EvaluateArithmetic<kAddChecked, kAdd>},
       {"-", "-", Style::kInfix, 2, 2, true, 0, "a - b", ResolveArithmetic,
        EvaluateArithmetic<kSubtractChecked, kSubtract>},
-      {"*", "*", Style::kInfix, 2, 2, true, 0, "a * b", ResolveArithmetic,
+      {"*", "*", Style::kInfix, 2, 2, true, 0, "a * b", ResolveNumbers,
        EvaluateArithmetic<kMultiplyChecked, kMultiply>},
       {"/", "/", Style::kInfix, 2, 2, false, 0, "a / b", ResolveDivide, EvaluateDivide},
-      {"%", "%", Style::kInfix, 2, 2, true, 0, "a % b", ResolveArithmetic, EvaluateModulo},
+      {"%", "%", Style::kInfix, 2, 2, true, 0, "a % b", ResolveNumbers, EvaluateModulo},
       {"negate", "-", Style::kPrefix, 1, 1, true, 0, "-a", ResolveNegate,
        EvaluateUnaryNumber<kNegateChecked, kNegate>},
       {"||", "||", Style::kInfix, 2, 2, false, 0, "a || b", ResolveStrings, EvaluateConcatOperator},
@@ -514,6 +545,9 @@ const std::vector<FunctionSpec>& Specs() {
        "ends_with(string, 'constant')", ResolveStringPredicate, EvaluateStringPredicate<kEndsWith>},
       {"contains", "contains", Style::kFunction, 2, 2, false, 0b10, "contains(string, 'constant')",
        ResolveStringPredicate, EvaluateStringPredicate<kMatchSubstring>},
+      {"regexp_like", "regexp_like", Style::kFunction, 2, 2, false, 0b10,
+       "regexp_like(string, 'constant RE2 pattern')", ResolveStringPredicate,
+       EvaluateStringPredicate<kMatchRegex>, CheckRegex},
       {"abs", "abs", Style::kFunction, 1, 1, true, 0, "abs(number)", ResolveSameNumber,
        EvaluateUnaryNumber<kAbsChecked, kAbs>},
       {"round", "round", Style::kFunction, 1, 2, false, 0b10, "round(number[, constant digits])",
@@ -573,12 +607,18 @@ const std::vector<FunctionSpec>& Specs() {
 const std::map<std::string, const FunctionSpec*, std::less<>>& SpecsByName() {
   static const auto* by_name = [] {
     auto* map = new std::map<std::string, const FunctionSpec*, std::less<>>();
-    for (const auto& spec : Specs()) (*map)[std::string(spec.name)] = &spec;
+    for (const auto* family : {&Specs(), &TemporalFunctionSpecs(), &ListFunctionSpecs()}) {
+      for (const auto& spec : *family) (*map)[std::string(spec.name)] = &spec;
+    }
     // Other spellings of the same functions.
     (*map)["substring"] = (*map)["substr"];
     (*map)["ceiling"] = (*map)["ceil"];
     (*map)["pow"] = (*map)["power"];
     (*map)["char_length"] = (*map)["length"];
+    (*map)["list_contains"] = (*map)["array_contains"];
+    (*map)["cardinality"] = (*map)["array_length"];
+    (*map)["current_timestamp"] = (*map)["now"];
+    (*map)["datepart"] = (*map)["date_part"];
     return map;
   }();
   return *by_name;
@@ -603,6 +643,16 @@ const std::vector<std::string>& FunctionNames() {
     return result;
   }();
   return names;
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> DatumToArray(const Datum& datum, int64_t length) {
+  if (datum.is_array()) return datum.make_array();
+  return arrow::MakeArrayFromScalar(*datum.scalar(), length);
+}
+
+std::string ConstantString(const Datum& datum) {
+  const auto& scalar = static_cast<const arrow::BaseBinaryScalar&>(*datum.scalar());
+  return scalar.is_valid ? std::string(scalar.view()) : std::string();
 }
 
 arrow::Result<std::shared_ptr<arrow::DataType>> CommonValueType(const TypeList& types) {
@@ -640,6 +690,9 @@ arrow::Result<std::shared_ptr<arrow::DataType>> CommonValueType(const TypeList& 
 bool CastIsImplicit(const arrow::DataType& from, const arrow::DataType& to) {
   if (from.Equals(to) || from.id() == arrow::Type::NA) return true;
   if (IsNumber(from) && IsNumber(to)) return true;
+  // Dates to timestamps and timestamps or durations to finer units (date/interval arithmetic).
+  if (FamilyOf(from) == TypeFamily::kTemporal && to.id() == arrow::Type::TIMESTAMP) return true;
+  if (from.id() == arrow::Type::DURATION && to.id() == arrow::Type::DURATION) return true;
   return IsString(from) && IsString(to);
 }
 

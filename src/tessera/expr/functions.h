@@ -40,6 +40,7 @@ struct FunctionSpec {
     kInfix,     // (a symbol b)
     kPrefix,    // (symbol a)
     kPostfix,   // (a symbol), e.g. IS NULL
+    kAny,       // (a symbol(b)), e.g. = ANY
   };
   using ResolveFunction = arrow::Result<Signature> (*)(const TypeList& arguments);
   using EvaluateFunction = arrow::Result<arrow::Datum> (*)(
@@ -58,6 +59,10 @@ struct FunctionSpec {
   std::string_view usage;  // "abs(number)", shown with arity and type errors
   ResolveFunction resolve;
   EvaluateFunction evaluate;
+  // Checks the constant arguments (null where an argument is not constant) once, at bind
+  // time, so that a bad regular expression or date_part field fails before any row is read.
+  using CheckFunction = arrow::Status (*)(const std::vector<std::shared_ptr<arrow::Scalar>>&);
+  CheckFunction check = nullptr;
 };
 
 // The spec of a function or operator name (lower case); nullptr when there is none.

@@ -220,6 +220,33 @@ class Parser {
   // value [op value | [NOT] IN (...) | [NOT] BETWEEN a AND b | [NOT] LIKE pattern]
   arrow::Result<std::unique_ptr<SyntaxNode>> ParsePredicate() {
     ARROW_ASSIGN_OR_RAISE(auto operand, ParseConcat());
+    if (PeekCompareOp() == CompareOp::kEqual && IsKeyword(Peek(1), "ANY") &&
+        Peek(2).kind == TokenKind::kLeftParen) {
+      // x = ANY(list): list_contains with SQL's unknowns.
+      auto node = MakeNode(SyntaxNode::Kind::kCall, Take().position);
+      node->name = "= any";
+      Take();  // ANY
+      Take();  // (
+      ARROW_ASSIGN_OR_RAISE(auto list, ParseOr());
+      RETURN_NOT_OK(Expect(TokenKind::kRightParen, "')' to close ANY"));
+      node->children.push_back(std::move(operand));
+      node->children.push_back(std::move(list));
+      return node;
+    }
+    if (IsKeyword(Peek(), "REGEXP") || (IsKeyword(Peek(), "NOT") && IsKeyword(Peek(1), "REGEXP"))) {
+      const int position = Peek().position;
+      const bool negated = TakeKeyword("NOT");
+      Take();  // REGEXP
+      auto node = MakeNode(SyntaxNode::Kind::kCall, position);
+      node->name = "regexp_like";
+      ARROW_ASSIGN_OR_RAISE(auto pattern, ParseConcat());
+      node->children.push_back(std::move(operand));
+      node->children.push_back(std::move(pattern));
+      if (!negated) return node;
+      auto negation = MakeNode(SyntaxNode::Kind::kNot, position);
+      negation->children.push_back(std::move(node));
+      return negation;
+    }
     if (auto op = PeekCompareOp()) {
       auto node = MakeNode(SyntaxNode::Kind::kCompare, Take().position);
       node->op = *op;
@@ -460,6 +487,20 @@ class Parser {
       Take();
       return node;
     }
+    // extract(year FROM ts) is date_part('year', ts).
+    if (node->name == "extract" && Peek().kind == TokenKind::kIdentifier &&
+        IsKeyword(Peek(1), "FROM")) {
+      node->name = "date_part";
+      auto field = MakeNode(SyntaxNode::Kind::kLiteral, Peek().position);
+      field->literal.kind = LiteralValue::Kind::kString;
+      field->literal.string = Lower(Take().text);
+      Take();  // FROM
+      node->children.push_back(std::move(field));
+      ARROW_ASSIGN_OR_RAISE(auto operand, ParseOr());
+      node->children.push_back(std::move(operand));
+      RETURN_NOT_OK(Expect(TokenKind::kRightParen, "')' to close extract"));
+      return node;
+    }
     while (true) {
       if (Peek().kind == TokenKind::kLeftBracket) {
         auto array = MakeNode(SyntaxNode::Kind::kArray, Take().position);
@@ -526,6 +567,29 @@ class Parser {
       Take();
       return literal;  // kNull
     }
+    // INTERVAL '3' DAY or INTERVAL '3 days': the binder reads the amount and the unit.
+    if (IsKeyword(token, "INTERVAL") && Peek(1).kind == TokenKind::kString) {
+      auto node = MakeNode(SyntaxNode::Kind::kCall, Take().position);
+      node->name = "interval";
+      auto amount = MakeNode(SyntaxNode::Kind::kLiteral, Peek().position);
+      amount->literal.kind = LiteralValue::Kind::kString;
+      amount->literal.string = Take().text;
+      node->children.push_back(std::move(amount));
+      if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek()) &&
+          !IsKeyword(Peek(), "AND") && !IsKeyword(Peek(), "OR")) {
+        auto unit = MakeNode(SyntaxNode::Kind::kLiteral, Peek().position);
+        unit->literal.kind = LiteralValue::Kind::kString;
+        unit->literal.string = Lower(Take().text);
+        node->children.push_back(std::move(unit));
+      }
+      return node;
+    }
+    // SQL's niladic functions, pinned per statement (the binder folds them).
+    if (IsKeyword(token, "CURRENT_TIMESTAMP") || IsKeyword(token, "CURRENT_DATE")) {
+      auto node = MakeNode(SyntaxNode::Kind::kCall, token.position);
+      node->name = Lower(Take().text);
+      return node;
+    }
     const bool is_date = IsKeyword(token, "DATE");
     if ((is_date || IsKeyword(token, "TIMESTAMP")) && Peek(1).kind == TokenKind::kString) {
       Take();
@@ -545,7 +609,7 @@ class Parser {
           return FilterError(ErrorKind::kInvalidArgument, text_, value.position,
                              "syntax error: invalid TIMESTAMP literal ",
                              QuoteForMessage(value.text),
-                             "; expected 'YYYY-MM-DD HH:MM:SS[.fffffffff]'");
+                             "; expected 'YYYY-MM-DD HH:MM:SS[.fffffffff][+HH:MM]'");
         }
         literal->literal.kind = LiteralValue::Kind::kTimestamp;
         literal->literal.integer = *nanoseconds;

@@ -71,7 +71,50 @@ std::optional<int64_t> ParseDate(std::string_view text) {
   return DaysFromCivil(*year, static_cast<unsigned>(*month), static_cast<unsigned>(*day));
 }
 
+namespace {
+
+// A trailing UTC offset of a timestamp's time part — Z, +HH, +HHMM or +HH:MM (or -) — as
+// nanoseconds east of UTC, removed from `text`; zero when there is none, nullopt when malformed.
+std::optional<Nanoseconds> TakeOffset(std::string_view* text) {
+  if (text->size() <= 16) return Nanoseconds{0};
+  if (text->back() == 'Z' || text->back() == 'z') {
+    text->remove_suffix(1);
+    return Nanoseconds{0};
+  }
+  const size_t sign = text->find_last_of("+-");
+  if (sign == std::string_view::npos || sign < 16) return Nanoseconds{0};
+  std::string_view offset = text->substr(sign + 1);
+  std::optional<int64_t> hours;
+  std::optional<int64_t> minutes = 0;
+  if (offset.size() == 2) {
+    hours = Digits(offset, 0, 2);
+  } else if (offset.size() == 4) {
+    hours = Digits(offset, 0, 2);
+    minutes = Digits(offset, 2, 2);
+  } else if (offset.size() == 5 && offset[2] == ':') {
+    hours = Digits(offset, 0, 2);
+    minutes = Digits(offset, 3, 2);
+  }
+  if (!hours || !minutes || *hours > 18 || *minutes > 59) return std::nullopt;
+  const bool west = (*text)[sign] == '-';
+  *text = text->substr(0, sign);
+  if (!text->empty() && text->back() == ' ') text->remove_suffix(1);
+  const Nanoseconds east =
+      (*hours * 60 + *minutes) * 60 * static_cast<Nanoseconds>(kNanosecondsPerSecond);
+  return west ? -east : east;
+}
+
+}  // namespace
+
 std::optional<Nanoseconds> ParseTimestamp(std::string_view text) {
+  const auto offset = TakeOffset(&text);
+  if (!offset) return std::nullopt;
+  const auto local = ParseLocalTimestamp(text);
+  if (!local) return std::nullopt;
+  return *local - *offset;
+}
+
+std::optional<Nanoseconds> ParseLocalTimestamp(std::string_view text) {
   const auto days = ParseDate(text.substr(0, 10));
   if (!days) return std::nullopt;
   Nanoseconds value = static_cast<Nanoseconds>(*days) * kNanosecondsPerDay;

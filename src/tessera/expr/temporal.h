@@ -27,8 +27,11 @@ int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 std::optional<int64_t> ParseDate(std::string_view text);
 
 // 'YYYY-MM-DD', optionally followed by ' ' or 'T' and 'HH:MM[:SS[.f...]]' (up to 9 fraction
-// digits) → nanoseconds since the epoch; nullopt when malformed.
+// digits) and a UTC offset (Z, +HH, +HHMM, +HH:MM or -..., optionally after a space) →
+// nanoseconds since the epoch in UTC; nullopt when malformed.
 std::optional<Nanoseconds> ParseTimestamp(std::string_view text);
+// The same without an offset: the wall clock time as written.
+std::optional<Nanoseconds> ParseLocalTimestamp(std::string_view text);
 
 std::string FormatDate(int64_t days);
 // 'YYYY-MM-DD HH:MM:SS' with as many fraction digits as needed (none for whole seconds).
