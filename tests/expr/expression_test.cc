@@ -86,6 +86,23 @@ TEST(Expressions, ArithmeticFollowsSqlTyping) {
   EXPECT_EQ(Normalized("(i8 + 1) * 2 > 0"), "(((i8 + 1) * 2) > 0)");
 }
 
+// ToString shows the implicit casts and desugarings, and parses back to the same tree.
+TEST(Expressions, NormalizedFormsParseBack) {
+  const std::pair<const char*, const char*> kForms[] = {
+      {"i8 IN (i64, 1)", "((i8 = i64) OR (i8 = 1))"},
+      {"CASE i8 WHEN 1 THEN 'a' END = 'a'", "(CASE WHEN (i8 = 1) THEN 'a' ELSE NULL END = 'a')"},
+      {"i8 + i64 > 0", "((CAST(i8 AS int64) + i64) > 0)"},
+      {"-i8::int16 IS NOT DISTINCT FROM 3", "((-CAST(i8 AS int16)) IS NOT DISTINCT FROM 3)"},
+      {"b IS NOT TRUE", "(b IS NOT TRUE)"},
+      {"coalesce(f, 0) > 1 AND s || 'x' = 'ax'", "((coalesce(f, 0) > 1) AND ((s || 'x') = 'ax'))"},
+      {"TRY_CAST(s AS bigint) = 5", "(TRY_CAST(s AS int64) = 5)"},
+  };
+  for (const auto& [text, normalized] : kForms) {
+    EXPECT_EQ(Normalized(text), normalized) << text;
+    EXPECT_EQ(Normalized(Normalized(text)), normalized) << text;
+  }
+}
+
 TEST(Expressions, ConstantExpressionsFoldOrFailAtBindTime) {
   const auto batch = Numbers();
   EXPECT_EQ(Normalized("1 + 2 = 3"), "TRUE");
