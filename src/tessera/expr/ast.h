@@ -268,7 +268,7 @@ class Not final : public Node {
   NodePtr child_;
 };
 
-class FunctionSpec;
+struct FunctionSpec;
 
 // A function or operator (functions.h) applied to value expressions. The binder has cast the
 // arguments to the types the function's signature asks for, so they evaluate as they are.
