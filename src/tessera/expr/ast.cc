@@ -311,6 +311,15 @@ std::string Call::ToString() const {
       return "(" + symbol + arguments_[0]->ToString() + ")";
     case FunctionSpec::Style::kPostfix:
       return "(" + arguments_[0]->ToString() + " " + symbol + ")";
+    case FunctionSpec::Style::kLike: {
+      std::string text =
+          "(" + arguments_[0]->ToString() + " " + symbol + " " + arguments_[1]->ToString();
+      const auto& escape = arguments_[2]->As<Literal>().value();
+      if (static_cast<const arrow::BaseBinaryScalar&>(*escape).view() != "\\") {
+        text += " ESCAPE " + arguments_[2]->ToString();
+      }
+      return text + ")";
+    }
     case FunctionSpec::Style::kAny:
       return "(" + arguments_[0]->ToString() + " " + symbol + "(" + arguments_[1]->ToString() +
              "))";

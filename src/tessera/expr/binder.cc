@@ -589,6 +589,10 @@ class Binder {
     const bool case_insensitive = node.name == "ilike";
     const std::string keyword = case_insensitive ? "ILIKE" : "LIKE";
     const SyntaxNode& pattern = *node.children[1];
+    if (node.children[0]->kind != SyntaxNode::Kind::kColumn ||
+        (pattern.kind != SyntaxNode::Kind::kLiteral && pattern.kind != SyntaxNode::Kind::kColumn)) {
+      return BindLikeOfValues(node, keyword, case_insensitive);
+    }
     ARROW_ASSIGN_OR_RAISE(auto column, ExpectColumn(*node.children[0], keyword));
     if (FamilyOf(*column->type()) != TypeFamily::kString) {
       return Mismatch(column->position(), keyword, " applies to string columns, but ",
@@ -617,9 +621,6 @@ class Binder {
         return Mismatch(pattern.position, "the ", keyword, " pattern must be a string, but ",
                         Describe(*pattern_column), " is not a string");
       }
-    } else if (pattern.kind != SyntaxNode::Kind::kLiteral) {
-      return Error(pattern.position, "the ", keyword,
-                   " pattern must be a string literal or a string column");
     } else if (pattern.literal.kind != LiteralValue::Kind::kNull &&
                pattern.literal.kind != LiteralValue::Kind::kString) {
       return Mismatch(pattern.position, "the ", keyword, " pattern for ", Describe(*column),
@@ -642,6 +643,54 @@ class Binder {
         std::move(column), pattern_column ? std::string() : pattern.literal.string,
         std::move(pattern_column), std::move(escape), case_insensitive, node.position);
     return node.negated ? MakeNot(std::move(result), node.position) : result;
+  }
+
+  // LIKE over values other than a column and a literal or column pattern (lower(s) LIKE 'a%',
+  // s LIKE prefix || '%'): a call no index answers, with the same matcher.
+  arrow::Result<NodePtr> BindLikeOfValues(const SyntaxNode& node, const std::string& keyword,
+                                          bool case_insensitive) {
+    std::vector<const SyntaxNode*> arguments = {node.children[0].get(), node.children[1].get()};
+    ARROW_ASSIGN_OR_RAISE(auto bound, BindArguments(arguments));
+    NodePtr escape = std::make_shared<Literal>(
+        std::make_shared<arrow::StringScalar>(std::string(kDefaultLikeEscape)), node.position);
+    if (node.children.size() > 2) {
+      const SyntaxNode& clause = *node.children[2];
+      if (clause.kind != SyntaxNode::Kind::kLiteral ||
+          (clause.literal.kind != LiteralValue::Kind::kString &&
+           clause.literal.kind != LiteralValue::Kind::kNull)) {
+        return Error(clause.position, "ESCAPE takes a string literal of one character");
+      }
+      ARROW_ASSIGN_OR_RAISE(escape, BindLiteral(clause, arrow::utf8()));
+    }
+    for (const auto& value : bound) {
+      if (FamilyOf(*value->type()) != TypeFamily::kString &&
+          value->type()->id() != arrow::Type::NA) {
+        return Mismatch(value->position(), keyword, " applies to strings, but ", Describe(*value),
+                        " is not a string");
+      }
+    }
+    bound.push_back(std::move(escape));
+    const FunctionSpec& spec = *FindFunction(case_insensitive ? "ilike operator" : "like operator");
+    ARROW_ASSIGN_OR_RAISE(auto signature, spec.resolve({bound[0]->type(), bound[1]->type(),
+                                                        bound[2]->type()}));
+    for (size_t i = 0; i < bound.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(bound[i],
+                            Convert(bound[i], signature.arguments[i], node.position, keyword));
+    }
+    std::vector<std::shared_ptr<arrow::Scalar>> constants;
+    for (const auto& argument : bound) {
+      constants.push_back(argument->kind() == NodeKind::kLiteral ? argument->As<Literal>().value()
+                                                                 : nullptr);
+    }
+    const auto checked = spec.check(constants);
+    if (!checked.ok()) return Error(node.position, keyword, ": ", checked.message());
+    const bool constant = AllLiterals(bound);
+    NodePtr call =
+        std::make_shared<Call>(spec, std::move(bound), arrow::boolean(), node.position);
+    if (constant) {
+      ARROW_ASSIGN_OR_RAISE(call, Fold(std::move(call)));
+    }
+    return node.negated ? MakeNot(std::move(call), node.position) : call;
   }
 
   arrow::Result<NodePtr> BindCall(const SyntaxNode& node) {

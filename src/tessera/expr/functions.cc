@@ -12,6 +12,7 @@
 
 #include "tessera/expr/diagnostics.h"
 #include "tessera/expr/function_families.h"
+#include "tessera/expr/like_pattern.h"
 #include "tessera/expr/types.h"
 
 namespace tessera::expr {
@@ -343,6 +344,50 @@ constexpr char kTrim[] = "utf8_trim";
 constexpr char kLtrim[] = "utf8_ltrim";
 constexpr char kRtrim[] = "utf8_rtrim";
 
+// LIKE / ILIKE over an expression (a column's LIKE is a Like node, which planners know):
+// arguments value, pattern (a constant, or a value per row) and the escape (a constant).
+arrow::Result<Signature> ResolveLike(const TypeList& types) {
+  for (const auto& type : types) {
+    if (!IsString(*type) && type->id() != arrow::Type::NA) {
+      return Mismatch("LIKE applies to strings, not ", type->ToString());
+    }
+  }
+  TypeList arguments = types;
+  for (auto& type : arguments) {
+    if (type->id() == arrow::Type::NA) type = arrow::utf8();
+  }
+  return Signature{arguments, arrow::boolean()};
+}
+
+arrow::Status CheckLike(const std::vector<std::shared_ptr<arrow::Scalar>>& constants) {
+  const auto text = [](const std::shared_ptr<arrow::Scalar>& scalar) {
+    return std::string(static_cast<const arrow::BaseBinaryScalar&>(*scalar).view());
+  };
+  if (constants[2] == nullptr) return arrow::Status::Invalid("ESCAPE takes a string literal");
+  if (!constants[2]->is_valid) return arrow::Status::OK();
+  RETURN_NOT_OK(CheckLikeEscape(text(constants[2])));
+  if (constants[1] == nullptr || !constants[1]->is_valid) return arrow::Status::OK();
+  const auto checked = CheckLikePattern(text(constants[1]), text(constants[2]));
+  if (!checked.ok()) return arrow::Status::Invalid("the pattern ", checked.message());
+  return arrow::Status::OK();
+}
+
+template <bool kCaseInsensitive>
+arrow::Result<Datum> EvaluateLike(const Arguments& arguments, const TypePtr& result,
+                                  int64_t length) {
+  ARROW_ASSIGN_OR_RAISE(auto null, NullIfConstantIsNull(arguments, result, length));
+  if (null) return *null;
+  ARROW_ASSIGN_OR_RAISE(auto strings, ToArray(arguments[0], length));
+  const std::string escape = ConstantString(arguments[2]);
+  if (arguments[1].is_scalar()) {
+    ARROW_ASSIGN_OR_RAISE(auto matcher,
+                          TranslateLike(ConstantString(arguments[1]), escape, kCaseInsensitive));
+    return MatchLike(strings, matcher);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto patterns, ToArray(arguments[1], length));
+  return MatchLikeRows(strings, patterns, "the pattern", escape, kCaseInsensitive);
+}
+
 // regexp_like(s, 'pattern'): RE2 syntax as Arrow uses it, matched anywhere in the value
 // (anchor with ^ and $).
 arrow::Status CheckRegex(const std::vector<std::shared_ptr<arrow::Scalar>>& constants) {
@@ -545,6 +590,10 @@ const std::vector<FunctionSpec>& Specs() {
        "ends_with(string, 'constant')", ResolveStringPredicate, EvaluateStringPredicate<kEndsWith>},
       {"contains", "contains", Style::kFunction, 2, 2, false, 0b10, "contains(string, 'constant')",
        ResolveStringPredicate, EvaluateStringPredicate<kMatchSubstring>},
+      {"like operator", "LIKE", Style::kLike, 3, 3, false, 0b100, "value LIKE pattern [ESCAPE 'c']",
+       ResolveLike, EvaluateLike<false>, CheckLike},
+      {"ilike operator", "ILIKE", Style::kLike, 3, 3, false, 0b100, "value ILIKE pattern [ESCAPE 'c']",
+       ResolveLike, EvaluateLike<true>, CheckLike},
       {"regexp_like", "regexp_like", Style::kFunction, 2, 2, false, 0b10,
        "regexp_like(string, 'constant RE2 pattern')", ResolveStringPredicate,
        EvaluateStringPredicate<kMatchRegex>, CheckRegex},

@@ -41,6 +41,7 @@ struct FunctionSpec {
     kPrefix,    // (symbol a)
     kPostfix,   // (a symbol), e.g. IS NULL
     kAny,       // (a symbol(b)), e.g. = ANY
+    kLike,      // (a symbol b [ESCAPE c]), LIKE / ILIKE over an expression
   };
   using ResolveFunction = arrow::Result<Signature> (*)(const TypeList& arguments);
   using EvaluateFunction = arrow::Result<arrow::Datum> (*)(
