@@ -237,6 +237,7 @@ class Operand:
     errors: tuple = ()  # DuckDB conditions true on the rows where evaluating it fails
     fails: bool = False  # tessera's CanFail (static)
     constant: bool = False  # a literal
+    may_fail: bool = False  # as Predicate.may_fail: a part that can fail may be folded away
 
     @property
     def temporal(self):
@@ -507,7 +508,7 @@ def operand_of(tessera, duck, arrow_type, errors=(), fails=False, constant=False
     else:
         raise ValueError(arrow_type)
     return Operand(tessera, duck, family, width, kind, arrow_type, "", tuple(errors), fails,
-                   constant)
+                   constant, may_fail)
 
 
 def converted(value, target):
@@ -723,7 +724,7 @@ class Generator:
         inner = carried(left, right)
         return operand_of(f"({left.tessera} {op} {right.tessera})", value, result,
                           inner["errors"] + tuple(errors),
-                          op != "/" or inner["fails"] or bool(errors))
+                          op != "/" or inner["fails"] or bool(errors), may_fail=inner["may_fail"])
 
     @value_production(0.4)
     def v_negate_abs(self, families, depth):
@@ -748,7 +749,7 @@ class Generator:
             errors.append(f"({a} IS NOT NULL AND {value} IS NULL)")
         text = f"-{x.tessera}" if negate and x.tessera[0] not in "-+" else \
             (f"-({x.tessera})" if negate else f"abs({x.tessera})")
-        return operand_of(text, value, result, x.errors + tuple(errors), True)
+        return operand_of(text, value, result, x.errors + tuple(errors), True, may_fail=x.may_fail)
 
     @value_production(0.9)
     def v_cast(self, families, depth):
@@ -794,7 +795,58 @@ class Generator:
             text = f"{inner}::{name}"
         else:
             text = f"{'TRY_CAST' if try_cast else 'CAST'}({x.tessera} AS {name})"
-        return operand_of(text, value, target, errors, can_fail or x.fails)
+        return operand_of(text, value, target, errors, can_fail or x.fails, may_fail=x.may_fail)
+
+    @value_production(0.4)
+    def v_temporal_cast(self, families, depth):
+        """CAST / TRY_CAST / :: between date, timestamp (us) and timestamp_ns, compared through
+        their exact nanoseconds (`ns`)."""
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        targets = [t for t in ("date", "timestamp", "timestamp_ns") if
+                   ("date" if t == "date" else "timestamp") in families]
+        if not targets:
+            return None
+        target = rng.choice(targets)
+        x = self.operand(("date", "timestamp"), depth + 1)
+        if _zone(x) or x.ns == "":
+            return None
+        source = "date" if x.family == "date" else ("timestamp_ns" if x.width == 9 else
+                                                     "timestamp")
+        if source == target:
+            return None
+        try_cast = rng.random() < 0.3
+        h = f"CAST({x.ns} AS HUGEINT)"
+        failure = None
+        if target == "date":  # the day it falls on
+            ns = f"({h} - ((({h} % {NS_PER_DAY}) + {NS_PER_DAY}) % {NS_PER_DAY}))"
+        elif target == "timestamp":  # from timestamp_ns: only whole microseconds convert
+            ns = h
+            if source == "timestamp_ns":
+                failure = f"({h} % 1000 != 0)"
+        else:  # timestamp_ns holds the years 1677..2262
+            ns = h
+            failure = f"({h} < {-(2**63)} OR {h} > {2**63 - 1})"
+        errors = list(x.errors)
+        if failure:
+            ns = f"(CASE WHEN {failure} THEN NULL ELSE {ns} END)"
+            if not try_cast:
+                errors.append(f"({x.ns} IS NOT NULL AND {failure})")
+        name = {"date": "date", "timestamp": rng.choice(["timestamp", "timestamp_us"]),
+                "timestamp_ns": "timestamp_ns"}[target]
+        if not try_cast and rng.random() < 0.3:
+            inner = x.tessera if x.tessera.replace('"', "").isidentifier() else f"({x.tessera})"
+            text = f"{inner}::{name}"
+        else:
+            text = f"{'TRY_CAST' if try_cast else 'CAST'}({x.tessera} AS {name})"
+        arrow_type = {"date": pa.date32(), "timestamp": pa.timestamp("us"),
+                      "timestamp_ns": pa.timestamp("ns")}[target]
+        width = {"date": 0, "timestamp": 6, "timestamp_ns": 9}[target]
+        return Operand(text, ns, "date" if target == "date" else "timestamp", width, "",
+                       arrow_type, ns, tuple(errors), x.fails or not try_cast,  # CastCanFail
+                       may_fail=x.may_fail)
+
 
     def branch_values(self, count, depth, families):
         """`count` operands of one family group (numbers or strings) for CASE / COALESCE /
@@ -845,6 +897,9 @@ class Generator:
         errors = []
         for condition in conditions:
             errors += [e for e in condition.errors if e not in errors]
+        # A condition the binder folds drops its branch: what fails there may never run.
+        may_fail = any(c.folds or c.may_fail for c in conditions) or \
+            any(v.may_fail for v in values)
         tessera = ["CASE"] + ([subject.tessera] if simple else [])
         duck = ["CASE"]
         previous = []
@@ -865,7 +920,7 @@ class Generator:
                 errors.append(f"(({guard}) AND {e})")
             fails = fails or value.fails or bool(conversion)
         return operand_of(" ".join(tessera + ["END"]), "(" + " ".join(duck + ["END"]) + ")",
-                          result, errors, fails)
+                          result, errors, fails, may_fail=may_fail)
 
     @value_production(0.6)
     def v_conditional(self, families, depth):
@@ -894,10 +949,20 @@ class Generator:
             plain = ", ".join(f"(CASE WHEN isnan({s}) THEN NULL ELSE {s} END)" for s in sqls)
             any_nan = " OR ".join(f"isnan({s})" for s in sqls)
             duck = f"coalesce({function}({plain}), CASE WHEN {any_nan} THEN 'nan'::{t} END)"
+            # DuckDB's result zero is +0.0; tessera keeps the argument's sign (fmax / fmin:
+            # greatest(-2, -0.0) is -0.0), +0.0 for greatest and -0.0 for least when both meet.
+            wanted = "> 0" if function == "greatest" else "< 0"
+            has = " OR ".join(f"({s} = 0 AND 1.0 / {s} {wanted})" for s in sqls)
+            only_other = f"NOT ({has})"
+            sign = f"'{'-' if function == 'greatest' else ''}0.0'::{t}"
+            flip = f"'{'' if function == 'greatest' else '-'}0.0'::{t}"
+            duck = (f"(CASE WHEN ({duck}) = 0 THEN (CASE WHEN {only_other} THEN {sign} "
+                    f"ELSE {flip} END) ELSE ({duck}) END)")
         else:
             duck = f"{function}({', '.join(sqls)})"
         tessera = f"{function}({', '.join(v.tessera for v in values)})"
-        return operand_of(tessera, duck, result, errors, fails)
+        return operand_of(tessera, duck, result, errors, fails,
+                          may_fail=any(v.may_fail for v in values))
 
     def string_argument(self, depth):
         if self.rng.random() < 0.25:
@@ -919,7 +984,7 @@ class Generator:
             x = self.operand(("string",), depth + 1)
             name = rng.choice(["length", "char_length"])
             return operand_of(f"{name}({x.tessera})", f"CAST(length({x.duck}) AS BIGINT)",
-                              pa.int64(), x.errors, x.fails)
+                              pa.int64(), x.errors, x.fails, may_fail=x.may_fail)
         kind = rng.choice(["lower", "upper", "trim", "ltrim", "rtrim", "substr", "concat", "||"])
         x = self.operand(("string",), depth + 1)
         if kind == "substr":
@@ -930,7 +995,7 @@ class Generator:
             name = rng.choice(["substr", "substring"])
             duck_args = args
             return operand_of(f"{name}({x.tessera}, {args})", f"substr({x.duck}, {duck_args})",
-                              pa.string(), x.errors, x.fails)
+                              pa.string(), x.errors, x.fails, may_fail=x.may_fail)
         if kind in ("concat", "||"):
             parts = [x] + [self.string_argument(depth) for _ in range(rng.randint(1, 2))]
             if kind == "||":
@@ -941,7 +1006,7 @@ class Generator:
                               f"concat({', '.join(p.duck for p in parts)})", pa.string(),
                               **carried(*parts))
         return operand_of(f"{kind}({x.tessera})", f"{kind}({x.duck})", pa.string(), x.errors,
-                          x.fails)
+                          x.fails, may_fail=x.may_fail)
 
     @value_production(0.7)
     def v_math(self, families, depth):
@@ -972,7 +1037,7 @@ class Generator:
                 duck = f"CAST({call} AS {DUCK_TYPES[result]})"
             name = {"ceil": rng.choice(["ceil", "ceiling"])}.get(kind, kind)
             text = f"{name}({x.tessera}" + ("" if digits is None else f", {digits}") + ")"
-            return operand_of(text, duck, result, x.errors, x.fails)
+            return operand_of(text, duck, result, x.errors, x.fails, may_fail=x.may_fail)
         if "float" not in families:
             return None
         if kind == "power":
@@ -983,7 +1048,7 @@ class Generator:
                               f"pow(CAST({x.duck} AS DOUBLE), CAST({y.duck} AS DOUBLE))",
                               pa.float64(), **carried(x, y))
         return operand_of(f"{kind}({x.tessera})", f"{kind}(CAST({x.duck} AS DOUBLE))",
-                          pa.float64(), x.errors, x.fails)
+                          pa.float64(), x.errors, x.fails, may_fail=x.may_fail)
 
     # --- productions: predicates over expressions ---
     def comparable_pair(self, depth):
@@ -1047,7 +1112,8 @@ class Generator:
         failures = carried(left, *values)
         decided = self.literal_failures(left, literals)
         failures["folds"] = failures["folds"] or decided.get("folds", False)
-        failures["may_fail"] = failures["may_fail"] or decided["may_fail"]
+        failures["may_fail"] = failures["may_fail"] or decided["may_fail"] or (
+            failures["folds"] and bool(failures["errors"]))
         return Predicate(f"{left.tessera} {'NOT IN' if negated else 'IN'} ({', '.join(items)})",
                          f"(NOT {duck})" if negated else duck, **failures)
 
@@ -1084,6 +1150,9 @@ class Generator:
             if operand.arrow_type is not None and is_int(operand.arrow_type):
                 low, high = int_range(operand.arrow_type)
                 return not low <= lit.value <= high
+        if operand.temporal and lit.family in ("date", "timestamp"):
+            unit = {0: NS_PER_DAY, 6: 1000, 9: 1}.get(operand.width, 1)
+            return literal_ns(lit) % unit != 0  # finer than the operand: never equal
         if operand.family == "float" and operand.width in FLOAT_MAX and \
                 lit.family in ("int", "float") and math.isfinite(lit.value):
             return abs(lit.value) > FLOAT_MAX[operand.width]
@@ -1238,10 +1307,9 @@ class Generator:
             return None
         conjuncts = ()
         folds = any(p.folds or p.duck in ("TRUE", "FALSE") for p in parts)
+        extra = dict(folds=folds)
         if folds and any(p.fails for p in parts):
-            extra = dict(may_fail=True)  # a folded term may decide the whole AND / OR
-        else:
-            extra = {}
+            extra["may_fail"] = True  # a folded term may decide the whole AND / OR
         if word.upper() == "AND":
             conjuncts = tuple(term for p in parts for term in p.terms())
         return Predicate("(" + f" {word} ".join(p.tessera for p in parts) + ")",
