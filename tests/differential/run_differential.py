@@ -300,7 +300,8 @@ def check(seed, predicates, results, connection, tables):
             (known if predicate.tessera in KNOWN_FAILURES else failures).append(text)
         elif predicate.tessera in KNOWN_FAILURES:
             fixed.append(predicate.tessera)
-    return failures, known, fixed
+    expected_failures = sum(1 for answer in duck_cache.values() if answer[2])
+    return failures, known, fixed, expected_failures
 
 
 def json_number_matches(column, printed, value):
@@ -417,7 +418,8 @@ def main():
         if len(answers) != len(predicates):
             raise SystemExit(f"{config}: {len(answers)} answers for {len(predicates)} predicates")
     ran = time.monotonic()
-    failures, known, fixed = check(seed, predicates, results, connection, tables)
+    failures, known, fixed, expected_failures = check(seed, predicates, results, connection,
+                                                      tables)
     checked = time.monotonic()
     cli_failures, cli_checked = check_cli(cli, predicates, results, versions, dumps, sample,
                                           random.Random(seed + 1))
@@ -427,7 +429,8 @@ def main():
     selective = sum(1 for n, p in enumerate(predicates)
                     if not p.expect_error and results["none"][n]["ids"])
     print(f"seed {seed}: {len(predicates)} predicates ({errors} ill-typed, {selective} selecting "
-          f"rows on 'none') x {len(versions)} configurations {sorted(versions.items())}; "
+          f"rows on 'none', {expected_failures} (predicate, rows) pairs that must fail) x "
+          f"{len(versions)} configurations {sorted(versions.items())}; "
           f"{cli_checked} through the CLI; switches {grammar.ENABLED}")
     print(f"time: dataset {built - started:.1f}s, tessera {ran - built:.1f}s, duckdb + compare "
           f"{checked - ran:.1f}s, CLI {time.monotonic() - checked:.1f}s")
