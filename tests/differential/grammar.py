@@ -949,15 +949,12 @@ class Generator:
             plain = ", ".join(f"(CASE WHEN isnan({s}) THEN NULL ELSE {s} END)" for s in sqls)
             any_nan = " OR ".join(f"isnan({s})" for s in sqls)
             duck = f"coalesce({function}({plain}), CASE WHEN {any_nan} THEN 'nan'::{t} END)"
-            # DuckDB's result zero is +0.0; tessera keeps the argument's sign (fmax / fmin:
-            # greatest(-2, -0.0) is -0.0), +0.0 for greatest and -0.0 for least when both meet.
-            wanted = "> 0" if function == "greatest" else "< 0"
-            has = " OR ".join(f"({s} = 0 AND 1.0 / {s} {wanted})" for s in sqls)
-            only_other = f"NOT ({has})"
-            sign = f"'{'-' if function == 'greatest' else ''}0.0'::{t}"
-            flip = f"'{'' if function == 'greatest' else '-'}0.0'::{t}"
-            duck = (f"(CASE WHEN ({duck}) = 0 THEN (CASE WHEN {only_other} THEN {sign} "
-                    f"ELSE {flip} END) ELSE ({duck}) END)")
+            # DuckDB's result zero is +0.0; tessera keeps the sign of the first zero argument
+            # (fmax / fmin: greatest(-2, -0.0) is -0.0, least(0, -0.0) is 0.0).
+            first_zero = " ".join(
+                f"WHEN {s} = 0 THEN (CASE WHEN 1.0 / {s} < 0 THEN '-0.0'::{t} ELSE '0.0'::{t} END)"
+                for s in sqls)
+            duck = f"(CASE WHEN ({duck}) = 0 THEN (CASE {first_zero} END) ELSE ({duck}) END)"
         else:
             duck = f"{function}({', '.join(sqls)})"
         tessera = f"{function}({', '.join(v.tessera for v in values)})"
