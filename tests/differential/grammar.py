@@ -16,11 +16,23 @@ excludes it): the generator then draws another. A production that builds a *valu
 a predicate (e.g. `abs(x)`, `x + 1`, `CAST(x AS ...)`) is a method
 `def v_<name>(self, families, depth) -> Operand | None` decorated with `@value_production(weight)`:
 it returns an `Operand` (its text in both dialects and the type it has) of one of `families`, or
-None; `Generator.operand` draws from these (today only `v_column`), and the comparison, IN,
+None; `Generator.operand` draws from these (columns, arithmetic, CAST, CASE, functions: nested
+up to MAX_VALUE_DEPTH), and the comparison, IN,
 BETWEEN and LIKE productions use whatever it returns. Nested values call
 `self.operand(families, depth + 1)`. Where tessera's documented semantics differ from
 DuckDB's, translate on the DuckDB side (see `duck_compare`) and list the difference in
 docs/filters.md, "Differences from DuckDB".
+
+Expressions that can fail
+-------------------------
+Integer overflow, modulo by zero and CAST fail on data. Their DuckDB SQL is written with TRY so it
+never fails, and each Operand / Predicate carries `errors`, DuckDB conditions true on the rows
+where tessera's evaluation fails (a CASE branch only on the rows it returns), and `fails`
+(tessera's static CanFail). run_differential.py `expected_answer` applies tessera's rule (the
+top-level AND terms that can fail run last, each on the rows the others keep) and expects a
+failure iff a condition holds on a row a term runs on. `may_fail`: the binder may fold the
+failing part away (a literal that decides a comparison, a constant term of AND / OR), so an
+error is accepted there.
 
 Known open bugs
 ---------------
@@ -35,6 +47,9 @@ import os
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
 
 from data import COLUMNS, DATE_POOL, FLOAT_MAX, INT_LIMITS, NS_PER_DAY, \
     STRING_POOL, TSN_POOL, TSU_POOL, float_pool, float_round, int_pool
@@ -58,6 +73,22 @@ KNOWN_BUGS = {
     # Integer literals beyond 2^64 - 1 compared with float columns are read as floats (item 5,
     # fixed).
     "huge_int_literals_vs_float_columns": True,
+    # CAST(float AS varchar): tessera's float formatting differs from DuckDB's (see below).
+    "float_to_varchar_casts": False,
+    # LIKE over an expression (lower(s) LIKE 'a%') is rejected: "LIKE needs a column here, found
+    # NULL" (the message names NULL for any expression).
+    "like_on_expressions": False,
+    # round(x, digits): the digits literal takes x's type (BindArguments' hint), so round(f64, 1)
+    # is "round takes an integer number of digits, not double".
+    "round_digits": False,
+    # IS [NOT] DISTINCT FROM between an integer and a float, or a uint64 and a signed integer,
+    # casts both sides to their common type (lossy float32 / float64, failing uint64 -> int64)
+    # where = compares exactly: u32 IS NOT DISTINCT FROM CAST(u32 AS float4) holds for
+    # 4294967295, and i64 IS DISTINCT FROM u64 fails on 18446744073709551615.
+    "distinct_mixed_numbers": False,
+    # substr(s, start, negative count): tessera returns '', DuckDB the characters before start
+    # (substr('hello', 3, -1) = 'e', substr('hello', -1, -1) = 'l').
+    "substr_negative_count": False,
 }
 
 
@@ -81,6 +112,22 @@ class Predicate:
     duck: str
     expect_error: bool = False
     tags: set = field(default_factory=set)
+    # Expressions that can fail on data (integer overflow, modulo by zero, CAST): `errors` holds
+    # DuckDB conditions, each true on the rows where tessera's evaluation of the predicate fails;
+    # `fails` is tessera's static CanFail; `conjuncts` the terms of the top-level AND as
+    # (duck, errors, fails), which tessera evaluates failing ones last (run_differential.py,
+    # expected_answer). The `duck` SQL itself never fails (TRY).
+    errors: tuple = ()
+    fails: bool = False
+    conjuncts: tuple = ()
+    # A comparison whose literal decides it alone (x = 1.5 on integers, x = NULL): tessera may
+    # fold it without evaluating x (`CAST(f AS smallint) = 1e308` does not fail, `!= 1e308`
+    # does), so an error is accepted; without one the rows must be right.
+    may_fail: bool = False
+    folds: bool = False  # the binder may fold it to a constant (TRUE, x = NULL, nan() = 1...)
+
+    def terms(self):
+        return self.conjuncts or ((self.duck, self.errors, self.fails),)
 
 
 # --- literals: a value with its family; rendered per dialect ---
@@ -177,9 +224,10 @@ def literal_ns(lit):
 
 @dataclass(frozen=True)
 class Operand:
-    """A value a predicate compares: today a column; later any value expression (abs(x), x + 1,
-    CAST...). The translators below read only these fields, so an expression that states its
-    type here compares like a column of that type."""
+    """A value a predicate compares: a column or a value expression (abs(x), x + 1, CAST...).
+    The translators below read only these fields, so an expression that states its type here
+    compares like a column of that type. Its `duck` SQL never fails (TRY / TRY_CAST): where
+    tessera's evaluation fails, `errors` says on which rows."""
     tessera: str  # its tessera text
     duck: str  # its DuckDB SQL
     family: str  # as data.Column.family
@@ -187,6 +235,10 @@ class Operand:
     int_kind: str = ""
     arrow_type: object = None
     ns: str = ""  # temporal: DuckDB SQL of its exact nanoseconds since the epoch
+    errors: tuple = ()  # DuckDB conditions true on the rows where evaluating it fails
+    fails: bool = False  # tessera's CanFail (static)
+    constant: bool = False  # a literal
+    may_fail: bool = False  # as Predicate.may_fail: a part that can fail may be folded away
 
     @property
     def temporal(self):
@@ -205,6 +257,18 @@ def q(value):
 def null_or(column_sql, value_sql):
     """DuckDB: NULL on null rows of `column_sql`, else `value_sql` (a constant truth)."""
     return f"(CASE WHEN {column_sql} IS NULL THEN NULL::BOOLEAN ELSE {value_sql} END)"
+
+
+def carried(*parts):
+    """The failure conditions of a node made of `parts` (Operands or Predicates), each evaluated
+    on every row the node is."""
+    errors = []
+    for part in parts:
+        errors += [e for e in part.errors if e not in errors]
+    return dict(errors=tuple(errors), fails=any(part.fails for part in parts),
+                may_fail=any(getattr(part, "may_fail", False) for part in parts),
+                folds=any(getattr(part, "folds", False) for part in parts) or
+                (bool(parts) and all(getattr(part, "constant", False) for part in parts)))
 
 
 NEGATE = {"=": "!=", "!=": "=", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
@@ -335,6 +399,130 @@ def duck_in(column, literals, negated):
     return f"(NOT {positive})" if negated else positive
 
 
+# --- typed values: expressions (docs/filters.md, Expressions) ---
+
+INT_TYPES = {"i8": pa.int8(), "i16": pa.int16(), "i32": pa.int32(), "i64": pa.int64(),
+             "u8": pa.uint8(), "u16": pa.uint16(), "u32": pa.uint32(), "u64": pa.uint64()}
+INT_KIND_OF = {t: kind for kind, t in INT_TYPES.items()}
+DUCK_TYPES = {pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INTEGER",
+              pa.int64(): "BIGINT", pa.uint8(): "UTINYINT", pa.uint16(): "USMALLINT",
+              pa.uint32(): "UINTEGER", pa.uint64(): "UBIGINT", pa.float16(): "FLOAT",
+              pa.float32(): "FLOAT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR",
+              pa.bool_(): "BOOLEAN"}
+# tessera's names of each type in CAST (functions.cc, TypeNamed): SQL's and Arrow's.
+TESSERA_TYPE_NAMES = {
+    pa.int8(): ["tinyint", "int8"], pa.int16(): ["smallint", "int16"],
+    pa.int32(): ["int", "integer", "int32"], pa.int64(): ["bigint", "int64"],
+    pa.uint8(): ["utinyint", "uint8"], pa.uint16(): ["usmallint", "uint16"],
+    pa.uint32(): ["uinteger", "uint32"], pa.uint64(): ["ubigint", "uint64"],
+    pa.float32(): ["real", "float", "float4", "float32"],
+    pa.float64(): ["double", "float8", "float64", "double precision"],
+    pa.string(): ["varchar", "text", "string", "utf8"],
+}
+FLOAT32_OVERFLOW = "'3.4028235677973366e38'::DOUBLE"  # FLT_MAX + half an ulp: rounds to inf
+
+
+def is_int(t):
+    return pa.types.is_integer(t)
+
+
+def is_float(t):
+    return pa.types.is_floating(t)
+
+
+def bits(t):
+    return t.bit_width
+
+
+def common_type(types):
+    """functions.cc CommonValueType for numbers: floats win (float16 becomes float32), integers
+    widen to one holding both (int64 when a uint64 meets a signed type)."""
+    floats = [t for t in types if is_float(t)]
+    if floats:
+        widest = max(bits(t) for t in floats)
+        return pa.float64() if widest == 64 else pa.float32()
+    signed = [bits(t) for t in types if pa.types.is_signed_integer(t)]
+    unsigned = [bits(t) for t in types if pa.types.is_unsigned_integer(t)]
+    if not signed:
+        return pa.from_numpy_dtype(np.dtype(f"uint{max(unsigned)}"))
+    s = max(signed)
+    if unsigned:
+        u = max(unsigned)
+        s = max(s, 64 if u == 64 else 2 * u)
+    return pa.from_numpy_dtype(np.dtype(f"int{s}"))
+
+
+def int_range(t):
+    return INT_LIMITS[INT_KIND_OF[t]]
+
+
+def cast_can_fail(source, target):
+    """functions.cc CastCanFail."""
+    if source == target:
+        return False
+    if target == pa.string():
+        return False
+    if is_float(target) and (is_int(source) or is_float(source) or source == pa.bool_()):
+        return False
+    if is_int(source) and is_int(target):
+        if pa.types.is_signed_integer(source) and not pa.types.is_signed_integer(target):
+            return True
+        if pa.types.is_signed_integer(source) == pa.types.is_signed_integer(target):
+            return bits(target) < bits(source)
+        return bits(target) <= bits(source)
+    return True
+
+
+def literal_type(lit, hint):
+    """The type a numeric literal takes beside a value of type `hint` (binder.cc BindLiteral):
+    the hint's when it holds the literal exactly, else int64 / uint64 / float64."""
+    if lit.family == "int":
+        if is_int(hint):
+            low, high = int_range(hint)
+            if low <= lit.value <= high:
+                return hint
+        elif is_float(hint) and abs(lit.value) < 2**128 and \
+                float_round(lit.value, bits(hint)) == lit.value:
+            return hint
+        return pa.int64() if lit.value < 2**63 else pa.uint64()
+    if is_float(hint) and abs(lit.value) <= FLOAT_MAX[bits(hint)]:
+        return hint  # rounded to the hint's precision, as in comparisons
+    return pa.float64()
+
+
+def duck_value_of(lit):
+    if lit.family == "int":
+        return f"({lit.value})"
+    return duck_double(lit.value)
+
+
+def operand_of(tessera, duck, arrow_type, errors=(), fails=False, constant=False, may_fail=False,
+               folds=False):
+    if is_int(arrow_type):
+        family, width, kind = "int", 0, INT_KIND_OF[arrow_type]
+    elif is_float(arrow_type):
+        family, width, kind = "float", bits(arrow_type), ""
+    elif arrow_type == pa.string():
+        family, width, kind = "string", 0, ""
+    elif arrow_type == pa.bool_():
+        family, width, kind = "bool", 0, ""
+    else:
+        raise ValueError(arrow_type)
+    return Operand(tessera, duck, family, width, kind, arrow_type, "", tuple(errors), fails,
+                   constant, may_fail)
+
+
+def converted(value, target):
+    """DuckDB SQL of `value` (an Operand) implicitly converted to `target`, and the failure
+    condition of that conversion (None when it cannot fail)."""
+    if value.arrow_type == target:
+        return value.duck, None
+    sql = f"TRY_CAST({value.duck} AS {DUCK_TYPES[target]})"
+    if value.constant or not cast_can_fail(value.arrow_type, target):
+        return sql, None
+    return sql, f"({value.duck} IS NOT NULL AND {sql} IS NULL)"
+
+
 # --- the generator ---
 
 def _zone(column):
@@ -361,6 +549,8 @@ def value_production(weight):
     return register
 
 
+# Values nest expressions up to this depth (a column below it).
+MAX_VALUE_DEPTH = 2
 SCALAR_FAMILIES = ("int", "float", "bool", "string", "date", "timestamp")
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 TESSERA_OPS = {"=": ["=", "=="], "!=": ["!=", "<>"]}
@@ -391,7 +581,7 @@ class Generator:
                 return result
         raise RuntimeError(f"no value production gives {families}")
 
-    @value_production(1)
+    @value_production(6)
     def v_column(self, families, depth):
         c = self.pick_column(families)
         if c is None:
@@ -486,7 +676,494 @@ class Generator:
                 return result
         raise RuntimeError("no production applies")
 
+    # --- productions: values (expressions) ---
+    def number_literal_operand(self, hint):
+        """A numeric literal beside a value of type `hint`, typed as the binder types it."""
+        rng = self.rng
+        if rng.random() < 0.6:
+            value = rng.choice([0, 1, 2, 3, -1, -2, 7, 100, 127, 128, -128, -129, 255, 256, 1000,
+                                32767, 65536, 2**31 - 1, 2**31, 2**32, 2**53 + 1, 2**62,
+                                2**63 - 1, -(2**63) + 1])
+            lit = Literal("int", value)
+        else:
+            lit = Literal("float", rng.choice([0.5, 1.5, -2.5, 0.1, 2.0, -0.0, 1e300, 3e38, 1e-5,
+                                               65504.0, 2.0**53 + 2]))
+        arrow_type = literal_type(lit, hint)
+        text = tessera_literal(lit, rng)
+        if lit.family == "float" and is_float(arrow_type):
+            lit = Literal("float", float_round(lit.value, bits(arrow_type)))
+        if text.startswith("-") or text.startswith("+"):
+            text = f"({text})"
+        return operand_of(text, f"CAST({duck_value_of(lit)} AS {DUCK_TYPES[arrow_type]})",
+                          arrow_type, constant=True)
+
+    def numbers(self, depth, literal_chance=0.4):
+        """Two numeric operands, one of them sometimes a literal (either side)."""
+        left = self.operand(("int", "float"), depth + 1)
+        if self.rng.random() < literal_chance:
+            right = self.number_literal_operand(left.arrow_type)
+        else:
+            right = self.operand(("int", "float"), depth + 1)
+        return (right, left) if self.rng.random() < 0.3 else (left, right)
+
+    @value_production(1.2)
+    def v_arithmetic(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH or not {"int", "float"} & set(families):
+            return None
+        op = self.rng.choice(["+", "+", "-", "-", "*", "*", "/", "%"])
+        left, right = self.numbers(depth)
+        common = common_type([left.arrow_type, right.arrow_type])
+        result = pa.float64() if op == "/" and is_int(common) else common
+        if ("float" if is_float(result) else "int") not in families:
+            return None
+        a, a_error = converted(left, result)
+        b, b_error = converted(right, result)
+        value = f"TRY(CAST(({a}) {op} ({b}) AS {DUCK_TYPES[result]}))"
+        errors = [e for e in (a_error, b_error) if e]
+        if is_int(result):  # overflow, modulo by zero
+            errors.append(f"({a} IS NOT NULL AND {b} IS NOT NULL AND {value} IS NULL)")
+        inner = carried(left, right)
+        return operand_of(f"({left.tessera} {op} {right.tessera})", value, result,
+                          inner["errors"] + tuple(errors),
+                          op != "/" or inner["fails"] or bool(errors), may_fail=inner["may_fail"])
+
+    @value_production(0.4)
+    def v_negate_abs(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH or not {"int", "float"} & set(families):
+            return None
+        x = self.operand(("int", "float"), depth + 1)
+        negate = self.rng.random() < 0.5
+        t = x.arrow_type
+        if t == pa.float16():
+            result = pa.float32()
+        elif negate and pa.types.is_unsigned_integer(t):
+            result = {8: pa.int16(), 16: pa.int32(), 32: pa.int64(), 64: pa.int64()}[bits(t)]
+        else:
+            result = t
+        if ("float" if is_float(result) else "int") not in families:
+            return None
+        a, a_error = converted(x, result)
+        value = f"TRY(CAST(-({a}) AS {DUCK_TYPES[result]}))" if negate else \
+            f"TRY(CAST(abs({a}) AS {DUCK_TYPES[result]}))"
+        errors = [a_error] if a_error else []
+        if is_int(result):
+            errors.append(f"({a} IS NOT NULL AND {value} IS NULL)")
+        text = f"-{x.tessera}" if negate and x.tessera[0] not in "-+" else \
+            (f"-({x.tessera})" if negate else f"abs({x.tessera})")
+        return operand_of(text, value, result, x.errors + tuple(errors), True, may_fail=x.may_fail)
+
+    @value_production(0.9)
+    def v_cast(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        targets = [t for t in TESSERA_TYPE_NAMES if
+                   ("float" if is_float(t) else "int" if is_int(t) else "string") in families]
+        if not targets:
+            return None
+        target = rng.choice(targets)
+        if target == pa.string():
+            source_families = ("int", "bool", "string") + (
+                ("float",) if ENABLED["float_to_varchar_casts"] else ())
+        else:
+            source_families = ("int", "float", "bool") + (("string",) if rng.random() < 0.15
+                                                          else ())
+        x = self.operand(source_families, depth + 1)
+        try_cast = rng.random() < 0.3
+        source = x.arrow_type
+        duck_target = DUCK_TYPES[target]
+        if source == target:
+            value = x.duck
+        elif is_int(target) and is_float(source):
+            value = f"TRY_CAST(round({x.duck}) AS {duck_target})"  # half away from zero
+        elif target == pa.float32() and source == pa.float64():
+            value = (f"(CASE WHEN isnan({x.duck}) THEN 'nan'::FLOAT "
+                     f"WHEN {x.duck} >= {FLOAT32_OVERFLOW} THEN 'inf'::FLOAT "
+                     f"WHEN {x.duck} <= -{FLOAT32_OVERFLOW} THEN '-inf'::FLOAT "
+                     f"ELSE CAST({x.duck} AS FLOAT) END)")
+        elif source == pa.bool_() and target == pa.string():
+            value = f"TRY_CAST({x.duck} AS VARCHAR)"
+        else:
+            value = f"TRY_CAST({x.duck} AS {duck_target})"
+        errors = list(x.errors)
+        can_fail = not try_cast and cast_can_fail(source, target)
+        if can_fail:
+            errors.append(f"({x.duck} IS NOT NULL AND {value} IS NULL)")
+        name = rng.choice(TESSERA_TYPE_NAMES[target])
+        style = rng.random()
+        if style < 0.25 and not try_cast and " " not in name:
+            inner = x.tessera if x.tessera.replace('"', "").isidentifier() else f"({x.tessera})"
+            text = f"{inner}::{name}"
+        else:
+            text = f"{'TRY_CAST' if try_cast else 'CAST'}({x.tessera} AS {name})"
+        return operand_of(text, value, target, errors, can_fail or x.fails, may_fail=x.may_fail)
+
+    @value_production(0.4)
+    def v_temporal_cast(self, families, depth):
+        """CAST / TRY_CAST / :: between date, timestamp (us) and timestamp_ns, compared through
+        their exact nanoseconds (`ns`)."""
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        targets = [t for t in ("date", "timestamp", "timestamp_ns") if
+                   ("date" if t == "date" else "timestamp") in families]
+        if not targets:
+            return None
+        target = rng.choice(targets)
+        x = self.operand(("date", "timestamp"), depth + 1)
+        if _zone(x) or x.ns == "":
+            return None
+        source = "date" if x.family == "date" else ("timestamp_ns" if x.width == 9 else
+                                                     "timestamp")
+        if source == target:
+            return None
+        try_cast = rng.random() < 0.3
+        h = f"CAST({x.ns} AS HUGEINT)"
+        failure = None
+        if target == "date":  # the day it falls on
+            ns = f"({h} - ((({h} % {NS_PER_DAY}) + {NS_PER_DAY}) % {NS_PER_DAY}))"
+        elif target == "timestamp":  # from timestamp_ns: only whole microseconds convert
+            ns = h
+            if source == "timestamp_ns":
+                failure = f"({h} % 1000 != 0)"
+        else:  # timestamp_ns holds the years 1677..2262
+            ns = h
+            failure = f"({h} < {-(2**63)} OR {h} > {2**63 - 1})"
+        errors = list(x.errors)
+        if failure:
+            ns = f"(CASE WHEN {failure} THEN NULL ELSE {ns} END)"
+            if not try_cast:
+                errors.append(f"({x.ns} IS NOT NULL AND {failure})")
+        name = {"date": "date", "timestamp": rng.choice(["timestamp", "timestamp_us"]),
+                "timestamp_ns": "timestamp_ns"}[target]
+        if not try_cast and rng.random() < 0.3:
+            inner = x.tessera if x.tessera.replace('"', "").isidentifier() else f"({x.tessera})"
+            text = f"{inner}::{name}"
+        else:
+            text = f"{'TRY_CAST' if try_cast else 'CAST'}({x.tessera} AS {name})"
+        arrow_type = {"date": pa.date32(), "timestamp": pa.timestamp("us"),
+                      "timestamp_ns": pa.timestamp("ns")}[target]
+        width = {"date": 0, "timestamp": 6, "timestamp_ns": 9}[target]
+        return Operand(text, ns, "date" if target == "date" else "timestamp", width, "",
+                       arrow_type, ns, tuple(errors), x.fails or not try_cast,  # CastCanFail
+                       may_fail=x.may_fail)
+
+
+    def branch_values(self, count, depth, families):
+        """`count` operands of one family group (numbers or strings) for CASE / COALESCE /
+        GREATEST..., each sometimes NULL; None when `families` has none."""
+        groups = []
+        if {"int", "float"} & set(families):
+            groups.append(("int", "float"))
+        if "string" in families:
+            groups.append(("string",))
+        if not groups:
+            return None
+        group = self.rng.choice(groups)
+        values = [self.operand(group, depth + 1) for _ in range(count)]
+        result = pa.string() if group == ("string",) else common_type(
+            [v.arrow_type for v in values])
+        if ("float" if is_float(result) else "int" if is_int(result) else "string") \
+                not in families:
+            return None
+        return values, result
+
+    @value_production(0.6)
+    def v_case(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        branches = rng.randint(1, 2)
+        has_else = rng.random() < 0.7
+        chosen = self.branch_values(branches + has_else, depth, families)
+        if chosen is None:
+            return None
+        values, result = chosen
+        simple = rng.random() < 0.3
+        if simple:
+            subject = self.operand(("int", "float", "string"), depth + 1)
+            conditions = []
+            for _ in range(branches):
+                lit = self.literal_for(subject)
+                if lit.family == "null":
+                    lit = self.literal_for(subject)
+                if lit.family == "null":
+                    return None
+                conditions.append(Predicate(self.literal_text(subject, lit),
+                                            duck_compare(subject, "=", lit), **carried(subject)))
+        else:
+            conditions = [self.predicate(depth + 1) for _ in range(branches)]
+            if any(c.expect_error or c.duck in ("TRUE", "FALSE") for c in conditions):
+                return None
+        errors = []
+        for condition in conditions:
+            errors += [e for e in condition.errors if e not in errors]
+        # A condition the binder folds drops its branch: what fails there may never run.
+        may_fail = any(c.folds or c.may_fail for c in conditions) or \
+            any(v.may_fail for v in values)
+        tessera = ["CASE"] + ([subject.tessera] if simple else [])
+        duck = ["CASE"]
+        previous = []
+        fails = any(c.fails for c in conditions)
+        for number, value in enumerate(values):
+            sql, conversion = converted(value, result)
+            if number < branches:
+                chosen_sql = f"coalesce({conditions[number].duck}, FALSE)"
+                guard = " AND ".join(previous + [chosen_sql])
+                previous.append(f"NOT {chosen_sql}")
+                tessera += ["WHEN", conditions[number].tessera, "THEN", value.tessera]
+                duck += ["WHEN", chosen_sql, "THEN", sql]
+            else:
+                guard = " AND ".join(previous)
+                tessera += ["ELSE", value.tessera]
+                duck += ["ELSE", sql]
+            for e in list(value.errors) + ([conversion] if conversion else []):
+                errors.append(f"(({guard}) AND {e})")
+            fails = fails or value.fails or bool(conversion)
+        return operand_of(" ".join(tessera + ["END"]), "(" + " ".join(duck + ["END"]) + ")",
+                          result, errors, fails, may_fail=may_fail)
+
+    @value_production(0.6)
+    def v_conditional(self, families, depth):
+        """coalesce / nullif / greatest / least."""
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        function = rng.choice(["coalesce", "nullif", "greatest", "least"])
+        chosen = self.branch_values(2 if function == "nullif" else rng.randint(2, 3), depth,
+                                    families)
+        if chosen is None:
+            return None
+        values, result = chosen
+        converted_values = [converted(v, result) for v in values]
+        sqls = [sql for sql, _ in converted_values]
+        errors = list(carried(*values)["errors"]) + [e for _, e in converted_values if e]
+        fails = any(v.fails for v in values) or any(e for _, e in converted_values)
+        t = DUCK_TYPES[result]
+        if function == "coalesce":
+            duck = f"coalesce({', '.join(sqls)})"
+        elif function == "nullif":  # equal under IEEE: NaN is never equal
+            left, right = (operand_of("", sql, result) for sql in sqls)
+            equal = duck_compare_columns(left, "=", right)
+            duck = f"(CASE WHEN coalesce({equal}, FALSE) THEN NULL::{t} ELSE {sqls[0]} END)"
+        elif is_float(result):  # NaN only when every non-null argument is NaN (Arrow's fmax)
+            plain = ", ".join(f"(CASE WHEN isnan({s}) THEN NULL ELSE {s} END)" for s in sqls)
+            any_nan = " OR ".join(f"isnan({s})" for s in sqls)
+            duck = f"coalesce({function}({plain}), CASE WHEN {any_nan} THEN 'nan'::{t} END)"
+            # DuckDB's result zero is +0.0; tessera keeps the sign of the first zero argument
+            # (fmax / fmin: greatest(-2, -0.0) is -0.0, least(0, -0.0) is 0.0).
+            first_zero = " ".join(
+                f"WHEN {s} = 0 THEN (CASE WHEN 1.0 / {s} < 0 THEN '-0.0'::{t} ELSE '0.0'::{t} END)"
+                for s in sqls)
+            duck = f"(CASE WHEN ({duck}) = 0 THEN (CASE {first_zero} END) ELSE ({duck}) END)"
+        else:
+            duck = f"{function}({', '.join(sqls)})"
+        tessera = f"{function}({', '.join(v.tessera for v in values)})"
+        return operand_of(tessera, duck, result, errors, fails,
+                          may_fail=any(v.may_fail for v in values))
+
+    def string_argument(self, depth):
+        if self.rng.random() < 0.25:
+            value = self.rng.choice(STRING_POOL + ["x", " a "])
+            return operand_of(tessera_string(value, self.rng), duck_string(value), pa.string(),
+                              constant=True)
+        return self.operand(("string",), depth + 1)
+
+    @value_production(0.8)
+    def v_string_function(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH:
+            return None
+        rng = self.rng
+        wants_string = "string" in families
+        wants_int = "int" in families
+        if not wants_string and not wants_int:
+            return None
+        if not wants_string or (wants_int and rng.random() < 0.25):
+            x = self.operand(("string",), depth + 1)
+            name = rng.choice(["length", "char_length"])
+            return operand_of(f"{name}({x.tessera})", f"CAST(length({x.duck}) AS BIGINT)",
+                              pa.int64(), x.errors, x.fails, may_fail=x.may_fail)
+        kind = rng.choice(["lower", "upper", "trim", "ltrim", "rtrim", "substr", "concat", "||"])
+        x = self.operand(("string",), depth + 1)
+        if kind == "substr":
+            start = rng.choice([0, 1, 2, 3, -1, -2, -5, 10, -10])
+            count = rng.choice([None, 0, 1, 2, 3, 100] +
+                               ([-1, -2] if ENABLED["substr_negative_count"] else []))
+            args = f"{start}" + ("" if count is None else f", {count}")
+            name = rng.choice(["substr", "substring"])
+            duck_args = args
+            return operand_of(f"{name}({x.tessera}, {args})", f"substr({x.duck}, {duck_args})",
+                              pa.string(), x.errors, x.fails, may_fail=x.may_fail)
+        if kind in ("concat", "||"):
+            parts = [x] + [self.string_argument(depth) for _ in range(rng.randint(1, 2))]
+            if kind == "||":
+                return operand_of("(" + " || ".join(p.tessera for p in parts) + ")",
+                                  "(" + " || ".join(p.duck for p in parts) + ")", pa.string(),
+                                  **carried(*parts))
+            return operand_of(f"concat({', '.join(p.tessera for p in parts)})",
+                              f"concat({', '.join(p.duck for p in parts)})", pa.string(),
+                              **carried(*parts))
+        return operand_of(f"{kind}({x.tessera})", f"{kind}({x.duck})", pa.string(), x.errors,
+                          x.fails, may_fail=x.may_fail)
+
+    @value_production(0.7)
+    def v_math(self, families, depth):
+        if depth >= MAX_VALUE_DEPTH or not {"int", "float"} & set(families):
+            return None
+        rng = self.rng
+        kind = rng.choice(["round", "round", "floor", "ceil", "sqrt", "ln", "exp", "power",
+                           "special"])
+        if kind == "special":
+            if "float" not in families:
+                return None
+            name = rng.choice(["nan", "inf"])
+            return operand_of(f"{name}()", f"'{name}'::DOUBLE", pa.float64(), constant=True)
+        x = self.operand(("int", "float"), depth + 1)
+        t = x.arrow_type
+        if kind in ("round", "floor", "ceil"):
+            result = pa.float32() if t == pa.float16() else t
+            if ("float" if is_float(result) else "int") not in families:
+                return None
+            digits = rng.choice([None, None, 0, 1, 2, -1]) if kind == "round" and \
+                ENABLED["round_digits"] else None
+            if digits is not None and digits < 0 and is_int(t):
+                digits = 1
+            if is_int(result):
+                duck = x.duck  # integers are whole
+            else:
+                call = f"{kind}({x.duck}" + ("" if digits is None else f", {digits}") + ")"
+                duck = f"CAST({call} AS {DUCK_TYPES[result]})"
+            name = {"ceil": rng.choice(["ceil", "ceiling"])}.get(kind, kind)
+            text = f"{name}({x.tessera}" + ("" if digits is None else f", {digits}") + ")"
+            return operand_of(text, duck, result, x.errors, x.fails, may_fail=x.may_fail)
+        if "float" not in families:
+            return None
+        if kind == "power":
+            y = self.number_literal_operand(pa.float64()) if rng.random() < 0.5 else \
+                self.operand(("int", "float"), depth + 1)
+            name = rng.choice(["power", "pow"])
+            return operand_of(f"{name}({x.tessera}, {y.tessera})",
+                              f"pow(CAST({x.duck} AS DOUBLE), CAST({y.duck} AS DOUBLE))",
+                              pa.float64(), **carried(x, y))
+        return operand_of(f"{kind}({x.tessera})", f"{kind}(CAST({x.duck} AS DOUBLE))",
+                          pa.float64(), x.errors, x.fails, may_fail=x.may_fail)
+
+    # --- productions: predicates over expressions ---
+    def comparable_pair(self, depth):
+        """Two operands that compare (numbers, strings, booleans): the second sometimes a
+        literal."""
+        left = self.operand(("int", "float", "string", "bool"), depth)
+        group = ("int", "float") if left.family in ("int", "float") else (left.family,)
+        return left, self.operand(group, depth)
+
+    @production(3)
+    def p_distinct(self, depth):
+        left, right = self.comparable_pair(depth)
+        types = {left.arrow_type, right.arrow_type}
+        if not ENABLED["distinct_mixed_numbers"] and len(types) == 2 and \
+                all(is_int(t) or is_float(t) for t in types) and (
+                    any(is_float(t) for t in types) and any(is_int(t) for t in types) or
+                    pa.uint64() in types and any(pa.types.is_signed_integer(t) for t in types)):
+            return None
+        negated = self.rng.random() < 0.5
+        differ = duck_compare_columns(left, "!=", right)  # IEEE: NaN differs from NaN
+        distinct = (f"(CASE WHEN {left.duck} IS NULL AND {right.duck} IS NULL THEN FALSE "
+                    f"WHEN {left.duck} IS NULL OR {right.duck} IS NULL THEN TRUE "
+                    f"ELSE {differ} END)")
+        keyword = "IS NOT DISTINCT FROM" if negated else "IS DISTINCT FROM"
+        return Predicate(f"{left.tessera} {keyword} {right.tessera}",
+                         f"(NOT {distinct})" if negated else distinct, **carried(left, right))
+
+    @production(3)
+    def p_is_truth(self, depth):
+        if depth >= 2:
+            return None
+        inner = self.predicate(depth + 1)
+        if inner.expect_error:
+            return None
+        keyword = self.rng.choice(["IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE",
+                                   "IS UNKNOWN", "IS NOT UNKNOWN"])
+        duck_keyword = keyword.replace("UNKNOWN", "NULL")
+        return Predicate(f"({inner.tessera}) {keyword}", f"(({inner.duck}) {duck_keyword})",
+                         **carried(inner))
+
+    @production(3)
+    def p_in_values(self, depth):
+        """x [NOT] IN (values and columns)."""
+        left = self.operand(("int", "float", "string"), depth)
+        group = ("int", "float") if left.family in ("int", "float") else (left.family,)
+        items, duck_items = [], []
+        values, literals = [], []
+        for _ in range(self.rng.randint(1, 3)):
+            if self.rng.random() < 0.4:
+                lit = self.literal_for(left)
+                literals.append(lit)
+                items.append(self.literal_text(left, lit))
+                duck_items.append(duck_compare(left, "=", lit))
+            else:
+                value = self.operand(group, depth)
+                values.append(value)
+                items.append(value.tessera)
+                duck_items.append(duck_compare_columns(left, "=", value))
+        negated = self.rng.random() < 0.4
+        duck = "(" + " OR ".join(duck_items) + ")"
+        failures = carried(left, *values)
+        decided = self.literal_failures(left, literals)
+        failures["folds"] = failures["folds"] or decided.get("folds", False)
+        failures["may_fail"] = failures["may_fail"] or decided["may_fail"] or (
+            failures["folds"] and bool(failures["errors"]))
+        return Predicate(f"{left.tessera} {'NOT IN' if negated else 'IN'} ({', '.join(items)})",
+                         f"(NOT {duck})" if negated else duck, **failures)
+
+    @production(2)
+    def p_float_test(self, depth):
+        x = self.operand(("int", "float"), depth)
+        name = self.rng.choice(["isnan", "isinf", "isfinite"])
+        return Predicate(f"{name}({x.tessera})", f"{name}(CAST({x.duck} AS DOUBLE))",
+                         **carried(x))
+
+    @production(2)
+    def p_string_test(self, depth):
+        x = self.operand(("string",), depth)
+        name = self.rng.choice(["starts_with", "ends_with", "contains"])
+        value = self.rng.choice(STRING_POOL + ["b", "l", "%"])
+        duck_name = {"starts_with": "starts_with", "ends_with": "suffix",
+                     "contains": "contains"}[name]
+        return Predicate(f"{name}({x.tessera}, {tessera_string(value)})",
+                         f"{duck_name}({x.duck}, {duck_string(value)})", **carried(x))
+
+
     # --- productions: predicates ---
+    @staticmethod
+    def decided_by_literal(operand, lit):
+        """Whether `operand op lit` has one answer for every non-null value of the operand."""
+        if lit.family == "null":
+            return True
+        if operand.constant:
+            return True
+        if operand.family in ("int", "id"):
+            if lit.family == "float" and (not math.isfinite(lit.value) or
+                                          Fraction(lit.value).denominator != 1):
+                return True
+            if operand.arrow_type is not None and is_int(operand.arrow_type):
+                low, high = int_range(operand.arrow_type)
+                return not low <= lit.value <= high
+        if operand.temporal and lit.family in ("date", "timestamp"):
+            unit = {0: NS_PER_DAY, 6: 1000, 9: 1}.get(operand.width, 1)
+            return literal_ns(lit) % unit != 0  # finer than the operand: never equal
+        if operand.family == "float" and operand.width in FLOAT_MAX and \
+                lit.family in ("int", "float") and math.isfinite(lit.value):
+            return abs(lit.value) > FLOAT_MAX[operand.width]
+        return False
+
+    def literal_failures(self, operand, literals):
+        """carried(operand), but for a failing operand with a deciding literal: may_fail."""
+        result = carried(operand)
+        if any(self.decided_by_literal(operand, lit) for lit in literals):
+            result["folds"] = True
+            result["may_fail"] = result["may_fail"] or bool(operand.errors)
+        return result
+
     @production(22)
     def p_compare_literal(self, depth):
         c = self.operand(SCALAR_FAMILIES + ("id",), depth)
@@ -497,7 +1174,7 @@ class Generator:
             tessera = f"{text} {self.op_text(FLIP[op])} {c.tessera}"
         else:
             tessera = f"{c.tessera} {self.op_text(op)} {text}"
-        return Predicate(tessera, duck_compare(c, op, lit))
+        return Predicate(tessera, duck_compare(c, op, lit), **self.literal_failures(c, [lit]))
 
     @production(8)
     def p_compare_columns(self, depth):
@@ -517,7 +1194,7 @@ class Generator:
             return None
         op = self.rng.choice(OPS)
         return Predicate(f"{left.tessera} {self.op_text(op)} {right.tessera}",
-                         duck_compare_columns(left, op, right))
+                         duck_compare_columns(left, op, right), **carried(left, right))
 
     @production(8)
     def p_in(self, depth):
@@ -526,7 +1203,8 @@ class Generator:
         negated = self.rng.random() < 0.4
         texts = ", ".join(self.literal_text(c, lit) for lit in literals)
         tessera = f"{c.tessera} {'NOT IN' if negated else 'IN'} ({texts})"
-        return Predicate(tessera, duck_in(c, literals, negated))
+        return Predicate(tessera, duck_in(c, literals, negated),
+                         **self.literal_failures(c, literals))
 
     @production(6)
     def p_between(self, depth):
@@ -536,7 +1214,8 @@ class Generator:
         tessera = (f"{c.tessera} {'NOT BETWEEN' if negated else 'BETWEEN'} "
                    f"{self.literal_text(c, low)} AND {self.literal_text(c, high)}")
         both = f"({duck_compare(c, '>=', low)} AND {duck_compare(c, '<=', high)})"
-        return Predicate(tessera, f"(NOT {both})" if negated else both)
+        return Predicate(tessera, f"(NOT {both})" if negated else both,
+                         **self.literal_failures(c, [low, high]))
 
     @production(4)
     def p_is_null(self, depth):
@@ -547,14 +1226,16 @@ class Generator:
 
     @production(6)
     def p_like(self, depth):
-        c = self.operand(("string",), depth)
+        c = self.operand(("string",), depth) if ENABLED["like_on_expressions"] else \
+            self.v_column(("string",), depth)
         pattern = self.like_pattern()
         if "\\" in pattern and "%" in pattern and not ENABLED["like_backslash_in_percent_patterns"]:
             return None
         negated = self.rng.random() < 0.3
         keyword = "NOT LIKE" if negated else "LIKE"
         tessera = f"{c.tessera} {keyword} {tessera_string(pattern)}"
-        return Predicate(tessera, f"({q(c)} {keyword} {duck_string(pattern)} ESCAPE '\\')")
+        return Predicate(tessera, f"({q(c)} {keyword} {duck_string(pattern)} ESCAPE '\\')",
+                         **carried(c))
 
     def like_pattern(self):
         """A LIKE pattern (its value, after string escapes): pieces of pool strings, wildcards and
@@ -622,15 +1303,23 @@ class Generator:
         word = self.rng.choice(["AND", "OR", "and", "or"])
         if any(p.expect_error for p in parts):
             return None
+        conjuncts = ()
+        folds = any(p.folds or p.duck in ("TRUE", "FALSE") for p in parts)
+        extra = dict(folds=folds)
+        if folds and any(p.fails for p in parts):
+            extra["may_fail"] = True  # a folded term may decide the whole AND / OR
+        if word.upper() == "AND":
+            conjuncts = tuple(term for p in parts for term in p.terms())
         return Predicate("(" + f" {word} ".join(p.tessera for p in parts) + ")",
-                         "(" + f" {word.upper()} ".join(p.duck for p in parts) + ")")
+                         "(" + f" {word.upper()} ".join(p.duck for p in parts) + ")",
+                         conjuncts=conjuncts, **{**carried(*parts), **extra})
 
     @production(5)
     def p_not(self, depth):
         inner = self.predicate(depth + 1)
         if inner.expect_error:
             return None
-        return Predicate(f"NOT ({inner.tessera})", f"(NOT {inner.duck})")
+        return Predicate(f"NOT ({inner.tessera})", f"(NOT {inner.duck})", **carried(inner))
 
     @production(1)
     def p_ill_typed(self, depth):

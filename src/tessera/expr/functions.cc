@@ -222,11 +222,18 @@ arrow::Result<Datum> EvaluateConcatOperator(const Arguments& arguments, const Ty
   return compute::CallFunction("binary_join_element_wise", with_separator, &options);
 }
 
+// concat() skips nulls: each null becomes '' (so concat(NULL, NULL) is '', as in DuckDB).
+// Not JoinOptions::SKIP: Arrow's kernel drops the rows where every argument is null, returning
+// a shorter array.
 arrow::Result<Datum> EvaluateConcat(const Arguments& arguments, const TypePtr& result, int64_t) {
-  compute::JoinOptions options(compute::JoinOptions::SKIP);
-  Arguments with_separator = arguments;
-  ARROW_ASSIGN_OR_RAISE(auto separator, arrow::MakeScalar(result, std::string()));
-  with_separator.push_back(separator);
+  ARROW_ASSIGN_OR_RAISE(auto empty, arrow::MakeScalar(result, std::string()));
+  Arguments with_separator;
+  for (const auto& argument : arguments) {
+    ARROW_ASSIGN_OR_RAISE(auto filled, compute::CallFunction("coalesce", {argument, empty}));
+    with_separator.push_back(std::move(filled));
+  }
+  with_separator.push_back(empty);
+  compute::JoinOptions options(compute::JoinOptions::EMIT_NULL);
   return compute::CallFunction("binary_join_element_wise", with_separator, &options);
 }
 
@@ -814,6 +821,11 @@ arrow::Result<Datum> CastArray(const Datum& value, const TypePtr& type, bool try
   if (IsFloat(from) && IsInteger(*type)) {
     // SQL rounds a float cast to an integer; Arrow would truncate (or refuse).
     compute::RoundOptions round(0, compute::RoundMode::HALF_TOWARDS_INFINITY);
+    if (from.id() == arrow::Type::HALF_FLOAT) {
+      // Arrow's round has no float16 kernel; float32 holds every float16 exactly.
+      ARROW_ASSIGN_OR_RAISE(auto widened, compute::Cast(Datum(values), arrow::float32()));
+      values = widened.make_array();
+    }
     ARROW_ASSIGN_OR_RAISE(auto rounded, compute::CallFunction("round", {Datum(values)}, &round));
     values = rounded.make_array();
   }
