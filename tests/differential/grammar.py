@@ -77,18 +77,18 @@ KNOWN_BUGS = {
     "float_to_varchar_casts": False,
     # LIKE over an expression (lower(s) LIKE 'a%') is rejected: "LIKE needs a column here, found
     # NULL" (the message names NULL for any expression).
-    "like_on_expressions": False,
+    "like_on_expressions": True,
     # round(x, digits): the digits literal takes x's type (BindArguments' hint), so round(f64, 1)
     # is "round takes an integer number of digits, not double".
-    "round_digits": False,
+    "round_digits": True,
     # IS [NOT] DISTINCT FROM between an integer and a float, or a uint64 and a signed integer,
     # casts both sides to their common type (lossy float32 / float64, failing uint64 -> int64)
     # where = compares exactly: u32 IS NOT DISTINCT FROM CAST(u32 AS float4) holds for
     # 4294967295, and i64 IS DISTINCT FROM u64 fails on 18446744073709551615.
-    "distinct_mixed_numbers": False,
+    "distinct_mixed_numbers": True,
     # substr(s, start, negative count): tessera returns '', DuckDB the characters before start
     # (substr('hello', 3, -1) = 'e', substr('hello', -1, -1) = 'l').
-    "substr_negative_count": False,
+    "substr_negative_count": True,
 }
 
 

@@ -96,6 +96,9 @@ TEST(Expressions, NormalizedFormsParseBack) {
       {"b IS NOT TRUE", "(b IS NOT TRUE)"},
       {"coalesce(f, 0) > 1 AND s || 'x' = 'ax'", "((coalesce(f, 0) > 1) AND ((s || 'x') = 'ax'))"},
       {"TRY_CAST(s AS bigint) = 5", "(TRY_CAST(s AS int64) = 5)"},
+      {"s LIKE 'a' || '%'", "(s LIKE 'a%')"},
+      {"upper(s) ILIKE 'h%' ESCAPE '#'", "(upper(s) ILIKE 'h%' ESCAPE '#')"},
+      {"NOT lower(s) LIKE s", "(NOT (lower(s) LIKE s))"},
   };
   for (const auto& [text, normalized] : kForms) {
     EXPECT_EQ(Normalized(text), normalized) << text;
@@ -181,9 +184,37 @@ TEST(Expressions, StringFunctions) {
   EXPECT_EQ(Select("concat(s, NULL) = ''", batch), (Truth{false, false, true, true, false}));
   EXPECT_EQ(Select("starts_with(s, 'He')", batch), (Truth{false, true, false, false, false}));
   EXPECT_EQ(Select("contains(lower(s), 'ell')", batch), (Truth{false, true, false, false, false}));
+  // LIKE over expressions, with constant or per-row patterns.
+  EXPECT_EQ(Select("upper(s) LIKE 'H%'", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("trim(s) ILIKE 'P_D'", batch), (Truth{false, false, false, false, true}));
+  EXPECT_EQ(Select("s || 'x' LIKE s || '%'", batch), (Truth{true, true, true, false, true}));
   auto column_pattern = Filter::Parse("starts_with(s, s)", batch->schema());
   ASSERT_FALSE(column_pattern.ok());
   EXPECT_THAT(column_pattern.status().message(), HasSubstr("must be a constant"));
+}
+
+// Findings of the differential test: round's digits stay an integer whatever x is; values
+// beyond the precision are already round (no overflow error), subnormals round to zero;
+// substr with a negative count takes the characters before start; IS DISTINCT FROM compares
+// exactly, like =.
+TEST(Expressions, DifferentialFindings) {
+  const auto batch = MakeBatch({
+      {"f", arrow::float64(), "[1.25, 1e300, 5e-324, -4.9, null]"},
+      {"g", arrow::float32(), "[4294967296.0, 1.0, 2.5, 0.0, 3.0]"},
+      {"u", arrow::uint32(), "[4294967295, 1, 3, 0, null]"},
+      {"s", arrow::utf8(), R"(["hello", "hello", "hello", "hello", null])"},
+  });
+  EXPECT_EQ(Select("round(f, 1) = 1.3", batch), (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("round(f, 2) = 1e300", batch), (Truth{false, true, false, false, false}));
+  EXPECT_EQ(Select("round(f, -1) = 0", batch), (Truth{true, false, true, true, false}));
+  EXPECT_EQ(Select("round(CAST(u AS int64), -1) = 4294967300", batch),
+            (Truth{true, false, false, false, false}));
+  EXPECT_EQ(Select("round(CAST(u AS int64), -1) = 0", batch),
+            (Truth{false, true, true, true, false}));
+  EXPECT_EQ(Select("substr(s, 3, -1) = 'e' AND substr(s, -1, -1) = 'l'", batch),
+            (Truth{true, true, true, true, false}));
+  EXPECT_EQ(Evaluate("u IS NOT DISTINCT FROM g", batch), (Truth{false, true, false, true, false}));
+  EXPECT_EQ(Evaluate("u IS DISTINCT FROM NULL", batch), (Truth{true, true, true, true, false}));
 }
 
 TEST(Expressions, MathFunctions) {

@@ -824,8 +824,10 @@ class Binder {
 
   // Binds the arguments of a call or CASE: non-literals first, so that literals can take their
   // type (coalesce(i8, 0) keeps int8).
+  // Arguments in `own_types` (a bit per argument) keep their own types: the constant digits of
+  // round(x, 1) are an integer whatever x is.
   arrow::Result<std::vector<NodePtr>> BindArguments(
-      const std::vector<const SyntaxNode*>& arguments) {
+      const std::vector<const SyntaxNode*>& arguments, uint32_t own_types = 0) {
     std::vector<NodePtr> bound(arguments.size());
     TypePtr hint;
     for (size_t i = 0; i < arguments.size(); ++i) {
@@ -839,6 +841,12 @@ class Binder {
       }
     }
     for (size_t i = 0; i < arguments.size(); ++i) {
+      if ((own_types >> i & 1u) != 0) {
+        if (!bound[i]) {
+          ARROW_ASSIGN_OR_RAISE(bound[i], Value(*arguments[i]));
+        }
+        continue;
+      }
       if (!bound[i]) {
         ARROW_ASSIGN_OR_RAISE(bound[i], Value(*arguments[i], hint));
       } else if (hint && bound[i]->kind() == NodeKind::kLiteral &&
@@ -924,7 +932,7 @@ class Binder {
       }
       arguments.push_back(&argument);
     }
-    ARROW_ASSIGN_OR_RAISE(auto bound, BindArguments(arguments));
+    ARROW_ASSIGN_OR_RAISE(auto bound, BindArguments(arguments, spec->constant_arguments));
     TypeList types;
     for (const auto& argument : bound) types.push_back(argument->type());
     auto signature = spec->resolve(types);
@@ -1019,15 +1027,22 @@ class Binder {
   arrow::Result<NodePtr> BindIsDistinct(const SyntaxNode& node) {
     ARROW_ASSIGN_OR_RAISE(auto bound,
                           BindArguments({node.children[0].get(), node.children[1].get()}));
-    TypeList types = {bound[0]->type(), bound[1]->type()};
-    auto common = CommonValueType(types);
-    if (!common.ok() && !bound[0]->type()->Equals(*bound[1]->type())) {
-      return Mismatch(node.position, "cannot compare ", Describe(*bound[0]), " with ",
-                      Describe(*bound[1]));
+    // Compared exactly like =, each side in its own type (compare_values.h); a NULL literal
+    // takes the other side's type.
+    const bool left_null = bound[0]->type()->id() == arrow::Type::NA;
+    const bool right_null = bound[1]->type()->id() == arrow::Type::NA;
+    if (left_null != right_null) {
+      auto& null_side = bound[left_null ? 0 : 1];
+      null_side = std::make_shared<Literal>(arrow::MakeNullScalar(bound[left_null ? 1 : 0]->type()),
+                                            null_side->position());
     }
-    const TypePtr type = common.ok() ? *common : bound[0]->type();
-    for (auto& value : bound) {
-      ARROW_ASSIGN_OR_RAISE(value, Convert(value, type, node.position, "IS DISTINCT FROM"));
+    if (!left_null || !right_null) {
+      RETURN_NOT_OK(CheckComparable(*bound[0], CompareOp::kEqual, "IS DISTINCT FROM",
+                                    node.position));
+      if (!ComparisonType(bound[0]->type(), bound[1]->type()).ok()) {
+        return Mismatch(node.position, "cannot compare ", Describe(*bound[0]), " with ",
+                        Describe(*bound[1]));
+      }
     }
     const bool constant = AllLiterals(bound);
     NodePtr call = std::make_shared<Call>(

@@ -10,6 +10,7 @@
 #include <map>
 #include <type_traits>
 
+#include "tessera/expr/compare_values.h"
 #include "tessera/expr/diagnostics.h"
 #include "tessera/expr/function_families.h"
 #include "tessera/expr/like_pattern.h"
@@ -314,27 +315,36 @@ arrow::Result<Datum> EvaluateSubstr(const Arguments& arguments, const TypePtr& r
                                     int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto null, NullIfConstantIsNull(arguments, result, length));
   if (null) return *null;
-  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
-  const int64_t start = IntegerArgument(arguments[1]);
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max() / 2;
+  const int64_t start = std::clamp(IntegerArgument(arguments[1]), -kEnd, kEnd);
   const std::optional<int64_t> count =
-      arguments.size() > 2 ? std::optional<int64_t>(IntegerArgument(arguments[2])) : std::nullopt;
+      arguments.size() > 2
+          ? std::optional<int64_t>(std::clamp(IntegerArgument(arguments[2]), -kEnd, kEnd))
+          : std::nullopt;
+  // The characters at 1-based positions [low, high); a negative count takes the characters
+  // before `start` (substr('hello', 3, -1) is 'e'), a negative start counts from the end.
+  const int64_t low = count && *count < 0 ? start + *count : start;
+  const int64_t high = !count ? kEnd : (*count < 0 ? start : start + *count);
   int64_t begin = 0;
   int64_t stop = kEnd;
-  if (start > 0) {
-    begin = start - 1;
-    if (count) stop = *count <= 0 ? begin : begin + std::min(*count, kEnd - begin);
-  } else if (start == 0) {
-    if (count) stop = std::max<int64_t>(0, *count - 1);
+  bool empty = false;
+  if (start > 0 || (start == 0 && (!count || *count >= 0))) {
+    // Positions from the start: 1-based position p is index p - 1.
+    begin = std::max<int64_t>(low - 1, 0);
+    stop = high == kEnd ? kEnd : std::max<int64_t>(high - 1, 0);
+    empty = stop <= begin;
+  } else if (start < 0) {
+    // Positions from the end: -1 is the last character, Arrow's index -1.
+    begin = low;
+    stop = high >= 0 ? kEnd : high;
+    empty = stop != kEnd && stop <= begin;
   } else {
-    begin = start;
-    if (count) stop = *count <= 0 ? begin : (start + *count >= 0 ? kEnd : start + *count);
+    empty = true;  // start 0 with a negative count: before the first character
   }
-  if (stop != kEnd && stop <= begin && (begin >= 0) == (stop >= 0)) {
-    ARROW_ASSIGN_OR_RAISE(auto empty, arrow::MakeScalar(result, std::string()));
+  if (empty) {
+    ARROW_ASSIGN_OR_RAISE(auto blank, arrow::MakeScalar(result, std::string()));
     ARROW_ASSIGN_OR_RAISE(auto is_null, compute::CallFunction("is_null", {arguments[0]}));
-    ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(result, 1));
-    ARROW_ASSIGN_OR_RAISE(auto null_scalar, nulls->GetScalar(0));
-    return compute::IfElse(is_null, null_scalar, empty);
+    return compute::IfElse(is_null, arrow::MakeNullScalar(result), blank);
   }
   compute::SliceOptions options(begin, stop);
   return compute::CallFunction("utf8_slice_codeunits", {arguments[0]}, &options);
@@ -450,10 +460,40 @@ arrow::Result<Datum> EvaluateRounding(const Arguments& arguments, const TypePtr&
   const int64_t digits = arguments.size() > 1 ? IntegerArgument(arguments[1]) : 0;
   if (IsInteger(*result) && digits >= 0) return arguments[0];
   if (IsInteger(*result)) {
-    return arrow::Status::Invalid("round of integers to negative digits is not supported");
+    // round(i, -1): through float64, exact below 2^53.
+    ARROW_ASSIGN_OR_RAISE(auto real, compute::Cast(arguments[0], arrow::float64()));
+    ARROW_ASSIGN_OR_RAISE(auto rounded, EvaluateRounding<kMode>({real, arguments[1]},
+                                                                arrow::float64(), length));
+    return compute::Cast(rounded, result);
   }
+  if (digits == 0) {
+    compute::RoundOptions options(0, kMode);
+    return compute::CallFunction("round", {arguments[0]}, &options);
+  }
+  // Arrow scales by 10^digits, which overflows for large values (an error) and leaves
+  // subnormals unrounded; values beyond the precision are already round, values below half a
+  // unit round to a zero of their sign.
+  if (digits > 30) return arguments[0];
+  const double whole = result->id() == arrow::Type::DOUBLE ? 4503599627370496.0 : 8388608.0;
+  ARROW_ASSIGN_OR_RAISE(auto magnitude, compute::CallFunction("abs", {arguments[0]}));
+  Datum keep(false);
+  if (digits > 0) {
+    ARROW_ASSIGN_OR_RAISE(keep, compute::CallFunction("greater_equal",
+                                                      {magnitude, Datum(whole)}));
+  }
+  Datum tiny(false);
+  if (digits < 0) {
+    const double half_unit = 0.5 * std::pow(10.0, static_cast<double>(-digits));
+    ARROW_ASSIGN_OR_RAISE(tiny, compute::CallFunction("less", {magnitude, Datum(half_unit)}));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto special, compute::CallFunction("or", {keep, tiny}));
+  ARROW_ASSIGN_OR_RAISE(auto zero, arrow::MakeScalar(result, 0));
+  ARROW_ASSIGN_OR_RAISE(auto safe, compute::IfElse(special, zero, arguments[0]));
   compute::RoundOptions options(digits, kMode);
-  return compute::CallFunction("round", {arguments[0]}, &options);
+  ARROW_ASSIGN_OR_RAISE(auto rounded, compute::CallFunction("round", {safe}, &options));
+  ARROW_ASSIGN_OR_RAISE(auto signed_zero, compute::CallFunction("multiply", {arguments[0], zero}));
+  ARROW_ASSIGN_OR_RAISE(auto small, compute::IfElse(tiny, signed_zero, rounded));
+  return compute::IfElse(keep, arguments[0], small);
 }
 
 arrow::Result<Signature> ResolveRound(const TypeList& types) {
@@ -524,17 +564,20 @@ arrow::Result<Datum> EvaluateIsNull(const Arguments& arguments, const TypePtr&, 
   return compute::CallFunction("is_null", {arguments[0]});
 }
 
-arrow::Result<Datum> Distinct(const Arguments& arguments) {
+arrow::Result<Datum> Distinct(const Arguments& arguments, int64_t length) {
+  if (arguments[0].type()->id() == arrow::Type::NA) return Datum(false);  // NULL vs NULL
   ARROW_ASSIGN_OR_RAISE(auto left_valid, compute::CallFunction("is_valid", {arguments[0]}));
   ARROW_ASSIGN_OR_RAISE(auto right_valid, compute::CallFunction("is_valid", {arguments[1]}));
   ARROW_ASSIGN_OR_RAISE(auto one_null, compute::CallFunction("xor", {left_valid, right_valid}));
-  ARROW_ASSIGN_OR_RAISE(auto differ, compute::CallFunction("not_equal", arguments));
+  ARROW_ASSIGN_OR_RAISE(auto differ, CompareValues(CompareOp::kNotEqual, arguments[0],
+                                                   arguments[1], length));
   return compute::CallFunction("coalesce", {differ, one_null});
 }
 
 template <bool kNegated>
-arrow::Result<Datum> EvaluateDistinct(const Arguments& arguments, const TypePtr&, int64_t) {
-  ARROW_ASSIGN_OR_RAISE(auto distinct, Distinct(arguments));
+arrow::Result<Datum> EvaluateDistinct(const Arguments& arguments, const TypePtr&,
+                                      int64_t length) {
+  ARROW_ASSIGN_OR_RAISE(auto distinct, Distinct(arguments, length));
   if (!kNegated) return distinct;
   return compute::CallFunction("invert", {distinct});
 }
