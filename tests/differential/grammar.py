@@ -1150,7 +1150,10 @@ class Generator:
                 return not low <= lit.value <= high
         if operand.temporal and lit.family in ("date", "timestamp"):
             unit = {0: NS_PER_DAY, 6: 1000, 9: 1}.get(operand.width, 1)
-            return literal_ns(lit) % unit != 0  # finer than the operand: never equal
+            if literal_ns(lit) % unit != 0:
+                return True  # finer than the operand: never equal
+            # Outside the operand type's range (timestamp[ns] holds 1677..2262 only).
+            return operand.width == 9 and not -2**63 <= literal_ns(lit) < 2**63
         if operand.family == "float" and operand.width in FLOAT_MAX and \
                 lit.family in ("int", "float") and math.isfinite(lit.value):
             return abs(lit.value) > FLOAT_MAX[operand.width]

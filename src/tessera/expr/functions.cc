@@ -251,7 +251,6 @@ constexpr char kExp[] = "exp";
 constexpr char kIsNan[] = "is_nan";
 constexpr char kIsInf[] = "is_inf";
 constexpr char kIsFinite[] = "is_finite";
-constexpr char kIsNull[] = "is_null";
 
 arrow::Result<Signature> ResolveLength(const TypeList& types) {
   RETURN_NOT_OK(ExpectStrings("length", types));
