@@ -89,6 +89,12 @@ filters=(
   "NOT (id % 7 = 0) AND text NOT LIKE '%a_b%'"
   "array_has_all(tags, ['x']) OR array_has(tags, 'y')"
   "ts < TIMESTAMP '2024-01-01 00:01:40' AND id IN (1, 2, 3)"
+  "price * 2 - id % 3 > 10 AND CAST(price AS int) IN (id, 5) AND -id::int16 < 0"
+  "CASE WHEN price > 5 THEN upper(category) ELSE concat(text, '!') END LIKE 'A%' IS NOT TRUE"
+  "coalesce(price, 0) BETWEEN least(id, 3) AND greatest(id, 9) OR TRY_CAST(text AS double) IS NULL"
+  "ts + INTERVAL '1' DAY > TIMESTAMP '2024-01-01 00:00:00+02:00' AND extract(hour FROM ts) = 0"
+  "'red' = ANY(tags) OR array_contains(tags, 'blue') OR array_length(tags) = 0"
+  "substr(category, 2, 3) || trim(text) REGEXP '^[a-z]+' AND round(price, 1) IS DISTINCT FROM nan()"
 )
 n=0; for f in "${filters[@]}"; do n=$((n + 1)); printf '%s' "$f" | seed filter "filter$n"; done
 
