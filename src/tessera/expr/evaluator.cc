@@ -191,8 +191,9 @@ class Evaluator {
     }
     ARROW_ASSIGN_OR_RAISE(
         auto result, Positioned(call, call.function().evaluate(arguments, call.type(), length())));
-    // A constant's type may be finer than the signature's (an INTERVAL is a duration in the
-    // coarsest unit that holds it), except for durations.
+    // A function may return a constant (nan(), now()) of a type other than its signature's;
+    // it is cast to it, except an INTERVAL, whose unit is the coarsest that holds its value
+    // so that adding it keeps a timestamp's precision.
     if (result.is_scalar() && !result.type()->Equals(*call.type()) &&
         call.type()->id() != arrow::Type::DURATION) {
       ARROW_ASSIGN_OR_RAISE(result, compute::Cast(result, call.type()));
