@@ -322,13 +322,38 @@ class Binder {
     if (left_literal) return BindCompare(FlipCompareOp(op), right, left, position);
     ARROW_ASSIGN_OR_RAISE(auto bound, Value(left));
     ARROW_ASSIGN_OR_RAISE(auto compare, CompareWith(op, bound, right, position));
-    // Both sides folded into constants (1 + 2 = 3): the comparison folds too.
-    if (compare->kind() == NodeKind::kCompare &&
-        compare->As<Compare>().left().kind() == NodeKind::kLiteral &&
-        compare->As<Compare>().right().kind() == NodeKind::kLiteral) {
+    // Both sides folded into constants (1 + 2 = 3, or 1 * 0 - 1 = 2.5, which resolves to
+    // "(-1 IS NULL) AND NULL"): the comparison folds too.
+    if (compare->kind() != NodeKind::kLiteral && IsConstant(*compare)) {
       return Fold(std::move(compare));
     }
     return compare;
+  }
+
+  // Whether `node` reads no column.
+  static bool IsConstant(const Node& node) {
+    auto all = [](const std::vector<NodePtr>& nodes) {
+      return std::all_of(nodes.begin(), nodes.end(),
+                         [](const NodePtr& child) { return IsConstant(*child); });
+    };
+    switch (node.kind()) {
+      case NodeKind::kLiteral:
+        return true;
+      case NodeKind::kCompare:
+        return IsConstant(node.As<Compare>().left()) && IsConstant(node.As<Compare>().right());
+      case NodeKind::kAnd:
+        return all(node.As<And>().children());
+      case NodeKind::kOr:
+        return all(node.As<Or>().children());
+      case NodeKind::kNot:
+        return IsConstant(node.As<Not>().child());
+      case NodeKind::kCall:
+        return all(node.As<Call>().arguments());
+      case NodeKind::kCast:
+        return IsConstant(node.As<Cast>().operand());
+      default:
+        return false;  // CASE folds its constants itself; the other kinds read a column
+    }
   }
 
   // `left op right` with `left` bound; a literal `right` is resolved exactly against its type.
@@ -671,8 +696,8 @@ class Binder {
     }
     bound.push_back(std::move(escape));
     const FunctionSpec& spec = *FindFunction(case_insensitive ? "ilike operator" : "like operator");
-    ARROW_ASSIGN_OR_RAISE(auto signature, spec.resolve({bound[0]->type(), bound[1]->type(),
-                                                        bound[2]->type()}));
+    ARROW_ASSIGN_OR_RAISE(auto signature,
+                          spec.resolve({bound[0]->type(), bound[1]->type(), bound[2]->type()}));
     for (size_t i = 0; i < bound.size(); ++i) {
       ARROW_ASSIGN_OR_RAISE(bound[i],
                             Convert(bound[i], signature.arguments[i], node.position, keyword));
@@ -685,8 +710,7 @@ class Binder {
     const auto checked = spec.check(constants);
     if (!checked.ok()) return Error(node.position, keyword, ": ", checked.message());
     const bool constant = AllLiterals(bound);
-    NodePtr call =
-        std::make_shared<Call>(spec, std::move(bound), arrow::boolean(), node.position);
+    NodePtr call = std::make_shared<Call>(spec, std::move(bound), arrow::boolean(), node.position);
     if (constant) {
       ARROW_ASSIGN_OR_RAISE(call, Fold(std::move(call)));
     }
@@ -826,8 +850,8 @@ class Binder {
   // type (coalesce(i8, 0) keeps int8).
   // Arguments in `own_types` (a bit per argument) keep their own types: the constant digits of
   // round(x, 1) are an integer whatever x is.
-  arrow::Result<std::vector<NodePtr>> BindArguments(
-      const std::vector<const SyntaxNode*>& arguments, uint32_t own_types = 0) {
+  arrow::Result<std::vector<NodePtr>> BindArguments(const std::vector<const SyntaxNode*>& arguments,
+                                                    uint32_t own_types = 0) {
     std::vector<NodePtr> bound(arguments.size());
     TypePtr hint;
     for (size_t i = 0; i < arguments.size(); ++i) {
@@ -1037,8 +1061,8 @@ class Binder {
                                             null_side->position());
     }
     if (!left_null || !right_null) {
-      RETURN_NOT_OK(CheckComparable(*bound[0], CompareOp::kEqual, "IS DISTINCT FROM",
-                                    node.position));
+      RETURN_NOT_OK(
+          CheckComparable(*bound[0], CompareOp::kEqual, "IS DISTINCT FROM", node.position));
       if (!ComparisonType(bound[0]->type(), bound[1]->type()).ok()) {
         return Mismatch(node.position, "cannot compare ", Describe(*bound[0]), " with ",
                         Describe(*bound[1]));
