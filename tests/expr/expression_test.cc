@@ -18,7 +18,7 @@ using testing::kNull;
 using testing::MakeBatch;
 using testing::Values;
 
-using Truth = std::vector<std::optional<bool>>;
+using testing::Truth;
 
 std::shared_ptr<arrow::RecordBatch> Numbers() {
   return MakeBatch({
@@ -33,23 +33,11 @@ std::shared_ptr<arrow::RecordBatch> Numbers() {
 }
 
 Truth Select(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  auto filter = Filter::Parse(text, batch->schema());
-  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
-  if (!filter.ok()) return {};
-  auto selected = (*filter)->Select(*batch);
-  EXPECT_TRUE(selected.ok()) << text << ": " << selected.status().ToString();
-  if (!selected.ok()) return {};
-  return Values(**selected);
+  return testing::SelectText(text, batch);
 }
 
 Truth Evaluate(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  auto filter = Filter::Parse(text, batch->schema());
-  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
-  if (!filter.ok()) return {};
-  auto truth = (*filter)->Evaluate(*batch);
-  EXPECT_TRUE(truth.ok()) << text << ": " << truth.status().ToString();
-  if (!truth.ok()) return {};
-  return Values(**truth);
+  return testing::EvaluateText(text, batch);
 }
 
 arrow::Status Fails(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {

@@ -13,19 +13,11 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::kNull;
 using testing::MakeBatch;
+using testing::Truth;
 using testing::Values;
 
-using Truth = std::vector<std::optional<bool>>;
-
-// Evaluates `text` over `batch` (parsed against the batch's own schema).
 Truth Eval(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  auto filter = Filter::Parse(text, batch->schema());
-  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
-  if (!filter.ok()) return {};
-  auto result = (*filter)->Evaluate(*batch);
-  EXPECT_TRUE(result.ok()) << text << ": " << result.status().ToString();
-  if (!result.ok()) return {};
-  return Values(**result);
+  return testing::EvaluateText(text, batch);
 }
 
 std::shared_ptr<arrow::RecordBatch> Numbers() {

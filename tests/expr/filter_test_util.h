@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,5 +68,31 @@ inline std::vector<std::optional<bool>> Values(const arrow::BooleanArray& array)
 }
 
 inline constexpr std::nullopt_t kNull = std::nullopt;
+
+// One truth value per row: true, false or nullopt (unknown).
+using Truth = std::vector<std::optional<bool>>;
+
+// Evaluates `text` over `batch` (parsed against the batch's own schema): true / false /
+// unknown per row; empty (and a test failure) when it does not parse or evaluate.
+inline Truth EvaluateText(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto filter = Filter::Parse(text, batch->schema());
+  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
+  if (!filter.ok()) return {};
+  auto result = (*filter)->Evaluate(*batch);
+  EXPECT_TRUE(result.ok()) << text << ": " << result.status().ToString();
+  if (!result.ok()) return {};
+  return Values(**result);
+}
+
+// The rows a WHERE `text` keeps over `batch` (Filter::Select).
+inline Truth SelectText(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
+  auto filter = Filter::Parse(text, batch->schema());
+  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
+  if (!filter.ok()) return {};
+  auto selected = (*filter)->Select(*batch);
+  EXPECT_TRUE(selected.ok()) << text << ": " << selected.status().ToString();
+  if (!selected.ok()) return {};
+  return Values(**selected);
+}
 
 }  // namespace tessera::expr::testing

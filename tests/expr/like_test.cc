@@ -18,20 +18,13 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::kNull;
 using testing::MakeBatch;
+using testing::Truth;
 using testing::Values;
-using testing::WideSchema;
-
-using Truth = std::vector<std::optional<bool>>;
 
 Truth Eval(std::string_view text, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  auto filter = Filter::Parse(text, batch->schema());
-  EXPECT_TRUE(filter.ok()) << text << ": " << filter.status().ToString();
-  if (!filter.ok()) return {};
-  auto result = (*filter)->Evaluate(*batch);
-  EXPECT_TRUE(result.ok()) << text << ": " << result.status().ToString();
-  if (!result.ok()) return {};
-  return Values(**result);
+  return testing::EvaluateText(text, batch);
 }
+using testing::WideSchema;
 
 std::string Normalized(std::string_view text) {
   auto filter = Filter::Parse(text, WideSchema());

@@ -28,6 +28,25 @@ std::string_view CompareOpSymbol(CompareOp op) {
   return "?";
 }
 
+bool OrderSatisfies(CompareOp op, int order) {
+  if (order == 2) return op == CompareOp::kNotEqual;
+  switch (op) {
+    case CompareOp::kEqual:
+      return order == 0;
+    case CompareOp::kNotEqual:
+      return order != 0;
+    case CompareOp::kLess:
+      return order < 0;
+    case CompareOp::kLessEqual:
+      return order <= 0;
+    case CompareOp::kGreater:
+      return order > 0;
+    case CompareOp::kGreaterEqual:
+      return order >= 0;
+  }
+  return false;
+}
+
 CompareOp FlipCompareOp(CompareOp op) {
   switch (op) {
     case CompareOp::kLess:

@@ -50,6 +50,9 @@ enum class CompareOp { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterE
 std::string_view CompareOpSymbol(CompareOp op);
 // The operator with its operands swapped: `a < b` is `b > a`.
 CompareOp FlipCompareOp(CompareOp op);
+// Whether two values in `order` (-1 less, 0 equal, 1 greater, 2 unordered as NaN is) satisfy
+// `op`; unordered values satisfy only !=.
+bool OrderSatisfies(CompareOp op, int order);
 
 // array_has_any (some literal occurs in the row's list) or array_has_all (every literal does).
 enum class ArrayMatch { kAny, kAll };

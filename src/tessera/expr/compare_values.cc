@@ -49,25 +49,6 @@ int CompareIntegerWithDouble(Integer a, double b) {
   return fraction > 0 ? -1 : (fraction < 0 ? 1 : 0);
 }
 
-bool Decide(CompareOp op, int order) {
-  if (order == 2) return op == CompareOp::kNotEqual;
-  switch (op) {
-    case CompareOp::kEqual:
-      return order == 0;
-    case CompareOp::kNotEqual:
-      return order != 0;
-    case CompareOp::kLess:
-      return order < 0;
-    case CompareOp::kLessEqual:
-      return order <= 0;
-    case CompareOp::kGreater:
-      return order > 0;
-    case CompareOp::kGreaterEqual:
-      return order >= 0;
-  }
-  return false;
-}
-
 // A 64-bit integer column against a float64 one, value by value.
 template <typename IntegerType>
 arrow::Result<Datum> CompareIntegerFloat(CompareOp op, const arrow::Array& integers,
@@ -83,7 +64,7 @@ arrow::Result<Datum> CompareIntegerFloat(CompareOp op, const arrow::Array& integ
     }
     int order = CompareIntegerWithDouble(a.Value(i), b.Value(i));
     if (!integer_on_left && order != 2) order = -order;
-    builder.UnsafeAppend(Decide(op, order));
+    builder.UnsafeAppend(OrderSatisfies(op, order));
   }
   return Datum(*builder.Finish());
 }
@@ -129,7 +110,7 @@ arrow::Result<Datum> CompareInstants(CompareOp op, const arrow::Array& left,
       builder.UnsafeAppendNull();
       continue;
     }
-    builder.UnsafeAppend(Decide(op, *a[i] < *b[i] ? -1 : (*a[i] > *b[i] ? 1 : 0)));
+    builder.UnsafeAppend(OrderSatisfies(op, *a[i] < *b[i] ? -1 : (*a[i] > *b[i] ? 1 : 0)));
   }
   return Datum(*builder.Finish());
 }

@@ -461,8 +461,8 @@ arrow::Result<Datum> EvaluateRounding(const Arguments& arguments, const TypePtr&
   if (IsInteger(*result)) {
     // round(i, -1): through float64, exact below 2^53.
     ARROW_ASSIGN_OR_RAISE(auto real, compute::Cast(arguments[0], arrow::float64()));
-    ARROW_ASSIGN_OR_RAISE(auto rounded, EvaluateRounding<kMode>({real, arguments[1]},
-                                                                arrow::float64(), length));
+    ARROW_ASSIGN_OR_RAISE(auto rounded,
+                          EvaluateRounding<kMode>({real, arguments[1]}, arrow::float64(), length));
     return compute::Cast(rounded, result);
   }
   if (digits == 0) {
@@ -477,8 +477,7 @@ arrow::Result<Datum> EvaluateRounding(const Arguments& arguments, const TypePtr&
   ARROW_ASSIGN_OR_RAISE(auto magnitude, compute::CallFunction("abs", {arguments[0]}));
   Datum keep(false);
   if (digits > 0) {
-    ARROW_ASSIGN_OR_RAISE(keep, compute::CallFunction("greater_equal",
-                                                      {magnitude, Datum(whole)}));
+    ARROW_ASSIGN_OR_RAISE(keep, compute::CallFunction("greater_equal", {magnitude, Datum(whole)}));
   }
   Datum tiny(false);
   if (digits < 0) {
@@ -568,14 +567,13 @@ arrow::Result<Datum> Distinct(const Arguments& arguments, int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto left_valid, compute::CallFunction("is_valid", {arguments[0]}));
   ARROW_ASSIGN_OR_RAISE(auto right_valid, compute::CallFunction("is_valid", {arguments[1]}));
   ARROW_ASSIGN_OR_RAISE(auto one_null, compute::CallFunction("xor", {left_valid, right_valid}));
-  ARROW_ASSIGN_OR_RAISE(auto differ, CompareValues(CompareOp::kNotEqual, arguments[0],
-                                                   arguments[1], length));
+  ARROW_ASSIGN_OR_RAISE(auto differ,
+                        CompareValues(CompareOp::kNotEqual, arguments[0], arguments[1], length));
   return compute::CallFunction("coalesce", {differ, one_null});
 }
 
 template <bool kNegated>
-arrow::Result<Datum> EvaluateDistinct(const Arguments& arguments, const TypePtr&,
-                                      int64_t length) {
+arrow::Result<Datum> EvaluateDistinct(const Arguments& arguments, const TypePtr&, int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto distinct, Distinct(arguments, length));
   if (!kNegated) return distinct;
   return compute::CallFunction("invert", {distinct});
@@ -641,8 +639,8 @@ const std::vector<FunctionSpec>& Specs() {
        ResolveStringPredicate, EvaluateStringPredicate<kMatchSubstring>},
       {"like operator", "LIKE", Style::kLike, 3, 3, false, 0b100, "value LIKE pattern [ESCAPE 'c']",
        ResolveLike, EvaluateLike<false>, CheckLike},
-      {"ilike operator", "ILIKE", Style::kLike, 3, 3, false, 0b100, "value ILIKE pattern [ESCAPE 'c']",
-       ResolveLike, EvaluateLike<true>, CheckLike},
+      {"ilike operator", "ILIKE", Style::kLike, 3, 3, false, 0b100,
+       "value ILIKE pattern [ESCAPE 'c']", ResolveLike, EvaluateLike<true>, CheckLike},
       {"regexp_like", "regexp_like", Style::kFunction, 2, 2, false, 0b10,
        "regexp_like(string, 'constant RE2 pattern')", ResolveStringPredicate,
        EvaluateStringPredicate<kMatchRegex>, CheckRegex},

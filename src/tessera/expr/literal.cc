@@ -298,21 +298,7 @@ arrow::Result<bool> CompareLiterals(const LiteralValue& left, CompareOp op,
   } else {
     return arrow::Status::TypeError("literals are not comparable");
   }
-  switch (op) {
-    case CompareOp::kEqual:
-      return order == 0;
-    case CompareOp::kNotEqual:
-      return order != 0;
-    case CompareOp::kLess:
-      return order < 0;
-    case CompareOp::kLessEqual:
-      return order <= 0;
-    case CompareOp::kGreater:
-      return order > 0;
-    case CompareOp::kGreaterEqual:
-      return order >= 0;
-  }
-  return false;
+  return OrderSatisfies(op, order);
 }
 
 }  // namespace tessera::expr
