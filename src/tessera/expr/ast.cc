@@ -176,6 +176,13 @@ std::string RenderLiteral(const arrow::Scalar& value) {
              FormatTimestamp(static_cast<Nanoseconds>(timestamp.value) * NanosecondsPerUnit(unit)) +
              "'";
     }
+    case arrow::Type::DURATION: {
+      static constexpr const char* kUnits[] = {"SECOND", "MILLISECOND", "MICROSECOND",
+                                               "NANOSECOND"};
+      const auto unit = static_cast<const arrow::DurationType&>(*value.type).unit();
+      return "INTERVAL '" + std::to_string(static_cast<const arrow::DurationScalar&>(value).value) +
+             "' " + kUnits[static_cast<int>(unit)];
+    }
     default:
       return value.ToString();  // integers
   }

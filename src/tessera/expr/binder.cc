@@ -789,7 +789,11 @@ class Binder {
   arrow::Result<NodePtr> BindLiteral(const SyntaxNode& node, const TypePtr& hint) {
     const LiteralValue& literal = node.literal;
     if (literal.kind == LiteralValue::Kind::kNull) {
-      auto type = hint ? hint : arrow::null();
+      // A NULL takes the other operand's type, unless that is a list or vector (a NULL beside
+      // a list, as in array_contains(list, NULL), is a missing element).
+      const bool scalar_hint = hint && FamilyOf(*hint) != TypeFamily::kList &&
+                               FamilyOf(*hint) != TypeFamily::kVector;
+      auto type = scalar_hint ? hint : arrow::null();
       return std::make_shared<Literal>(arrow::MakeNullScalar(type), node.position);
     }
     if (hint && FamilyOf(*hint) != TypeFamily::kList && FamilyOf(*hint) != TypeFamily::kVector &&

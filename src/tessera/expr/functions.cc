@@ -74,25 +74,12 @@ bool IsShift(const TypeList& types) {
 
 arrow::Result<Signature> ResolveArithmetic(const TypeList& types) {
   if (IsShift(types)) return ResolveShift(types);
+  if (types.size() == 2 && IsShift({types[1], types[0]})) {
+    return Mismatch("an INTERVAL is added to a date or timestamp, not subtracted from one");
+  }
   RETURN_NOT_OK(ExpectNumbers("arithmetic", types));
   ARROW_ASSIGN_OR_RAISE(auto common, CommonValueType(types));
   return Uniform(common, types.size());
-}
-
-// Integer overflow is an error (checked kernels); floating point follows IEEE 754.
-template <const char* kChecked, const char* kUnchecked>
-arrow::Result<Datum> EvaluateArithmetic(const Arguments& arguments, const TypePtr& result,
-                                        int64_t) {
-  const bool checked = IsInteger(*result) || result->id() == arrow::Type::TIMESTAMP;
-  return compute::CallFunction(checked ? kChecked : kUnchecked, arguments);
-}
-
-// + and - of dates and timestamps with INTERVALs; * and % take numbers only.
-arrow::Result<Signature> ResolveNumbers(const TypeList& types) {
-  if (IsShift(types)) {
-    return arrow::Status::TypeError("only + and - apply to dates and INTERVALs");
-  }
-  return ResolveArithmetic(types);
 }
 
 constexpr char kAddChecked[] = "add_checked";
@@ -105,6 +92,41 @@ constexpr char kNegateChecked[] = "negate_checked";
 constexpr char kNegate[] = "negate";
 constexpr char kAbsChecked[] = "abs_checked";
 constexpr char kAbs[] = "abs";
+
+// Integer overflow is an error (checked kernels); floating point follows IEEE 754.
+template <const char* kChecked, const char* kUnchecked>
+arrow::Result<Datum> EvaluateArithmetic(const Arguments& arguments, const TypePtr& result,
+                                        int64_t) {
+  const bool checked = IsInteger(*result) || result->id() == arrow::Type::TIMESTAMP;
+  return compute::CallFunction(checked ? kChecked : kUnchecked, arguments);
+}
+
+// INTERVAL + ts is ts + INTERVAL.
+arrow::Result<Signature> ResolveAdd(const TypeList& types) {
+  if (types.size() == 2 && IsShift({types[1], types[0]})) {
+    ARROW_ASSIGN_OR_RAISE(auto signature, ResolveShift({types[1], types[0]}));
+    std::swap(signature.arguments[0], signature.arguments[1]);
+    return signature;
+  }
+  return ResolveArithmetic(types);
+}
+
+arrow::Result<Datum> EvaluateAdd(const Arguments& arguments, const TypePtr& result,
+                                 int64_t length) {
+  if (arguments[0].type()->id() == arrow::Type::DURATION) {
+    return EvaluateArithmetic<kAddChecked, kAdd>({arguments[1], arguments[0]}, result, length);
+  }
+  return EvaluateArithmetic<kAddChecked, kAdd>(arguments, result, length);
+}
+
+// + and - of dates and timestamps with INTERVALs; * and % take numbers only.
+arrow::Result<Signature> ResolveNumbers(const TypeList& types) {
+  if (IsShift(types)) {
+    return arrow::Status::TypeError("only + and - apply to dates and INTERVALs");
+  }
+  return ResolveArithmetic(types);
+}
+
 
 // `/` always divides exactly: integers are divided as float64, so 5 / 2 is 2.5 and 1 / 0 is
 // inf, as in DuckDB and MySQL.
@@ -602,8 +624,7 @@ using Style = FunctionSpec::Style;
 
 const std::vector<FunctionSpec>& Specs() {
   static const std::vector<FunctionSpec> specs = {
-      {"+", "+", Style::kInfix, 2, 2, true, 0, "a + b", ResolveArithmetic,
-       EvaluateArithmetic<kAddChecked, kAdd>},
+      {"+", "+", Style::kInfix, 2, 2, true, 0, "a + b", ResolveAdd, EvaluateAdd},
       {"-", "-", Style::kInfix, 2, 2, true, 0, "a - b", ResolveArithmetic,
        EvaluateArithmetic<kSubtractChecked, kSubtract>},
       {"*", "*", Style::kInfix, 2, 2, true, 0, "a * b", ResolveNumbers,

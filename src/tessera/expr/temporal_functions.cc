@@ -54,7 +54,7 @@ arrow::Result<int64_t> IntervalNanoseconds(std::string_view amount, std::string_
   std::string name;
   for (char c : unit) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (name.size() > 1 && name.back() == 's') name.pop_back();
-  if (name.empty()) name = "day";  // INTERVAL '3' is three days, as in PostgreSQL
+  if (name.empty()) name = "second";  // INTERVAL '3' is three seconds, as in PostgreSQL and DuckDB
   int64_t count = 0;
   const auto parsed = std::from_chars(number.data(), number.data() + number.size(), count);
   if (parsed.ec != std::errc() || parsed.ptr != number.data() + number.size()) {
@@ -171,9 +171,6 @@ constexpr char kDay[] = "day";
 constexpr char kHour[] = "hour";
 constexpr char kMinute[] = "minute";
 constexpr char kSecond[] = "second";
-constexpr char kMillisecond[] = "millisecond";
-constexpr char kMicrosecond[] = "microsecond";
-constexpr char kNanosecond[] = "nanosecond";
 constexpr char kDayOfYear[] = "day_of_year";
 constexpr char kIsoWeek[] = "iso_week";
 constexpr char kIsoYear[] = "iso_year";
@@ -190,6 +187,25 @@ arrow::Result<Datum> IsoDayOfWeek(const Datum& value) {
   return compute::CallFunction("day_of_week", {value}, &options);
 }
 
+// SQL's sub-second fields count within the minute, seconds included (PostgreSQL, DuckDB):
+// 10:00:05.123456 has millisecond 5123 and microsecond 5123456. Arrow's are within the next
+// coarser unit (123, 456).
+template <int64_t kPerSecond>
+arrow::Result<Datum> WithinMinute(const Datum& value) {
+  ARROW_ASSIGN_OR_RAISE(auto seconds, compute::CallFunction("second", {value}));
+  ARROW_ASSIGN_OR_RAISE(auto milliseconds, compute::CallFunction("millisecond", {value}));
+  ARROW_ASSIGN_OR_RAISE(auto total, compute::CallFunction("multiply", {seconds, Datum(int64_t{1000})}));
+  ARROW_ASSIGN_OR_RAISE(total, compute::CallFunction("add", {total, milliseconds}));
+  if (kPerSecond == 1'000) return total;
+  ARROW_ASSIGN_OR_RAISE(auto microseconds, compute::CallFunction("microsecond", {value}));
+  ARROW_ASSIGN_OR_RAISE(total, compute::CallFunction("multiply", {total, Datum(int64_t{1000})}));
+  ARROW_ASSIGN_OR_RAISE(total, compute::CallFunction("add", {total, microseconds}));
+  if (kPerSecond == 1'000'000) return total;
+  ARROW_ASSIGN_OR_RAISE(auto nanoseconds, compute::CallFunction("nanosecond", {value}));
+  ARROW_ASSIGN_OR_RAISE(total, compute::CallFunction("multiply", {total, Datum(int64_t{1000})}));
+  return compute::CallFunction("add", {total, nanoseconds});
+}
+
 const std::map<std::string, PartKernel, std::less<>>& Parts() {
   static const std::map<std::string, PartKernel, std::less<>> parts = {
       {"year", Part<kYear>},
@@ -199,9 +215,9 @@ const std::map<std::string, PartKernel, std::less<>>& Parts() {
       {"hour", Part<kHour>},
       {"minute", Part<kMinute>},
       {"second", Part<kSecond>},
-      {"millisecond", Part<kMillisecond>},
-      {"microsecond", Part<kMicrosecond>},
-      {"nanosecond", Part<kNanosecond>},
+      {"millisecond", WithinMinute<1'000>},
+      {"microsecond", WithinMinute<1'000'000>},
+      {"nanosecond", WithinMinute<1'000'000'000>},
       {"doy", Part<kDayOfYear>},
       {"dayofyear", Part<kDayOfYear>},
       {"week", Part<kIsoWeek>},
@@ -213,15 +229,31 @@ const std::map<std::string, PartKernel, std::less<>>& Parts() {
   return parts;
 }
 
+std::string LowerName(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 std::string PartNames() {
   std::string names;
   for (const auto& [name, kernel] : Parts()) names += (names.empty() ? "" : ", ") + name;
   return names;
 }
 
+// Dates as timestamps at midnight, so that time fields (hour ... nanosecond) are 0.
+Datum AsTimestamp(const Datum& value) {
+  const auto id = value.type()->id();
+  if (id != arrow::Type::DATE32 && id != arrow::Type::DATE64) return value;
+  auto cast = compute::Cast(value, arrow::timestamp(id == arrow::Type::DATE32
+                                                        ? arrow::TimeUnit::SECOND
+                                                        : arrow::TimeUnit::MILLI));
+  return cast.ok() ? *cast : value;
+}
+
 arrow::Status CheckPart(const std::vector<std::shared_ptr<arrow::Scalar>>& constants) {
   if (constants[0] == nullptr || !constants[0]->is_valid) return arrow::Status::OK();
-  const auto name = std::string(static_cast<const arrow::BaseBinaryScalar&>(*constants[0]).view());
+  const auto name =
+      LowerName(std::string(static_cast<const arrow::BaseBinaryScalar&>(*constants[0]).view()));
   if (Parts().count(name) == 0) {
     return arrow::Status::Invalid("unknown field '", name, "'; the fields are ", PartNames());
   }
@@ -242,9 +274,9 @@ arrow::Result<Datum> EvaluatePart(const Arguments& arguments, const TypePtr& res
     ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(result, length));
     return Datum(nulls);
   }
-  const auto found = Parts().find(ConstantString(arguments[0]));
+  const auto found = Parts().find(LowerName(ConstantString(arguments[0])));
   if (found == Parts().end()) return arrow::Status::Invalid("unknown date_part field");
-  ARROW_ASSIGN_OR_RAISE(auto part, found->second(arguments[1]));
+  ARROW_ASSIGN_OR_RAISE(auto part, found->second(AsTimestamp(arguments[1])));
   return compute::Cast(part, result);
 }
 
@@ -268,7 +300,8 @@ const std::map<std::string, compute::CalendarUnit, std::less<>>& TruncationUnits
 
 arrow::Status CheckTruncation(const std::vector<std::shared_ptr<arrow::Scalar>>& constants) {
   if (constants[0] == nullptr || !constants[0]->is_valid) return arrow::Status::OK();
-  const auto name = std::string(static_cast<const arrow::BaseBinaryScalar&>(*constants[0]).view());
+  const auto name =
+      LowerName(std::string(static_cast<const arrow::BaseBinaryScalar&>(*constants[0]).view()));
   if (TruncationUnits().count(name) == 0) {
     return arrow::Status::Invalid("unknown unit '", name,
                                   "'; use microsecond, millisecond, second, minute, hour, day, "
@@ -292,10 +325,21 @@ arrow::Result<Datum> EvaluateTruncation(const Arguments& arguments, const TypePt
     ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(result, length));
     return Datum(nulls);
   }
-  const auto found = TruncationUnits().find(ConstantString(arguments[0]));
+  const auto found = TruncationUnits().find(LowerName(ConstantString(arguments[0])));
   if (found == TruncationUnits().end()) return arrow::Status::Invalid("unknown date_trunc unit");
   compute::RoundTemporalOptions options(1, found->second, /*week_starts_monday=*/true);
-  return compute::CallFunction("floor_temporal", {arguments[1]}, &options);
+  ARROW_ASSIGN_OR_RAISE(auto truncated,
+                        compute::CallFunction("floor_temporal", {arguments[1]}, &options));
+  // Near the start of a type's range (timestamp[ns] begins in 1677) the truncated instant lies
+  // before it, and Arrow wraps it around to the far future: refuse instead.
+  ARROW_ASSIGN_OR_RAISE(auto wrapped, compute::CallFunction("greater", {truncated, arguments[1]}));
+  ARROW_ASSIGN_OR_RAISE(auto any, compute::CallFunction("any", {wrapped}));
+  if (any.scalar()->is_valid && static_cast<const arrow::BooleanScalar&>(*any.scalar()).value) {
+    return arrow::Status::Invalid("date_trunc('", ConstantString(arguments[0]),
+                                  "', ...) falls before the range of ",
+                                  arguments[1].type()->ToString());
+  }
+  return truncated;
 }
 
 // --- the current time -----------------------------------------------------------------------
@@ -350,7 +394,7 @@ const std::vector<FunctionSpec>& TemporalFunctionSpecs() {
       {"date_part", "date_part", Style::kFunction, 2, 2, false, 0b01,
        "date_part('field', timestamp) or extract(field FROM timestamp)", ResolvePart, EvaluatePart,
        CheckPart},
-      {"date_trunc", "date_trunc", Style::kFunction, 2, 2, false, 0b01,
+      {"date_trunc", "date_trunc", Style::kFunction, 2, 2, true, 0b01,
        "date_trunc('unit', timestamp)", ResolveTruncation, EvaluateTruncation, CheckTruncation},
       {"now", "now", Style::kFunction, 0, 0, false, 0, "now()", ResolveNow, EvaluateNow},
       {"current_date", "current_date", Style::kFunction, 0, 0, false, 0, "current_date",

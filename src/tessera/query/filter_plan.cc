@@ -181,7 +181,7 @@ class Planner {
     plan.fragment_id = fragment.id();
     every_row_ = Roaring();
     every_row_.addRange(0, fragment.physical_rows());
-    ARROW_ASSIGN_OR_RAISE(Bound bound, BoundOf(filter_.root(), true, fragment.id()));
+    ARROW_ASSIGN_OR_RAISE(Bound bound, RootBound(fragment.id()));
     if (bound.unbounded()) {
       plan.description = ScanReason(fragment.id());
       return plan;
@@ -398,6 +398,28 @@ class Planner {
     }
     result.how = Parenthesized(parts, intersect ? " AND " : " OR ");
     return result;
+  }
+
+  // The rows the filter can be TRUE on. A filter that can fail on data (expr::CanFail) is
+  // bounded by its top-level AND terms that cannot, and always rechecked: the failing terms must
+  // be evaluated on every live row those terms keep (expr::Filter::Select), so no index answer
+  // may narrow them further or skip them (`(i8 + 100) = 1000 OR s = 'abc'` must overflow on
+  // every plan, not be answered from an index on s).
+  arrow::Result<Bound> RootBound(uint32_t fragment) {
+    const Node& root = filter_.root();
+    if (!expr::CanFail(root)) return BoundOf(root, true, fragment);
+    std::vector<expr::NodePtr> safe;
+    if (root.kind() == NodeKind::kAnd) {
+      for (const auto& term : root.As<expr::And>().children()) {
+        if (!expr::CanFail(*term)) safe.push_back(term);
+      }
+    }
+    Bound bound = Bound::Unbounded();
+    if (!safe.empty()) {
+      ARROW_ASSIGN_OR_RAISE(bound, Combine(safe, true, /*intersect=*/true, fragment));
+    }
+    bound.exact = false;
+    return bound;
   }
 
   arrow::Result<Bound> BoundOf(const Node& node, bool truth, uint32_t fragment) {
