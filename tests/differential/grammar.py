@@ -109,6 +109,9 @@ KNOWN_BUGS = {
     # date_trunc('DAY', x) and date_part('YEAR', x) are "unknown unit / field" (DuckDB takes
     # any case, and tessera's own extract(YEAR FROM x) does).
     "uppercase_date_part_and_trunc_names": False,
+    # INTERVAL '1' DAY + ts (the interval first) is a type error, "arithmetic takes numbers, not
+    # duration[s]" (DuckDB and PostgreSQL add either way round).
+    "interval_plus_timestamp": False,
 }
 
 
@@ -1457,6 +1460,8 @@ class Generator:
         form = rng.random()
         if form < 0.3:
             tessera = f"{'date_sub' if subtract else 'date_add'}({x.tessera}, {text})"
+        elif form < 0.4 and not subtract and ENABLED["interval_plus_timestamp"]:
+            tessera = f"({text} + {x.tessera})"
         else:
             tessera = f"({x.tessera} {'-' if subtract else '+'} {text})"
         width = WIDTH_OF_UNIT[unit]
@@ -1641,7 +1646,7 @@ class Generator:
     def p_ill_typed(self, depth):
         """A predicate the binder must reject: every plan must fail with the same error."""
         rng = self.rng
-        choice = rng.randrange(6)
+        choice = rng.randrange(8)
         if choice == 0:
             text = f"s > {rng.choice([1, 2.5])}"
         elif choice == 1:
@@ -1652,8 +1657,17 @@ class Generator:
             text = f"array_has_any({rng.choice(['s', 'i64'])}, [1])"
         elif choice == 4:
             text = f"{rng.choice(['tsu', 'tsn'])} < tsz"
-        else:
+        elif choice == 5:
             text = f"{rng.choice(['i64', 'id', 'f32'])} > 1 AND nosuchcolumn = 3"
+        else:  # dates and times, lists, regular expressions
+            text = rng.choice([
+                "d + INTERVAL '1' MONTH > DATE '2000-01-01'", "i32 + INTERVAL '1' DAY > 3",
+                "tsu * INTERVAL '1' DAY > tsu", "tsu + INTERVAL '1.5' DAY > tsu",
+                "tsu > tsn - INTERVAL '300000' WEEK", "date_part('fortnight', d) = 1",
+                "extract(year FROM i32) = 1", "date_trunc('decade', tsu) > tsu",
+                "array_contains(s, 'a')", "array_contains(li, 'a')", "'x' = ANY(li)",
+                "array_length(s) = 1", "s REGEXP '('", "regexp_like(s, s2)",
+                "s NOT REGEXP '[a-'"])
         return Predicate(text, "", expect_error=True)
 
 
