@@ -593,6 +593,9 @@ DATE_PART_FIELDS = {"year": "year", "quarter": "quarter", "month": "month", "day
                     "millisecond": "", "microsecond": "", "nanosecond": "", "doy": "doy",
                     "dayofyear": "doy", "week": "week", "isoyear": "isoyear", "dow": "dow",
                     "dayofweek": "dow", "isodow": "isodow"}
+# What the DuckDB side takes for now(): any instant from 2024-03-02 to 2262-04-10 gives the same
+# answers on the generated data (data.py).
+FIXED_NOW_NS = 1767225600 * 10**9  # 2026-01-01
 TIME_FIELDS = {"hour", "minute", "second", "millisecond", "microsecond", "nanosecond"}
 SUBSECOND_FIELDS = {"millisecond": 10**6, "microsecond": 1000, "nanosecond": 1}
 TRUNCATION_UNIT_NS = {"microsecond": 1000, "millisecond": 10**6, "second": 10**9,
@@ -1522,7 +1525,8 @@ class Generator:
             u = TRUNCATION_UNIT_NS[unit]
             ns = f"({h} - ((({h} % {u}) + {u}) % {u}))"
         elif unit == "week":  # 1970-01-05 (day 4) is a Monday
-            day = f"(({h} - ((({h} % {NS_PER_DAY}) + {NS_PER_DAY}) % {NS_PER_DAY})) // {NS_PER_DAY})"
+            d = NS_PER_DAY
+            day = f"(({h} - ((({h} % {d}) + {d}) % {d})) // {d})"
             ns = f"(({day} - ((({day} - 4) % 7) + 7) % 7) * {NS_PER_DAY})"
         else:
             ns = (f"(CAST(epoch_us(date_trunc('{unit}', {duck_timestamp(h)})) AS HUGEINT) "
@@ -1567,6 +1571,29 @@ class Generator:
         return Predicate(f"{x.tessera} {self.op_text(op)} {other.tessera}",
                          duck_compare_columns(x, op, other), **carried(x, other))
 
+    @production(0.6)
+    def p_now(self, depth):
+        """now() / current_timestamp / current_date, pinned per filter, only in forms whose answer
+        does not depend on the instant: identities, and comparisons with the data, which holds no
+        instant between 2024-03-02 and 2262-04-10 (DuckDB gets a fixed instant in that span)."""
+        rng = self.rng
+        now = rng.choice(["now()", "current_timestamp"])
+        op = rng.choice(OPS)
+        kind = rng.random()
+        if kind < 0.4:
+            text = rng.choice([f"{now} = now()", f"{now} = current_timestamp",
+                               f"current_date <= {now}", f"date_trunc('day', {now}) = current_date",
+                               f"({now} - INTERVAL '1' DAY) < {now}",
+                               f"extract(year FROM {now}) >= 2024",
+                               f"{now} > TIMESTAMP '2024-03-01 00:00:00Z'",
+                               f"date_add({now}, INTERVAL '90 minutes') != {now}"])
+            return Predicate(text, "TRUE", folds=True)
+        if kind < 0.7:
+            return Predicate(f"tsz {self.op_text(op)} {now}", f'("tsz__ns" {op} {FIXED_NOW_NS})')
+        c = self.pick_column(("date",))
+        return Predicate(f"{c.name} {self.op_text(op)} current_date",
+                         f'("{c.name}__ns" {op} {FIXED_NOW_NS // NS_PER_DAY * NS_PER_DAY})')
+
     # --- productions: list functions (docs/filters.md, List functions) ---
     @production(3)
     def p_list_contains(self, depth):
@@ -1590,7 +1617,8 @@ class Generator:
                 x = self.operand(("int", "float"), depth + 1)
         else:
             if rng.random() < 0.5:
-                value = rng.choice(["a", "b", "abc", "", "héllo", "日本語", "%", "_", "\\", "zzz"])
+                value = rng.choice(["a", "b", "abc", "", "héllo", "日本語", "%", "_", "\\",
+                                    "zzz"])
                 x = operand_of(tessera_string(value, rng), duck_string(value), pa.string(),
                                constant=True)
             else:
