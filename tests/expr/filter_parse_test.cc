@@ -73,7 +73,7 @@ TEST(FilterParse, SyntaxErrorsNameThePositionAndWhatWasExpected) {
 TEST(FilterParse, DeepNestingIsAnErrorNotACrash) {
   const std::string deep = std::string(10000, '(') + "i64 > 1" + std::string(10000, ')');
   ExpectError(deep, ErrorKind::kInvalidArgument, kMaxFilterDepth + 1,
-              "nests parentheses, NOTs, signs or function calls more than 1000 levels deep");
+              "nests parentheses, NOTs, signs or function calls more than 500 levels deep");
   std::string nots;
   for (int i = 0; i < 10000; ++i) nots += "NOT ";
   ExpectError(nots + "flag", ErrorKind::kInvalidArgument, 4 * kMaxFilterDepth + 1, "levels deep");

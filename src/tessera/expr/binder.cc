@@ -791,8 +791,8 @@ class Binder {
     if (literal.kind == LiteralValue::Kind::kNull) {
       // A NULL takes the other operand's type, unless that is a list or vector (a NULL beside
       // a list, as in array_contains(list, NULL), is a missing element).
-      const bool scalar_hint = hint && FamilyOf(*hint) != TypeFamily::kList &&
-                               FamilyOf(*hint) != TypeFamily::kVector;
+      const bool scalar_hint =
+          hint && FamilyOf(*hint) != TypeFamily::kList && FamilyOf(*hint) != TypeFamily::kVector;
       auto type = scalar_hint ? hint : arrow::null();
       return std::make_shared<Literal>(arrow::MakeNullScalar(type), node.position);
     }

@@ -127,7 +127,6 @@ arrow::Result<Signature> ResolveNumbers(const TypeList& types) {
   return ResolveArithmetic(types);
 }
 
-
 // `/` always divides exactly: integers are divided as float64, so 5 / 2 is 2.5 and 1 / 0 is
 // inf, as in DuckDB and MySQL.
 arrow::Result<Signature> ResolveDivide(const TypeList& types) {

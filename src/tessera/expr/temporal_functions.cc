@@ -194,7 +194,8 @@ template <int64_t kPerSecond>
 arrow::Result<Datum> WithinMinute(const Datum& value) {
   ARROW_ASSIGN_OR_RAISE(auto seconds, compute::CallFunction("second", {value}));
   ARROW_ASSIGN_OR_RAISE(auto milliseconds, compute::CallFunction("millisecond", {value}));
-  ARROW_ASSIGN_OR_RAISE(auto total, compute::CallFunction("multiply", {seconds, Datum(int64_t{1000})}));
+  ARROW_ASSIGN_OR_RAISE(auto total,
+                        compute::CallFunction("multiply", {seconds, Datum(int64_t{1000})}));
   ARROW_ASSIGN_OR_RAISE(total, compute::CallFunction("add", {total, milliseconds}));
   if (kPerSecond == 1'000) return total;
   ARROW_ASSIGN_OR_RAISE(auto microseconds, compute::CallFunction("microsecond", {value}));
@@ -244,9 +245,9 @@ std::string PartNames() {
 Datum AsTimestamp(const Datum& value) {
   const auto id = value.type()->id();
   if (id != arrow::Type::DATE32 && id != arrow::Type::DATE64) return value;
-  auto cast = compute::Cast(value, arrow::timestamp(id == arrow::Type::DATE32
-                                                        ? arrow::TimeUnit::SECOND
-                                                        : arrow::TimeUnit::MILLI));
+  auto cast =
+      compute::Cast(value, arrow::timestamp(id == arrow::Type::DATE32 ? arrow::TimeUnit::SECOND
+                                                                      : arrow::TimeUnit::MILLI));
   return cast.ok() ? *cast : value;
 }
 
