@@ -50,7 +50,9 @@ class Filter {
 
   // One boolean per row of `batch`, null where the predicate is unknown (SQL three-valued
   // logic). The batch must hold every referenced column, looked up BY NAME with the type it
-  // has in schema(); it may hold other columns, in any order.
+  // has in schema(); it may hold other columns, in any order. Every term is evaluated on every
+  // row (only CASE branches are selective), so a filter that can fail on data may fail here
+  // where Select, which read paths use, does not.
   arrow::Result<std::shared_ptr<arrow::BooleanArray>> Evaluate(
       const arrow::RecordBatch& batch) const;
   // The rows a WHERE clause keeps: Evaluate() with unknown turned into false, and no nulls.
