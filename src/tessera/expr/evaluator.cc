@@ -19,12 +19,6 @@ namespace {
 
 namespace compute = arrow::compute;
 
-// Since Arrow 21 kernels register lazily; once per process is enough.
-arrow::Status EnsureComputeInitialized() {
-  static const arrow::Status status = compute::Initialize();
-  return status;
-}
-
 // Lists read from Parquet name their element "element", Arrow's own "item": same data.
 bool SameType(const arrow::DataType& a, const arrow::DataType& b) {
   if (a.id() != b.id()) return false;
@@ -301,6 +295,11 @@ arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(
                  " of length ", array->length(), " for ", batch.num_rows(), " rows");
   }
   return std::static_pointer_cast<arrow::BooleanArray>(std::move(array));
+}
+
+arrow::Status EnsureComputeInitialized() {
+  static const arrow::Status status = compute::Initialize();
+  return status;
 }
 
 arrow::Result<std::shared_ptr<arrow::Array>> EvaluateValue(const Node& node,

@@ -16,6 +16,10 @@
 
 namespace tessera::expr {
 
+// Since Arrow 21 compute kernels register lazily: this registers them, once per process. The
+// binder needs them too (constant folding, checks of regular expressions).
+arrow::Status EnsureComputeInitialized();
+
 // Errors: InvalidArgument when the batch lacks a column the predicate reads or holds it with
 // another type than the one the filter was bound against.
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> EvaluatePredicate(

@@ -72,6 +72,7 @@ Filter::Filter(std::string text, std::shared_ptr<arrow::Schema> schema, NodePtr 
 arrow::Result<std::shared_ptr<const Filter>> Filter::Parse(
     std::string_view text, const std::shared_ptr<arrow::Schema>& schema) {
   if (schema == nullptr) return InvalidArgument("Filter::Parse needs a schema, got none");
+  RETURN_NOT_OK(EnsureComputeInitialized());
   ARROW_ASSIGN_OR_RAISE(auto tree, ParseSyntax(text));
   ARROW_ASSIGN_OR_RAISE(auto root, Bind(*tree, schema, text));
   return std::make_shared<const Filter>(std::string(text), schema, std::move(root));
