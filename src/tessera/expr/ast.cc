@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
+#include <type_traits>
 
 #include "tessera/expr/functions.h"
 #include "tessera/expr/temporal.h"
@@ -97,6 +99,16 @@ std::string QuoteString(std::string_view value) {
 // The shortest text that reads back as exactly `value`.
 template <typename T>
 std::string ShortestFloat(T value) {
+  // NaN and the infinities have no literal: they render as the functions that make them (the
+  // constant folds back to the same value; a float32 one is cast back to its type).
+  if (!std::isfinite(value)) {
+    const std::string call = std::isnan(value) ? "nan()" : (value > 0 ? "inf()" : "-inf()");
+    if constexpr (std::is_same_v<T, double>) {
+      return call;
+    } else {
+      return "CAST(" + call + " AS float32)";
+    }
+  }
   char buffer[64];
   const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
   std::string text(buffer, result.ptr);
