@@ -698,22 +698,8 @@ class Binder {
     const FunctionSpec& spec = *FindFunction(case_insensitive ? "ilike operator" : "like operator");
     ARROW_ASSIGN_OR_RAISE(auto signature,
                           spec.resolve({bound[0]->type(), bound[1]->type(), bound[2]->type()}));
-    for (size_t i = 0; i < bound.size(); ++i) {
-      ARROW_ASSIGN_OR_RAISE(bound[i],
-                            Convert(bound[i], signature.arguments[i], node.position, keyword));
-    }
-    std::vector<std::shared_ptr<arrow::Scalar>> constants;
-    for (const auto& argument : bound) {
-      constants.push_back(argument->kind() == NodeKind::kLiteral ? argument->As<Literal>().value()
-                                                                 : nullptr);
-    }
-    const auto checked = spec.check(constants);
-    if (!checked.ok()) return Error(node.position, keyword, ": ", checked.message());
-    const bool constant = AllLiterals(bound);
-    NodePtr call = std::make_shared<Call>(spec, std::move(bound), arrow::boolean(), node.position);
-    if (constant) {
-      ARROW_ASSIGN_OR_RAISE(call, Fold(std::move(call)));
-    }
+    ARROW_ASSIGN_OR_RAISE(
+        auto call, MakeCall(spec, std::move(bound), signature, node.position, keyword, keyword));
     return node.negated ? MakeNot(std::move(call), node.position) : call;
   }
 
@@ -972,22 +958,29 @@ class Binder {
       return Mismatch(node.position, signature.status().message(), " (", spec->usage, "; given ",
                       described.empty() ? "no arguments" : described, ")");
     }
+    return MakeCall(*spec, std::move(bound), *signature, node.position, spec->usage, spec->name);
+  }
+
+  // The Call of `spec` over `bound` arguments: each converted to the signature's type (errors
+  // name `usage`), the constant arguments checked (errors name `name`), folded when every
+  // argument is constant.
+  arrow::Result<NodePtr> MakeCall(const FunctionSpec& spec, std::vector<NodePtr> bound,
+                                  const Signature& signature, int position, std::string_view usage,
+                                  std::string_view name) {
     for (size_t i = 0; i < bound.size(); ++i) {
-      ARROW_ASSIGN_OR_RAISE(bound[i],
-                            Convert(bound[i], signature->arguments[i], node.position, spec->usage));
+      ARROW_ASSIGN_OR_RAISE(bound[i], Convert(bound[i], signature.arguments[i], position, usage));
     }
-    if (spec->check != nullptr) {
+    if (spec.check != nullptr) {
       std::vector<std::shared_ptr<arrow::Scalar>> constants;
       for (const auto& argument : bound) {
         constants.push_back(argument->kind() == NodeKind::kLiteral ? argument->As<Literal>().value()
                                                                    : nullptr);
       }
-      const auto checked = spec->check(constants);
-      if (!checked.ok()) return Error(node.position, spec->name, ": ", checked.message());
+      const auto checked = spec.check(constants);
+      if (!checked.ok()) return Error(position, name, ": ", checked.message());
     }
     const bool constant = AllLiterals(bound);
-    NodePtr call =
-        std::make_shared<Call>(*spec, std::move(bound), signature->result, node.position);
+    NodePtr call = std::make_shared<Call>(spec, std::move(bound), signature.result, position);
     return constant ? Fold(std::move(call)) : call;
   }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/expr/function_families.h"
 #include "tessera/expr/temporal.h"
 #include "tessera/expr/types.h"
 
@@ -17,11 +18,6 @@ namespace {
 
 namespace compute = arrow::compute;
 using arrow::Datum;
-
-arrow::Result<std::shared_ptr<arrow::Array>> ToArray(const Datum& datum, int64_t length) {
-  if (datum.is_array()) return datum.make_array();
-  return arrow::MakeArrayFromScalar(*datum.scalar(), length);
-}
 
 arrow::Result<Datum> CastDatum(const Datum& datum, const std::shared_ptr<arrow::DataType>& type) {
   if (datum.type()->Equals(*type)) return datum;
@@ -161,8 +157,8 @@ arrow::Result<Datum> CompareValues(CompareOp op, const Datum& left, const Datum&
       return integer_on_left ? compute::CallFunction(kernel, {widened, as_double})
                              : compute::CallFunction(kernel, {as_double, widened});
     }
-    ARROW_ASSIGN_OR_RAISE(auto integer_array, ToArray(integers, length));
-    ARROW_ASSIGN_OR_RAISE(auto float_array, ToArray(as_double, length));
+    ARROW_ASSIGN_OR_RAISE(auto integer_array, DatumToArray(integers, length));
+    ARROW_ASSIGN_OR_RAISE(auto float_array, DatumToArray(as_double, length));
     if (integers.type()->id() == arrow::Type::INT64) {
       return CompareIntegerFloat<arrow::Int64Type>(op, *integer_array, *float_array,
                                                    integer_on_left);
@@ -173,8 +169,8 @@ arrow::Result<Datum> CompareValues(CompareOp op, const Datum& left, const Datum&
   // Dates and timestamps of different types: as instants, exactly.
   if (left_family == TypeFamily::kTemporal && right_family == TypeFamily::kTemporal &&
       !left_type->Equals(*right_type)) {
-    ARROW_ASSIGN_OR_RAISE(auto left_array, ToArray(left, length));
-    ARROW_ASSIGN_OR_RAISE(auto right_array, ToArray(right, length));
+    ARROW_ASSIGN_OR_RAISE(auto left_array, DatumToArray(left, length));
+    ARROW_ASSIGN_OR_RAISE(auto right_array, DatumToArray(right, length));
     return CompareInstants(op, *left_array, *right_array);
   }
   ARROW_ASSIGN_OR_RAISE(auto common, ComparisonType(left_type, right_type));

@@ -7,6 +7,7 @@
 #include <arrow/util/float16.h>
 
 #include "tessera/expr/compare_values.h"
+#include "tessera/expr/function_families.h"
 #include "tessera/expr/functions.h"
 #include "tessera/expr/like_pattern.h"
 #include "tessera/expr/list_match.h"
@@ -203,7 +204,7 @@ class Evaluator {
   }
 
   // `value` on the rows where `mask` is true, written into `result` there. A value that can
-  // fail is evaluated on those rows only: CASE WHEN x = 0 THEN 0 ELSE 100 / x END never
+  // fail is evaluated on those rows only: CASE WHEN x = 0 THEN 0 ELSE 100 % x END never
   // divides by a zero it does not return.
   arrow::Result<arrow::Datum> Place(const Node& value, const arrow::Datum& mask,
                                     const arrow::Datum& result) {
@@ -213,14 +214,8 @@ class Evaluator {
     }
     ARROW_ASSIGN_OR_RAISE(auto rows, RowsWhere(mask));
     ARROW_ASSIGN_OR_RAISE(auto values, Evaluator(*rows).Eval(value));
-    ARROW_ASSIGN_OR_RAISE(auto array, ToArrayOfLength(values, rows->num_rows()));
+    ARROW_ASSIGN_OR_RAISE(auto array, DatumToArray(values, rows->num_rows()));
     return compute::ReplaceWithMask(result, mask, array);
-  }
-
-  static arrow::Result<std::shared_ptr<arrow::Array>> ToArrayOfLength(const arrow::Datum& value,
-                                                                      int64_t rows) {
-    if (value.is_array()) return value.make_array();
-    return arrow::MakeArrayFromScalar(*value.scalar(), rows);
   }
 
   arrow::Result<arrow::Datum> EvalCase(const Case& expression) {
@@ -234,7 +229,7 @@ class Evaluator {
       ARROW_ASSIGN_OR_RAISE(auto chosen,
                             compute::CallFunction("coalesce", {condition, arrow::Datum(false)}));
       ARROW_ASSIGN_OR_RAISE(auto take, compute::CallFunction("and", {remaining, chosen}));
-      ARROW_ASSIGN_OR_RAISE(take, ToArrayOfLength(take, length()));
+      ARROW_ASSIGN_OR_RAISE(take, DatumToArray(take, length()));
       ARROW_ASSIGN_OR_RAISE(result, Place(*branch.then, take, result));
       ARROW_ASSIGN_OR_RAISE(remaining, compute::CallFunction("and_not", {remaining, take}));
     }

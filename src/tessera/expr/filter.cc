@@ -67,6 +67,11 @@ void CollectColumns(const Node& node, std::vector<std::string>* names) {
 Filter::Filter(std::string text, std::shared_ptr<arrow::Schema> schema, NodePtr root)
     : text_(std::move(text)), schema_(std::move(schema)), root_(std::move(root)) {
   CollectColumns(*root_, &referenced_columns_);
+  if (CanFail(*root_)) {
+    const std::vector<NodePtr> terms =
+        root_->kind() == NodeKind::kAnd ? root_->As<And>().children() : std::vector{root_};
+    for (const auto& term : terms) (CanFail(*term) ? failing_terms_ : safe_terms_).push_back(term);
+  }
 }
 
 arrow::Result<std::shared_ptr<const Filter>> Filter::Parse(
@@ -103,34 +108,25 @@ arrow::Result<std::shared_ptr<arrow::BooleanArray>> Filter::SelectUndescribed(
     ARROW_ASSIGN_OR_RAISE(auto both, compute::And(selected, *live));
     return std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
   };
-  if (!CanFail(*root_)) {
+  if (failing_terms_.empty()) {
     ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*root_, batch));
     ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
     return keep_live(std::move(selected));
   }
   // Terms that can fail on data run last, on the rows every other term keeps (and only live
   // ones), so that the rows an index excludes never decide whether the filter fails.
-  std::vector<NodePtr> terms;
-  if (root_->kind() == NodeKind::kAnd) {
-    terms = root_->As<And>().children();
-  } else {
-    terms.push_back(root_);
-  }
-  std::stable_partition(terms.begin(), terms.end(),
-                        [](const NodePtr& term) { return !CanFail(*term); });
   ARROW_ASSIGN_OR_RAISE(auto all,
                         arrow::MakeArrayFromScalar(arrow::BooleanScalar(true), batch.num_rows()));
   auto kept = std::static_pointer_cast<arrow::BooleanArray>(all);
   ARROW_ASSIGN_OR_RAISE(kept, keep_live(std::move(kept)));
+  for (const auto& term : safe_terms_) {
+    ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*term, batch));
+    ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
+    ARROW_ASSIGN_OR_RAISE(auto both, compute::And(kept, selected));
+    kept = std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
+  }
   auto whole = arrow::RecordBatch::Make(batch.schema(), batch.num_rows(), batch.columns());
-  for (const auto& term : terms) {
-    if (!CanFail(*term)) {
-      ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*term, batch));
-      ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));
-      ARROW_ASSIGN_OR_RAISE(auto both, compute::And(kept, selected));
-      kept = std::static_pointer_cast<arrow::BooleanArray>(both.make_array());
-      continue;
-    }
+  for (const auto& term : failing_terms_) {
     ARROW_ASSIGN_OR_RAISE(auto rows, compute::Filter(arrow::Datum(whole), kept));
     ARROW_ASSIGN_OR_RAISE(auto truth, EvaluatePredicate(*term, *rows.record_batch()));
     ARROW_ASSIGN_OR_RAISE(auto selected, SelectRows(truth));

@@ -46,6 +46,10 @@ class Filter {
   const std::vector<std::string>& referenced_columns() const { return referenced_columns_; }
   // The typed AST (ast.h), for planners that map predicates onto indexes.
   const Node& root() const { return *root_; }
+  // The top-level AND terms (the root alone when it is no AND) that can fail on data
+  // (expr::CanFail), in written order, and the others; both empty when nothing can fail.
+  const std::vector<NodePtr>& failing_terms() const { return failing_terms_; }
+  const std::vector<NodePtr>& safe_terms() const { return safe_terms_; }
   const NodePtr& root_ptr() const { return root_; }
 
   // One boolean per row of `batch`, null where the predicate is unknown (SQL three-valued
@@ -78,6 +82,8 @@ class Filter {
   std::shared_ptr<arrow::Schema> schema_;
   NodePtr root_;
   std::vector<std::string> referenced_columns_;
+  std::vector<NodePtr> safe_terms_;
+  std::vector<NodePtr> failing_terms_;
 };
 
 }  // namespace tessera::expr

@@ -56,10 +56,6 @@ Signature Uniform(const TypePtr& type, size_t count, TypePtr result = nullptr) {
   return Signature{TypeList(count, type), result ? result : type};
 }
 
-arrow::Result<std::shared_ptr<arrow::Array>> ToArray(const Datum& datum, int64_t length) {
-  return DatumToArray(datum, length);
-}
-
 // --- arithmetic ---------------------------------------------------------------------------
 
 // Dates and timestamps move by INTERVALs: ts + INTERVAL '1' DAY, ts - INTERVAL '2' HOUR.
@@ -199,8 +195,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> ModuloOf(const arrow::Array& left,
 
 arrow::Result<Datum> EvaluateModulo(const Arguments& arguments, const TypePtr& result,
                                     int64_t length) {
-  ARROW_ASSIGN_OR_RAISE(auto left, ToArray(arguments[0], length));
-  ARROW_ASSIGN_OR_RAISE(auto right, ToArray(arguments[1], length));
+  ARROW_ASSIGN_OR_RAISE(auto left, DatumToArray(arguments[0], length));
+  ARROW_ASSIGN_OR_RAISE(auto right, DatumToArray(arguments[1], length));
   switch (result->id()) {
     case arrow::Type::INT8:
       return ModuloOf<arrow::Int8Type>(*left, *right);
@@ -414,14 +410,14 @@ arrow::Result<Datum> EvaluateLike(const Arguments& arguments, const TypePtr& res
                                   int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto null, NullIfConstantIsNull(arguments, result, length));
   if (null) return *null;
-  ARROW_ASSIGN_OR_RAISE(auto strings, ToArray(arguments[0], length));
+  ARROW_ASSIGN_OR_RAISE(auto strings, DatumToArray(arguments[0], length));
   const std::string escape = ConstantString(arguments[2]);
   if (arguments[1].is_scalar()) {
     ARROW_ASSIGN_OR_RAISE(auto matcher,
                           TranslateLike(ConstantString(arguments[1]), escape, kCaseInsensitive));
     return MatchLike(strings, matcher);
   }
-  ARROW_ASSIGN_OR_RAISE(auto patterns, ToArray(arguments[1], length));
+  ARROW_ASSIGN_OR_RAISE(auto patterns, DatumToArray(arguments[1], length));
   return MatchLikeRows(strings, patterns, "the pattern", escape, kCaseInsensitive);
 }
 
@@ -557,10 +553,8 @@ arrow::Result<Datum> EvaluateNullIf(const Arguments& arguments, const TypePtr& r
                                     int64_t length) {
   ARROW_ASSIGN_OR_RAISE(auto equal, compute::CallFunction("equal", arguments));
   ARROW_ASSIGN_OR_RAISE(auto decided, compute::CallFunction("coalesce", {equal, Datum(false)}));
-  ARROW_ASSIGN_OR_RAISE(auto nulls, arrow::MakeArrayOfNull(result, 1));
-  ARROW_ASSIGN_OR_RAISE(auto null_scalar, nulls->GetScalar(0));
-  ARROW_ASSIGN_OR_RAISE(auto value, ToArray(arguments[0], length));
-  return compute::IfElse(decided, null_scalar, value);
+  ARROW_ASSIGN_OR_RAISE(auto value, DatumToArray(arguments[0], length));
+  return compute::IfElse(decided, arrow::MakeNullScalar(result), value);
 }
 
 // greatest / least skip nulls (null only when every argument is null), as in DuckDB.
@@ -877,7 +871,7 @@ namespace {
 arrow::Result<Datum> CastArray(const Datum& value, const TypePtr& type, bool try_cast,
                                int64_t length) {
   const auto& from = *value.type();
-  ARROW_ASSIGN_OR_RAISE(auto values, ToArray(value, length));
+  ARROW_ASSIGN_OR_RAISE(auto values, DatumToArray(value, length));
   if (IsFloat(from) && IsInteger(*type)) {
     // SQL rounds a float cast to an integer; Arrow would truncate (or refuse).
     compute::RoundOptions round(0, compute::RoundMode::HALF_TOWARDS_INFINITY);

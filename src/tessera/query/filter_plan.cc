@@ -406,17 +406,11 @@ class Planner {
   // may narrow them further or skip them (`(i8 + 100) = 1000 OR s = 'abc'` must overflow on
   // every plan, not be answered from an index on s).
   arrow::Result<Bound> RootBound(uint32_t fragment) {
-    const Node& root = filter_.root();
-    if (!expr::CanFail(root)) return BoundOf(root, true, fragment);
-    std::vector<expr::NodePtr> safe;
-    if (root.kind() == NodeKind::kAnd) {
-      for (const auto& term : root.As<expr::And>().children()) {
-        if (!expr::CanFail(*term)) safe.push_back(term);
-      }
-    }
+    if (filter_.failing_terms().empty()) return BoundOf(filter_.root(), true, fragment);
     Bound bound = Bound::Unbounded();
-    if (!safe.empty()) {
-      ARROW_ASSIGN_OR_RAISE(bound, Combine(safe, true, /*intersect=*/true, fragment));
+    if (!filter_.safe_terms().empty()) {
+      ARROW_ASSIGN_OR_RAISE(bound,
+                            Combine(filter_.safe_terms(), true, /*intersect=*/true, fragment));
     }
     bound.exact = false;
     return bound;
