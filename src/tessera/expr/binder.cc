@@ -366,6 +366,10 @@ class Binder {
       if (other->kind() == NodeKind::kLiteral) {
         return CompareWithScalar(op, left, other->As<Literal>(), position);
       }
+      // A left side that folded into a constant goes right, as a written literal would.
+      if (left->kind() == NodeKind::kLiteral) {
+        return CompareWithScalar(FlipCompareOp(op), other, left->As<Literal>(), position);
+      }
       RETURN_NOT_OK(CheckComparable(*other, op, operation, position));
       auto common = ComparisonType(left->type(), other->type());
       if (!common.ok()) {
