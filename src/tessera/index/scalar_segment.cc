@@ -25,6 +25,19 @@ const expr::Column* LeafColumn(const expr::Node& leaf) {
       return &leaf.As<expr::Like>().column();
     case NodeKind::kArrayHas:
       return &leaf.As<expr::ArrayHas>().column();
+    case NodeKind::kCall: {
+      // A boolean function of the column and constants: contains(s, 'x'), starts_with(s, 'x'),
+      // array_contains(tags, 'x'), ... The reader decides which functions it answers.
+      const auto& arguments = leaf.As<expr::Call>().arguments();
+      if (leaf.type()->id() != arrow::Type::BOOL || arguments.empty() ||
+          arguments.front()->kind() != NodeKind::kColumn) {
+        return nullptr;
+      }
+      for (size_t i = 1; i < arguments.size(); ++i) {
+        if (arguments[i]->kind() != NodeKind::kLiteral) return nullptr;
+      }
+      return &arguments.front()->As<expr::Column>();
+    }
     default:
       return nullptr;
   }

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "tessera/dataset/dataset.h"
-#include "tessera/dataset/fragment_reader.h"
-#include "tessera/dataset/read_statistics.h"
 #include "tessera/index/builtin_families.h"
+#include "tessera/index/column_batches.h"
+#include "tessera/index/merge_inputs.h"
 #include "tessera/index/params.h"
 #include "tessera/index/scalar/btree_key.h"
 #include "tessera/index/scalar/btree_layout.h"
@@ -44,12 +44,6 @@ bool EntryLess(const Key& key_a, uint64_t row_a, const Key& key_b, uint64_t row_
   return row_a < row_b;
 }
 
-std::string Lower(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
-
 void SetDetails(const BtreeSegmentStats& stats, const arrow::DataType& storage,
                 format::SegmentMeta* meta) {
   auto& details = *meta->mutable_details();
@@ -68,52 +62,31 @@ template <typename Key>
 arrow::Result<BtreeSegmentStats> BuildTyped(const BuildInput& input,
                                             const std::shared_ptr<arrow::DataType>& storage,
                                             int64_t page_rows, const SegmentDirectory& out) {
-  const auto& field = input.schema->field(input.column_index);
   std::vector<Entry<Key>> entries;
   std::vector<uint64_t> nulls;
   std::vector<uint64_t> nans;
   // Binary keys view into the column data (memory-mapped data files): keep the arrays alive.
   std::vector<std::shared_ptr<arrow::Array>> key_arrays;
-  for (const auto& fragment : input.fragments) {
-    ARROW_ASSIGN_OR_RAISE(auto reader,
-                          dataset::FragmentReader::Open(*input.storage, fragment, input.schema,
-                                                        {input.column_index}));
-    const uint32_t fragment_id = fragment.id();
-    uint64_t offset = 0;
-    for (int index = 0; index < reader->num_batches(); ++index) {
-      ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
-      dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-      const auto& column = batch->column(0);
-      const uint64_t first = static_cast<uint64_t>(index) * reader->rows_per_batch();
-      if (first != offset || !column->type()->Equals(*field->type()) ||
-          first + static_cast<uint64_t>(batch->num_rows()) > fragment.physical_rows()) {
-        return Corrupt("batch ", index, " of fragment ", fragment_id, " of dataset ",
-                       input.storage->root(), " does not match the manifest (column '",
-                       field->name(), "' of type ", column->type()->ToString(), ", ",
-                       batch->num_rows(), " rows at offset ", first, ")");
-      }
-      ARROW_RETURN_NOT_OK(ForEachKey<Key>(
-          *column,
-          [&](int64_t i, const Key& key) {
-            const uint64_t row =
-                dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + i));
-            if (IsNanKey(key)) {
-              nans.push_back(row);
-            } else {
-              entries.push_back({key, row});
-            }
-          },
-          [&](int64_t i) {
-            nulls.push_back(dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + i)));
-          }));
-      if constexpr (kIsBinaryKey<Key>) key_arrays.push_back(column);
-      offset += static_cast<uint64_t>(batch->num_rows());
-    }
-    if (offset != fragment.physical_rows()) {
-      return Corrupt("fragment ", fragment_id, " of dataset ", input.storage->root(), " holds ",
-                     offset, " rows; the manifest says ", fragment.physical_rows());
-    }
-  }
+  ARROW_RETURN_NOT_OK(ForEachColumnBatch(
+      input, kBtreeFamilyName,
+      [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
+        const auto address = [&](int64_t i) {
+          return dataset::MakeRowAddress(fragment_id,
+                                         static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
+        };
+        ARROW_RETURN_NOT_OK(ForEachKey<Key>(
+            *column,
+            [&](int64_t i, const Key& key) {
+              if (IsNanKey(key)) {
+                nans.push_back(address(i));
+              } else {
+                entries.push_back({key, address(i)});
+              }
+            },
+            [&](int64_t i) { nulls.push_back(address(i)); }));
+        if constexpr (kIsBinaryKey<Key>) key_arrays.push_back(column);
+        return arrow::Status::OK();
+      }));
   std::sort(entries.begin(), entries.end(), [](const Entry<Key>& a, const Entry<Key>& b) {
     return EntryLess(a.key, a.row, b.key, b.row);
   });
@@ -276,10 +249,10 @@ arrow::Result<Params> BtreeFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, const Model*,
                                                       const SegmentDirectory& out) const {
-  if (input.storage == nullptr || input.schema == nullptr || input.column_index < 0 ||
+  if (input.schema == nullptr || input.column_index < 0 ||
       input.column_index >= input.schema->num_fields()) {
     return InvalidArgument("a BTREE build of index '", input.index_name,
-                           "' needs a storage, a schema and a column of that schema (column ",
+                           "' needs a schema and a column of that schema (column ",
                            input.column_index, ")");
   }
   const auto& field = input.schema->field(input.column_index);
@@ -289,11 +262,6 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, c
                                      kMinPageRows, kMaxPageRows));
   ARROW_ASSIGN_OR_RAISE(auto storage, BtreeStorageType(field->name(), field->type()));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*storage));
-  if (FragmentIdsOf(input.fragments).cardinality() != input.fragments.size()) {
-    return InvalidArgument("a BTREE build of index '", input.index_name,
-                           "' was given the same fragment more than once");
-  }
-
   auto stats = DispatchDomain(
       domain, [&](auto key) { return BuildTyped<decltype(key)>(input, storage, page_rows, out); });
   if (!stats.ok()) {
@@ -309,40 +277,9 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, c
 arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
     const std::vector<format::SegmentMeta>& inputs, const std::vector<SegmentDirectory>& dirs,
     const SegmentDirectory& out) const {
-  if (inputs.empty() || inputs.size() != dirs.size()) {
-    return InvalidArgument(
-        "a BTREE merge needs at least one segment and one directory per "
-        "segment; got ",
-        inputs.size(), " segments and ", dirs.size(), " directories");
-  }
+  ARROW_ASSIGN_OR_RAISE(MergeInputs checked,
+                        CheckMergeInputs(kBtreeFamilyName, inputs, dirs, out));
   const format::SegmentMeta& head = inputs.front();
-  Roaring fragments;
-  std::vector<Roaring> covered;
-  uint64_t fragment_count = 0;
-  uint64_t dataset_version = 0;
-  for (const auto& segment : inputs) {
-    if (segment.family() != kBtreeFamilyName) {
-      return InvalidArgument("cannot merge segment ", segment.uuid(), " of family ",
-                             segment.family(), " into a BTREE segment");
-    }
-    if (segment.field_id() != head.field_id() ||
-        Lower(segment.index_name()) != Lower(head.index_name())) {
-      return InvalidArgument("cannot merge BTREE segments of different indexes: segment ",
-                             segment.uuid(), " indexes field ", segment.field_id(), " for '",
-                             segment.index_name(), "', segment ", head.uuid(), " field ",
-                             head.field_id(), " for '", head.index_name(), "'");
-    }
-    ARROW_ASSIGN_OR_RAISE(Roaring bitmap, DecodeFragmentBitmap(segment));
-    fragment_count += bitmap.cardinality();
-    fragments |= bitmap;
-    covered.push_back(std::move(bitmap));
-    dataset_version = std::max(dataset_version, segment.dataset_version());
-  }
-  if (fragments.cardinality() != fragment_count) {
-    return InvalidArgument("cannot merge BTREE segments of index '", head.index_name(),
-                           "' that cover the same fragments");
-  }
-
   std::vector<std::unique_ptr<BtreeSegmentReader>> readers;
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto opened = BtreeSegmentReader::Open(inputs[i], dirs[i]);
@@ -365,22 +302,16 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
 
   const auto storage = readers.front()->storage_type();
   auto stats = DispatchDomain(readers.front()->domain(), [&](auto key) {
-    return MergeTyped<decltype(key)>(readers, covered, storage, page_rows, out);
+    return MergeTyped<decltype(key)>(readers, checked.covered, storage, page_rows, out);
   });
   if (!stats.ok()) {
     return WithContext(stats.status(),
                        "merging segments of BTREE index '" + head.index_name() + "'");
   }
 
-  BuildInput merged;
-  merged.storage = out.storage;
-  merged.field_id = head.field_id();
-  merged.dataset_version = dataset_version;
-  merged.index_name = head.index_name();
-  for (uint32_t id : fragments) merged.fragments.emplace_back().set_id(id);
   format::SegmentMeta meta;
   SetDetails(*stats, *storage, &meta);
-  ARROW_RETURN_NOT_OK(FillCommonMeta(merged, kBtreeFamilyName, out, &meta));
+  ARROW_RETURN_NOT_OK(FillCommonMeta(checked.merged, kBtreeFamilyName, out, &meta));
   return meta;
 }
 
