@@ -2,6 +2,7 @@
 //   write_commands.cc   create, append, overwrite, delete
 //   read_commands.cc    scan, count, info, versions (each takes --version V)
 //   cleanup_command.cc  cleanup
+//   compact_command.cc  compact
 //   index_commands.cc   index create|drop|optimize|train|build-segment|merge-segments|
 //                       commit-segments|list|entries|describe (docs/indexes.md)
 //   search_command.cc   search (nearest neighbours)
@@ -14,6 +15,7 @@ namespace tessera::cli {
 void AddWriteCommands(CommandSet& commands);
 void AddReadCommands(CommandSet& commands);
 void AddCleanupCommand(CommandSet& commands);
+void AddCompactCommand(CommandSet& commands);
 void AddIndexCommands(CommandSet& commands);
 void AddSearchCommand(CommandSet& commands);
 
@@ -21,6 +23,7 @@ inline void AddDatasetCommands(CommandSet& commands) {
   AddWriteCommands(commands);
   AddReadCommands(commands);
   AddCleanupCommand(commands);
+  AddCompactCommand(commands);
   AddIndexCommands(commands);
   AddSearchCommand(commands);
 }

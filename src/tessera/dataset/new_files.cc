@@ -1,8 +1,20 @@
 #include "tessera/dataset/new_files.h"
 
+#include "tessera/io/block_checksums.h"
+
 #include "tessera/status.h"
 
 namespace tessera::dataset {
+
+NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments) {
+  NewFiles added;
+  for (const auto& fragment : fragments) {
+    for (const auto& file : fragment.files()) {
+      for (auto& path : io::FileAndChecksums(file.path())) added.files.push_back(std::move(path));
+    }
+  }
+  return added;
+}
 
 arrow::Status CheckNewFilesExist(const io::Storage& storage, const NewFiles& added,
                                  std::string_view operation) {

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/format/manifest.pb.h"
 #include "tessera/io/storage.h"
 
 namespace tessera::dataset {
@@ -34,6 +35,9 @@ struct NewFiles {
   // a failed commit leaves them in place.
   bool remove_on_failure = true;
 };
+
+// The data files of `fragments` with their block checksums.
+NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments);
 
 // CommitConflict (retryable: running the whole write again writes its files again) naming the
 // first missing file, its dataset and `operation`.

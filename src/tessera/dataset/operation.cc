@@ -1,5 +1,6 @@
 #include "tessera/dataset/operation.h"
 
+#include <map>
 #include <optional>
 #include <set>
 
@@ -34,14 +35,27 @@ void AddFragments(const std::vector<format::Fragment>& fragments, format::Manife
   }
 }
 
-NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments) {
-  NewFiles added;
-  for (const auto& fragment : fragments) {
-    for (const auto& file : fragment.files()) {
-      for (auto& path : io::FileAndChecksums(file.path())) added.files.push_back(std::move(path));
+// Fragments whose rows a concurrent delete changed.
+std::set<uint32_t> FragmentsDeletedFrom(const std::vector<format::Transaction>& theirs) {
+  std::set<uint32_t> touched;
+  for (const auto& transaction : theirs) {
+    if (!transaction.has_delete_()) continue;
+    for (uint32_t id : transaction.delete_().updated_fragment_ids()) touched.insert(id);
+    for (uint32_t id : transaction.delete_().removed_fragment_ids()) touched.insert(id);
+  }
+  return touched;
+}
+
+// Fragments a concurrent compaction replaced.
+std::set<uint32_t> FragmentsRewrittenBy(const std::vector<format::Transaction>& theirs) {
+  std::set<uint32_t> rewritten;
+  for (const auto& transaction : theirs) {
+    if (!transaction.has_rewrite()) continue;
+    for (const auto& group : transaction.rewrite().groups()) {
+      rewritten.insert(group.old_fragment_ids().begin(), group.old_fragment_ids().end());
     }
   }
-  return added;
+  return rewritten;
 }
 
 }  // namespace
@@ -223,13 +237,13 @@ arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& th
   }
   // Fragments that a concurrent delete touched: our plan was made against their old deletion
   // vector, so it is evaluated again against the current one.
-  std::set<uint32_t> touched;
-  for (const auto& transaction : theirs) {
-    if (!transaction.has_delete_()) continue;
-    for (uint32_t id : transaction.delete_().updated_fragment_ids()) touched.insert(id);
-    for (uint32_t id : transaction.delete_().removed_fragment_ids()) touched.insert(id);
+  for (uint32_t id : FragmentsRewrittenBy(theirs)) {
+    if (plans_.count(id) == 0) continue;
+    return CommitConflict(/*retryable=*/true, "fragment ", id,
+                          " was compacted by a concurrent commit (now version ", latest.version(),
+                          "); nothing was deleted. Run the delete again on the new version");
   }
-  for (uint32_t id : touched) {
+  for (uint32_t id : FragmentsDeletedFrom(theirs)) {
     if (plans_.count(id) == 0) continue;
     DropPlan(id);
     for (const auto& fragment : latest.fragments()) {
@@ -237,6 +251,98 @@ arrow::Status DeleteOperation::Rebase(const std::vector<format::Transaction>& th
     }
   }
   return arrow::Status::OK();
+}
+
+// --- Rewrite (compaction) ---
+
+void RewriteOperation::Describe(format::Transaction* transaction) const {
+  auto* rewrite = transaction->mutable_rewrite();
+  for (const auto& group : groups_) {
+    auto* described = rewrite->add_groups();
+    for (uint32_t id : group.old_fragment_ids) described->add_old_fragment_ids(id);
+    for (const auto& fragment : group.new_fragments) *described->add_new_fragments() = fragment;
+  }
+}
+
+arrow::Result<format::Manifest> RewriteOperation::Apply(const format::Manifest& base) const {
+  // Which group replaces each old fragment, and whether it is the group's first.
+  std::map<uint32_t, std::pair<size_t, bool>> replaced;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const auto& ids = groups_[g].old_fragment_ids;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!replaced.emplace(ids[i], std::make_pair(g, i == 0)).second) {
+        return InvalidArgument("a compaction lists fragment ", ids[i], " twice");
+      }
+    }
+  }
+  format::Manifest manifest = base;
+  manifest.clear_fragments();
+  size_t found = 0;
+  Roaring live;
+  for (const auto& fragment : base.fragments()) {
+    auto group = replaced.find(fragment.id());
+    if (group == replaced.end()) {
+      *manifest.add_fragments() = fragment;
+      live.add(fragment.id());
+      continue;
+    }
+    ++found;
+    if (!group->second.second) continue;  // its rows are in the group's new fragments
+    for (const auto& written : groups_[group->second.first].new_fragments) {
+      format::Fragment* added = manifest.add_fragments();
+      *added = written;
+      added->set_id(manifest.next_fragment_id());
+      live.add(added->id());
+      manifest.set_next_fragment_id(manifest.next_fragment_id() + 1);
+    }
+  }
+  if (found != replaced.size()) {
+    // Rebase rejects every commit that removes our fragments; this is the last line of defence.
+    return CommitConflict(/*retryable=*/true, "fragments this compaction rewrites are no longer in ",
+                          "version ", base.version(), "; run the compaction again");
+  }
+  // Segments with no live fragment left answer for nothing: they leave their index.
+  for (auto& definition : *manifest.mutable_indexes()) {
+    auto* segments = definition.mutable_segments();
+    for (int i = segments->size() - 1; i >= 0; --i) {
+      auto covered = io::DecodePortableRoaring(segments->Get(i).fragment_bitmap(),
+                                               "the fragment bitmap of segment " +
+                                                   segments->Get(i).uuid());
+      if (covered.ok() && !covered->intersect(live)) segments->DeleteSubrange(i, 1);
+    }
+  }
+  return manifest;
+}
+
+arrow::Status RewriteOperation::Rebase(const std::vector<format::Transaction>& theirs,
+                                       const format::Manifest& latest) {
+  std::set<uint32_t> ours;
+  for (const auto& group : groups_) ours.insert(group.old_fragment_ids.begin(), group.old_fragment_ids.end());
+  const auto conflict = [&](std::string_view what, uint32_t id) {
+    return CommitConflict(/*retryable=*/true, "fragment ", id, " was ", what,
+                          " by a concurrent commit (now version ", latest.version(),
+                          "); nothing was compacted. Run the compaction again");
+  };
+  if (HasOverwrite(theirs)) {
+    return CommitConflict(/*retryable=*/true,
+                          "the dataset was overwritten by a concurrent commit (now version ",
+                          latest.version(), "); nothing was compacted");
+  }
+  for (uint32_t id : FragmentsDeletedFrom(theirs)) {
+    if (ours.count(id) != 0) return conflict("deleted from", id);
+  }
+  for (uint32_t id : FragmentsRewrittenBy(theirs)) {
+    if (ours.count(id) != 0) return conflict("compacted", id);
+  }
+  return arrow::Status::OK();
+}
+
+NewFiles RewriteOperation::new_files() const {
+  std::vector<format::Fragment> written;
+  for (const auto& group : groups_) {
+    written.insert(written.end(), group.new_fragments.begin(), group.new_fragments.end());
+  }
+  return DataFilesOf(written);
 }
 
 // --- Index changes ---

@@ -6,12 +6,18 @@
 // landed since, and either accepts them (possibly re-planning, as a Delete of the same fragment
 // does) or fails with CommitConflict per the matrix of docs/design.md, "Commit protocol":
 //
-//   ours \ theirs   Append   Delete                    Overwrite   Index
-//   Append          ok       ok                        conflict    ok
-//   Delete          ok       same fragment: re-plan    conflict    ok
-//   Overwrite       ok       ok                        ok          ok
-//   Index           ok       ok                        conflict    other name: ok;
-//                                                                  same name: conflict (retryable)
+//   ours \ theirs   Append   Delete                    Overwrite   Index          Rewrite
+//   Append          ok       ok                        conflict    ok             ok
+//   Delete          ok       same fragment: re-plan    conflict    ok             same fragment:
+//                                                                                 conflict
+//   Overwrite       ok       ok                        ok          ok             ok
+//   Index           ok       ok                        conflict    other name: ok; ok
+//                                                                  same name:
+//                                                                  conflict (retryable)
+//   Rewrite         ok       same fragment: conflict   conflict    ok             same fragment:
+//                                                                                 conflict
+// (Rewrite is compaction, dataset/compaction.h. Index segments stay valid across it: a segment
+// answers only for fragments that still exist, so rewritten fragments become unindexed.)
 #pragma once
 
 #include <arrow/result.h>
@@ -72,6 +78,29 @@ class AppendOperation : public Operation {
 
  private:
   std::vector<format::Fragment> fragments_;
+};
+
+// Replaces groups of fragments by new fragments holding their live rows (compaction,
+// dataset/compaction.h). The new fragments of a group take the place of its first old fragment
+// in the manifest's order, so a scan returns the rows in the order it did before. Index segments
+// none of whose fragments remain are removed from their index in the same commit.
+class RewriteOperation : public Operation {
+ public:
+  struct Group {
+    std::vector<uint32_t> old_fragment_ids;
+    std::vector<format::Fragment> new_fragments;  // ids assigned at commit
+  };
+  explicit RewriteOperation(std::vector<Group> groups) : groups_(std::move(groups)) {}
+  std::string_view name() const override { return "compact"; }
+  void Describe(format::Transaction* transaction) const override;
+  arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
+  arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
+                       const format::Manifest& latest) override;
+  bool IsNoop() const override { return groups_.empty(); }
+  NewFiles new_files() const override;
+
+ private:
+  std::vector<Group> groups_;
 };
 
 // Replaces every fragment and the schema. Also creates datasets (applied to an empty base).
