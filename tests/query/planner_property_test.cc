@@ -1,5 +1,5 @@
-// Property: over random histories (appends, deletes, index creates and replaces, optimizes with
-// every merge policy, drops) with several indexes per column — exact BTREEs and superset MINMAX
+// Property: over random histories (appends, deletes, compactions, index creates and replaces,
+// distributed builds over random fragment splits, optimizes with every merge policy, drops) with several indexes per column — exact BTREEs and superset MINMAX
 // zone maps (tests/support/minmax_family.h) on the same columns — query::Read, Count and Delete
 // give exactly what the unindexed path gives (Dataset::ScanToTable, CountRows, Delete) for
 // random AND / OR / NOT predicates over two or more indexed columns mixed with leaves no index
@@ -24,6 +24,7 @@
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
+#include "tessera/dataset/compaction.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/expr/filter.h"
 #include "tessera/index/lifecycle.h"
@@ -166,12 +167,59 @@ void Drop(History* history, std::mt19937_64& random) {
   history->log += "drop " + name + "; ";
 }
 
+// Compaction with random targets: the rewritten fragments become unindexed until an optimize.
+void Compact(History* history, std::mt19937_64& random) {
+  dataset::CompactionOptions options;
+  // Fragments hold up to 200 rows (SmallFiles): targets from below one to several of them.
+  options.target_rows_per_fragment = 50 + random() % 900;
+  options.max_deleted_fraction = static_cast<double>(random() % 20) / 100;
+  ASSERT_OK_AND_ASSIGN(auto result, dataset::Compact(history->dataset, options, SmallFiles()));
+  history->dataset = result.dataset;
+  history->log += "compact " + std::to_string(options.target_rows_per_fragment) + " rows, " +
+                  std::to_string(options.max_deleted_fraction) + " deleted (" +
+                  std::to_string(result.plan.fragments()) + " fragments); ";
+}
+
+// The distributed build of a pooled index: segments over a random split of every fragment,
+// built separately, some merged, committed at once.
+void DistributedBuild(History* history, std::mt19937_64& random) {
+  const index::IndexSpec& spec = IndexPool()[random() % IndexPool().size()];
+  std::vector<std::vector<uint32_t>> parts(1 + random() % 3);
+  for (const auto& fragment : history->dataset->manifest().fragments()) {
+    parts[random() % parts.size()].push_back(fragment.id());
+  }
+  std::vector<format::SegmentMeta> segments;
+  for (const auto& part : parts) {
+    if (part.empty()) continue;
+    ASSERT_OK_AND_ASSIGN(auto segment, index::BuildSegment(*history->dataset, spec, part, nullptr));
+    segments.push_back(std::move(segment));
+  }
+  if (segments.empty()) return;
+  if (segments.size() >= 2 && random() % 2 == 0) {
+    ASSERT_OK_AND_ASSIGN(auto merged,
+                         index::MergeSegments(*history->dataset, {segments[0], segments[1]}));
+    segments.erase(segments.begin(), segments.begin() + 2);
+    segments.push_back(std::move(merged));
+  }
+  if (HasIndex(*history->dataset, spec.name)) {
+    // Its definition may differ from the pool's (a replace changed parameters): drop it first.
+    ASSERT_OK_AND_ASSIGN(history->dataset, index::DropIndex(*history->dataset, spec.name));
+    history->log += "drop " + spec.name + "; ";
+  }
+  ASSERT_OK_AND_ASSIGN(history->dataset,
+                       index::CommitSegments(*history->dataset, spec, segments));
+  history->log += "distributed build " + spec.name + " in " + std::to_string(segments.size()) +
+                  " segments; ";
+}
+
 void RandomStep(History* history, std::mt19937_64& random, PredicateGenerator& generator) {
   const int choice = static_cast<int>(random() % 100);
-  if (choice < 28) return Append(history, random);
-  if (choice < 48) return DeleteSome(history, random, generator);
-  if (choice < 80) return CreateOrReplace(history, random);
-  if (choice < 95) return Optimize(history, random);
+  if (choice < 24) return Append(history, random);
+  if (choice < 40) return DeleteSome(history, random, generator);
+  if (choice < 64) return CreateOrReplace(history, random);
+  if (choice < 76) return Optimize(history, random);
+  if (choice < 86) return Compact(history, random);
+  if (choice < 95) return DistributedBuild(history, random);
   return Drop(history, random);
 }
 
