@@ -36,8 +36,9 @@ arrow::Status RunCompact(const CompactArguments& args) {
               << Quantity(snapshot->manifest().fragments_size(), "fragment") << ")" << std::endl;
     return arrow::Status::OK();
   }
-  std::cout << (args.dry_run ? "would rewrite " : "rewrote ") << Quantity(plan.fragments(), "fragment")
-            << " (" << Quantity(plan.live_rows(), "live row") << ", dropping "
+  std::cout << (args.dry_run ? "would rewrite " : "rewrote ")
+            << Quantity(plan.fragments(), "fragment") << " ("
+            << Quantity(plan.live_rows(), "live row") << ", dropping "
             << Quantity(plan.deleted_rows(), "deleted row") << ") in "
             << Quantity(plan.groups.size(), "group");
   if (args.dry_run) {
@@ -52,8 +53,8 @@ arrow::Status RunCompact(const CompactArguments& args) {
     std::cout << ": " << group.live_rows << " live, " << group.deleted_rows << " deleted\n";
   }
   if (!args.dry_run && !snapshot->manifest().indexes().empty()) {
-    std::cout << "the rewritten rows are unindexed until `tessera index optimize "
-              << args.dataset << " NAME` indexes them\n";
+    std::cout << "the rewritten rows are unindexed until `tessera index optimize " << args.dataset
+              << " NAME` indexes them\n";
   }
   std::cout.flush();
   if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");

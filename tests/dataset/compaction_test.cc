@@ -92,7 +92,7 @@ TEST(Compaction, AFragmentWithManyDeletedRowsIsRewrittenWithoutThem) {
   ASSERT_EQ(fragments.size(), 3);
   EXPECT_EQ(fragments[1].physical_rows(), 80u);
   EXPECT_FALSE(fragments[1].has_deletion());
-  EXPECT_EQ(fragments[1].id(), 3u);  // a new id, in the old fragment's place
+  EXPECT_EQ(fragments[1].id(), 3u);          // a new id, in the old fragment's place
   EXPECT_TRUE(fragments[2].has_deletion());  // under the fraction: left alone
   ASSERT_OK_AND_ASSIGN(auto table, result.dataset->ScanToTable({}));
   EXPECT_EQ(testing::Int64Column(*table, "id"),

@@ -102,8 +102,8 @@ TEST(CompactionWithIndexes, BuildAppendOptimizeCompactMergeQueryEqualsTheScan) {
   index::OptimizeOptions no_merge;
   ASSERT_OK_AND_ASSIGN(no_merge.merge, index::MergePolicy::Parse("none"));
   for (int round = 0; round < 3; ++round) {
-    ASSERT_OK_AND_ASSIGN(dataset, dataset->Append(ReaderOf(MixedFilterBatch(random, next_id, 150)),
-                                                  SmallFiles()));
+    ASSERT_OK_AND_ASSIGN(
+        dataset, dataset->Append(ReaderOf(MixedFilterBatch(random, next_id, 150)), SmallFiles()));
     next_id += 150;
     ASSERT_OK_AND_ASSIGN(auto report, index::OptimizeIndexes(*dataset, no_merge));
     dataset = report.dataset;
@@ -146,8 +146,8 @@ TEST(CompactionWithIndexes, ASegmentLeftWithNoLiveFragmentLeavesItsIndex) {
                                          directory.Child("data"),
                                          ReaderOf(MixedFilterBatch(random, 0, 400)), SmallFiles()));
   ASSERT_OK_AND_ASSIGN(dataset, index::CreateIndex(*dataset, EveryScalarFamily()[0]));
-  ASSERT_OK_AND_ASSIGN(dataset, dataset->Append(ReaderOf(MixedFilterBatch(random, 400, 100)),
-                                                SmallFiles()));
+  ASSERT_OK_AND_ASSIGN(dataset,
+                       dataset->Append(ReaderOf(MixedFilterBatch(random, 400, 100)), SmallFiles()));
   ASSERT_OK_AND_ASSIGN(auto report, index::OptimizeIndexes(*dataset));  // a delta segment
   dataset = report.dataset;
   ASSERT_EQ(dataset->manifest().indexes(0).segments_size(), 2);
@@ -168,9 +168,9 @@ TEST(CompactionCrash, KilledAtRandomMomentsLeavesACommittedVersionWithCorrectInd
   TempDirectory directory;
   std::mt19937_64 random(9);
   const std::string base_path = directory.Child("base");
-  ASSERT_OK_AND_ASSIGN(auto base, dataset::Dataset::Create(
-                                      base_path, ReaderOf(MixedFilterBatch(random, 0, 1200)),
-                                      SmallFiles()));
+  ASSERT_OK_AND_ASSIGN(
+      auto base, dataset::Dataset::Create(base_path, ReaderOf(MixedFilterBatch(random, 0, 1200)),
+                                          SmallFiles()));
   for (const auto& spec : EveryScalarFamily()) {
     ASSERT_OK_AND_ASSIGN(base, index::CreateIndex(*base, spec));
   }
@@ -217,7 +217,8 @@ TEST(CompactionCrash, KilledAtRandomMomentsLeavesACommittedVersionWithCorrectInd
         << reopened->version();
     committed += reopened->version() == before + 1 ? 1 : 0;
     ASSERT_OK_AND_ASSIGN(auto rows, reopened->ScanToTable({}));
-    ASSERT_TRUE(rows->Equals(*expected, kNansEqual)) << rows->num_rows() << " rows vs " << expected->num_rows();
+    ASSERT_TRUE(rows->Equals(*expected, kNansEqual))
+        << rows->num_rows() << " rows vs " << expected->num_rows();
     ASSERT_NO_FATAL_FAILURE(ExpectIndexesAgreeWithTheScan(reopened, random, 3));
     if (trial % 10 == 0) {
       // The leftovers of the dead writer do not disturb the next compaction.

@@ -1,9 +1,10 @@
 // Property: over random histories (appends, deletes, compactions, index creates and replaces,
-// distributed builds over random fragment splits, optimizes with every merge policy, drops) with several indexes per column — exact BTREEs and superset MINMAX
-// zone maps (tests/support/minmax_family.h) on the same columns — query::Read, Count and Delete
-// give exactly what the unindexed path gives (Dataset::ScanToTable, CountRows, Delete) for
-// random AND / OR / NOT predicates over two or more indexed columns mixed with leaves no index
-// answers (LIKE, column against column), with projections, `_rowaddr` and limits.
+// distributed builds over random fragment splits, optimizes with every merge policy, drops) with
+// several indexes per column — exact BTREEs and superset MINMAX zone maps
+// (tests/support/minmax_family.h) on the same columns — query::Read, Count and Delete give exactly
+// what the unindexed path gives (Dataset::ScanToTable, CountRows, Delete) for random AND / OR / NOT
+// predicates over two or more indexed columns mixed with leaves no index answers (LIKE, column
+// against column), with projections, `_rowaddr` and limits.
 //
 // Bounded: fixed seeds, kSteps history steps and kQueriesPerCheck queries at two points of each
 // history, on a few thousand rows.
@@ -206,10 +207,9 @@ void DistributedBuild(History* history, std::mt19937_64& random) {
     ASSERT_OK_AND_ASSIGN(history->dataset, index::DropIndex(*history->dataset, spec.name));
     history->log += "drop " + spec.name + "; ";
   }
-  ASSERT_OK_AND_ASSIGN(history->dataset,
-                       index::CommitSegments(*history->dataset, spec, segments));
-  history->log += "distributed build " + spec.name + " in " + std::to_string(segments.size()) +
-                  " segments; ";
+  ASSERT_OK_AND_ASSIGN(history->dataset, index::CommitSegments(*history->dataset, spec, segments));
+  history->log +=
+      "distributed build " + spec.name + " in " + std::to_string(segments.size()) + " segments; ";
 }
 
 void RandomStep(History* history, std::mt19937_64& random, PredicateGenerator& generator) {

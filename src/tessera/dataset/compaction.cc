@@ -62,7 +62,8 @@ arrow::Result<CompactionPlan> PlanCompaction(const Dataset& dataset,
   CompactionGroup group;
   bool over_deleted_fraction = false;  // of the group's single fragment
   const auto close_group = [&] {
-    if (group.fragment_ids.size() >= 2 || (group.fragment_ids.size() == 1 && over_deleted_fraction)) {
+    if (group.fragment_ids.size() >= 2 ||
+        (group.fragment_ids.size() == 1 && over_deleted_fraction)) {
       plan.groups.push_back(group);
     }
     group = CompactionGroup();
@@ -73,8 +74,8 @@ arrow::Result<CompactionPlan> PlanCompaction(const Dataset& dataset,
     const uint64_t live = fragment.physical_rows() - std::min(deleted, fragment.physical_rows());
     const bool too_deleted =
         fragment.physical_rows() > 0 &&
-        static_cast<double>(deleted) > options.max_deleted_fraction *
-                                           static_cast<double>(fragment.physical_rows());
+        static_cast<double>(deleted) >
+            options.max_deleted_fraction * static_cast<double>(fragment.physical_rows());
     if (live >= target && !too_deleted) {
       close_group();  // a large, mostly live fragment breaks the run
       continue;
@@ -110,24 +111,23 @@ arrow::Result<CompactionResult> Compact(const std::shared_ptr<Dataset>& snapshot
     manifest->clear_fragments();
     for (uint32_t id : planned.fragment_ids) *manifest->add_fragments() = *by_id.at(id);
     auto fragments = [&]() -> arrow::Result<std::vector<format::Fragment>> {
-      ARROW_ASSIGN_OR_RAISE(auto scanner, MakeScanner(dataset.storage(), manifest,
-                                                      dataset.schema(), ScanOptions{}));
+      ARROW_ASSIGN_OR_RAISE(
+          auto scanner, MakeScanner(dataset.storage(), manifest, dataset.schema(), ScanOptions{}));
       return WriteFragments(*dataset.storage(), *scanner, dataset.schema(), writing);
     }();
     if (!fragments.ok()) {
       RemoveNewFiles(*dataset.storage(), DataFilesOf(written));
-      return WithContext(fragments.status(),
-                         "compacting fragments of dataset " + dataset.uri());
+      return WithContext(fragments.status(), "compacting fragments of dataset " + dataset.uri());
     }
     written.insert(written.end(), fragments->begin(), fragments->end());
     result.fragments_written += fragments->size();
     groups.push_back({planned.fragment_ids, std::move(*fragments)});
   }
   RewriteOperation operation(std::move(groups));
-  ARROW_ASSIGN_OR_RAISE(auto committed, CommitOperation(*dataset.storage(),
-                                                        std::make_shared<format::Manifest>(
-                                                            dataset.manifest()),
-                                                        operation, write_options));
+  ARROW_ASSIGN_OR_RAISE(
+      auto committed,
+      CommitOperation(*dataset.storage(), std::make_shared<format::Manifest>(dataset.manifest()),
+                      operation, write_options));
   ARROW_ASSIGN_OR_RAISE(result.dataset, Dataset::FromManifest(dataset.storage(), committed));
   return result;
 }

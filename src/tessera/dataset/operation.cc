@@ -298,16 +298,17 @@ arrow::Result<format::Manifest> RewriteOperation::Apply(const format::Manifest& 
   }
   if (found != replaced.size()) {
     // Rebase rejects every commit that removes our fragments; this is the last line of defence.
-    return CommitConflict(/*retryable=*/true, "fragments this compaction rewrites are no longer in ",
-                          "version ", base.version(), "; run the compaction again");
+    return CommitConflict(/*retryable=*/true,
+                          "fragments this compaction rewrites are no longer in ", "version ",
+                          base.version(), "; run the compaction again");
   }
   // Segments with no live fragment left answer for nothing: they leave their index.
   for (auto& definition : *manifest.mutable_indexes()) {
     auto* segments = definition.mutable_segments();
     for (int i = segments->size() - 1; i >= 0; --i) {
-      auto covered = io::DecodePortableRoaring(segments->Get(i).fragment_bitmap(),
-                                               "the fragment bitmap of segment " +
-                                                   segments->Get(i).uuid());
+      auto covered =
+          io::DecodePortableRoaring(segments->Get(i).fragment_bitmap(),
+                                    "the fragment bitmap of segment " + segments->Get(i).uuid());
       if (covered.ok() && !covered->intersect(live)) segments->DeleteSubrange(i, 1);
     }
   }
@@ -317,7 +318,8 @@ arrow::Result<format::Manifest> RewriteOperation::Apply(const format::Manifest& 
 arrow::Status RewriteOperation::Rebase(const std::vector<format::Transaction>& theirs,
                                        const format::Manifest& latest) {
   std::set<uint32_t> ours;
-  for (const auto& group : groups_) ours.insert(group.old_fragment_ids.begin(), group.old_fragment_ids.end());
+  for (const auto& group : groups_)
+    ours.insert(group.old_fragment_ids.begin(), group.old_fragment_ids.end());
   const auto conflict = [&](std::string_view what, uint32_t id) {
     return CommitConflict(/*retryable=*/true, "fragment ", id, " was ", what,
                           " by a concurrent commit (now version ", latest.version(),

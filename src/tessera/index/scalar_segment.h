@@ -9,8 +9,9 @@
 // A leaf is any predicate node other than And / Or / Not / Literal whose only column is the
 // segment's: Compare(column, literal), InList, Between, IsNull, Like with a literal pattern,
 // ArrayHas, a boolean Column, or a boolean Call of the column and literals (contains,
-// starts_with, array_contains, ...: expr/functions.h names them). `x != v` reaches readers as `x = v` under a NOT, and IS NOT NULL as IS NULL under a NOT:
-// the planner derives FALSE sets from TRUE sets (Kleene logic), so readers only answer TRUE.
+// starts_with, array_contains, ...: expr/functions.h names them). `x != v` reaches readers as `x =
+// v` under a NOT, and IS NOT NULL as IS NULL under a NOT: the planner derives FALSE sets from TRUE
+// sets (Kleene logic), so readers only answer TRUE.
 //
 // Answers follow the unindexed scan's semantics (Arrow compute) exactly: an exact answer is
 // precisely the rows where the filter evaluator says TRUE for the leaf, NaN and -0.0 included

@@ -277,8 +277,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, c
 arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
     const std::vector<format::SegmentMeta>& inputs, const std::vector<SegmentDirectory>& dirs,
     const SegmentDirectory& out) const {
-  ARROW_ASSIGN_OR_RAISE(MergeInputs checked,
-                        CheckMergeInputs(kBtreeFamilyName, inputs, dirs, out));
+  ARROW_ASSIGN_OR_RAISE(MergeInputs checked, CheckMergeInputs(kBtreeFamilyName, inputs, dirs, out));
   const format::SegmentMeta& head = inputs.front();
   std::vector<std::unique_ptr<BtreeSegmentReader>> readers;
   for (size_t i = 0; i < inputs.size(); ++i) {
