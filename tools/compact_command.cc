@@ -53,8 +53,8 @@ arrow::Status RunCompact(const CompactArguments& args) {
     std::cout << ": " << group.live_rows << " live, " << group.deleted_rows << " deleted\n";
   }
   if (!args.dry_run && !snapshot->manifest().indexes().empty()) {
-    std::cout << "the rewritten rows are unindexed until `tessera index optimize " << args.dataset
-              << " NAME` indexes them\n";
+    std::cout << "indexes do not cover the new fragments yet: run `tessera index optimize "
+              << args.dataset << "` to index them\n";
   }
   std::cout.flush();
   if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");
