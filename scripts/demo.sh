@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tour of the tessera CLI on synthetic data: create, append, filter, delete, time travel,
-# history, vector indexes and search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
+# history, compaction, vector indexes and search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
 set -euo pipefail
 tessera=${1:-build/tessera}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo-XXXXXX")
@@ -24,6 +24,9 @@ step "$tessera" count "$work/items" --version 2 --where "category = 'toys'"
 step "$tessera" count "$work/items" --where "category = 'toys'"
 step "$tessera" scan "$work/items" --version 1 --columns id,category,ts --limit 3 --format json
 step "$tessera" info "$work/items"
+echo
+echo "# compaction: the fragments the delete thinned out are rewritten, in one commit"
+step "$tessera" compact "$work/items" --target-rows-per-fragment 10000
 echo
 echo "# vector indexes: a product-quantized index, then nearest neighbours re-ranked exactly"
 step "$tessera" index create "$work/items" --name vec_pq --column vector --type IVF_PQ \
