@@ -22,9 +22,12 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/expr/filter.h"
+#include "tessera/index/lifecycle.h"
 #include "tessera/index/scalar/ngram_segment_reader.h"
 #include "tessera/index/scalar_segment.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
 namespace tessera::index::scalar {
@@ -612,6 +615,51 @@ TEST(NgramOpen, DamagedFilesAreCorruptNamingTheFile) {
     ASSERT_OK(table.dataset->storage()->WriteFile(path, original));
   }
   EXPECT_TRUE(family->Open(segment.meta, segment.directory).ok());
+}
+
+// On a large segment, a leaf whose rarest gram most rows hold costs more than a scan: the
+// planner scans and explain says why; a leaf with a rare gram goes through the index. Both
+// count what the unindexed path counts.
+TEST(NgramPlanner, FrequentGramsOnLargeSegmentsFallBackToTheScan) {
+  ASSERT_OK(arrow::compute::Initialize());
+  TempDirectory directory;
+  constexpr int64_t kRows = 70000;
+  arrow::StringBuilder builder;
+  for (int64_t i = 0; i < kRows; ++i) {
+    ASSERT_OK(builder.Append(i % 500 == 0 ? "zzq" + std::to_string(i % 7)
+                                          : "abc" + std::to_string(i % 1000)));
+  }
+  std::shared_ptr<arrow::Array> values;
+  ASSERT_OK(builder.Finish(&values));
+  auto schema = arrow::schema({arrow::field("v", arrow::utf8())});
+  dataset::WriteOptions options;
+  options.max_rows_per_file = static_cast<uint64_t>(kRows);
+  ASSERT_OK_AND_ASSIGN(
+      auto data,
+      Dataset::Create(directory.Child("ds"),
+                      testing::ReaderOf(arrow::RecordBatch::Make(schema, kRows, {values})),
+                      options));
+  ASSERT_OK_AND_ASSIGN(data, CreateIndex(*data, IndexSpec{"v_ngram", "v", "NGRAM", {}}));
+  const auto snapshot = query::Snapshot::Make(data);
+  const auto count = [&](const std::string& filter, std::string* explained) -> uint64_t {
+    query::Explain explain;
+    auto counted = query::Count(*snapshot, filter, &explain);
+    EXPECT_TRUE(counted.ok()) << filter << ": " << counted.status().ToString();
+    *explained = explain.ToString();
+    auto expected = data->CountRows(filter);
+    EXPECT_TRUE(expected.ok()) << expected.status().ToString();
+    EXPECT_EQ(*counted, *expected) << filter;
+    return counted.ok() ? *counted : 0;
+  };
+  std::string explained;
+  // abc1, abc10..abc19, abc100..abc199: 111 values, 70 rows each; bc1 holds 7770 rows.
+  EXPECT_EQ(count("contains(v, 'abc1')", &explained), 7770u);
+  EXPECT_NE(explained.find("index 'v_ngram' not used for 'contains(v, 'abc1')'"), std::string::npos)
+      << explained;
+  EXPECT_NE(explained.find("scan"), std::string::npos) << explained;
+  EXPECT_EQ(count("v LIKE '%zzq%'", &explained), 140u);
+  EXPECT_NE(explained.find("NGRAM index 'v_ngram' segment "), std::string::npos) << explained;
+  EXPECT_NE(explained.find("(140 candidates, rechecked)"), std::string::npos) << explained;
 }
 
 }  // namespace
