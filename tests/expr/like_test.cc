@@ -254,5 +254,18 @@ TEST(Like, TranslationOfEachShape) {
   EXPECT_TRUE(CheckLikePattern(R"(a\)", "").ok());
 }
 
+// The literal runs between wildcards, escapes resolved: what an n-gram index narrows with.
+TEST(Like, LiteralRunsBetweenWildcards) {
+  using Runs = std::vector<std::string>;
+  EXPECT_EQ(LikeLiteralRuns("%abc%", "\\"), Runs({"abc"}));
+  EXPECT_EQ(LikeLiteralRuns("ab_cd%e", "\\"), Runs({"ab", "cd", "e"}));
+  EXPECT_EQ(LikeLiteralRuns(R"(a\%b\_c\\)", "\\"), Runs({R"(a%b_c\)"}));
+  EXPECT_EQ(LikeLiteralRuns("a!%b%", "!"), Runs({"a%b"}));
+  EXPECT_EQ(LikeLiteralRuns(R"(a\%)", ""), Runs({R"(a\)"}));
+  EXPECT_EQ(LikeLiteralRuns("%_%__", "\\"), Runs({}));
+  EXPECT_EQ(LikeLiteralRuns("", "\\"), Runs({}));
+  EXPECT_EQ(LikeLiteralRuns("\xc3\xa9t\xc3\xa9_x", "\\"), Runs({"\xc3\xa9t\xc3\xa9", "x"}));
+}
+
 }  // namespace
 }  // namespace tessera::expr

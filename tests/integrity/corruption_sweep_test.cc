@@ -1,11 +1,11 @@
 // The integrity guarantee, swept: a dataset with data fragments, deletions, an unindexed tail
-// and four indexes (BTREE on a float and on a string column, IVF_FLAT and IVF_PQ on the
-// vectors) has every one of its files damaged in turn — truncated, a block zeroed, random bytes
-// flipped, the offsets of variable-length columns overwritten — and after each damage every
-// kind of read runs again (index-aware scans, counts with filters, a full scan, a take, exact
-// and refined nearest searches with and without a prefilter). Each read must either return
-// exactly what it returned before the damage (the damaged bytes were not read) or fail with
-// Corrupt naming the damaged file. A crash fails the whole test binary.
+// and five indexes (BTREE on a float and on a string column, NGRAM on a text column, IVF_FLAT
+// and IVF_PQ on the vectors) has every one of its files damaged in turn — truncated, a block
+// zeroed, random bytes flipped, the offsets of variable-length columns overwritten — and after
+// each damage every kind of read runs again (index-aware scans, counts with filters, a full
+// scan, a take, exact and refined nearest searches with and without a prefilter). Each read
+// must either return exactly what it returned before the damage (the damaged bytes were not
+// read) or fail with Corrupt naming the damaged file. A crash fails the whole test binary.
 //
 // The sweep is sharded (kShards test instances, files split between them) so that CTest runs
 // the shards in parallel; the shards together apply more than 1,000 seeded mutations.
@@ -82,6 +82,8 @@ std::vector<Read> Reads(const std::vector<uint64_t>& take_addresses) {
   reads.push_back({"scan price < 300 (BTREE)", scan("price < 300")});
   reads.push_back(
       {"scan category (BTREE on strings)", scan("category = 'c3' OR category IS NULL")});
+  reads.push_back(
+      {"scan text substrings (NGRAM)", scan("contains(text, 'xyz q') OR text LIKE '%bab cd%'")});
   reads.push_back({"full scan", scan("")});
   reads.push_back({"count LIKE", [](const dataset::Dataset& data) -> arrow::Result<std::string> {
                      ARROW_ASSIGN_OR_RAISE(auto rows, data.CountRows("text LIKE '%ab%'"));
@@ -206,6 +208,7 @@ class CorruptionSweep : public ::testing::TestWithParam<int> {
     };
     create("price_idx", "price", "BTREE", {});
     create("category_idx", "category", "BTREE", {});
+    create("text_ngram", "text", "NGRAM", {});
     create("vec_flat", "vector", "IVF_FLAT", {{"num_partitions", "4"}, {"metric", "l2"}});
     create("vec_pq", "vector", "IVF_PQ",
            {{"num_partitions", "4"}, {"metric", "cosine"}, {"num_sub_vectors", "2"}});

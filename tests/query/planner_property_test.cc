@@ -49,7 +49,8 @@ constexpr int kQueriesPerCheck = 50;
 constexpr int kDeleteEvery = 50;
 
 // The indexes a history may create: a BTREE and a MINMAX on i64 and on f64, MINMAX only on id
-// (ascending, so zone maps narrow well), BTREE only on s, flag and ts.
+// (ascending, so zone maps narrow well), a BTREE and an NGRAM (bigrams: the words are short) on
+// s, BTREE only on flag and ts.
 const std::vector<index::IndexSpec>& IndexPool() {
   static const std::vector<index::IndexSpec> pool = {
       {"i64_btree", "i64", "BTREE", {{"page_rows", "16"}}},
@@ -58,6 +59,7 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"f64_zones", "f64", "MINMAX", {{"page_rows", "8"}}},
       {"id_zones", "id", "MINMAX", {{"page_rows", "32"}}},
       {"s_btree", "s", "BTREE", {}},
+      {"s_ngram", "s", "NGRAM", {{"n", "2"}}},
       {"flag_btree", "flag", "BTREE", {}},
       {"ts_btree", "ts", "BTREE", {}},
   };
@@ -77,9 +79,9 @@ const index::IndexSpec& Pooled(const std::string& name) {
 std::vector<std::string> Start(uint64_t seed) {
   switch (seed % 3) {
     case 0:
-      return {"i64_btree", "s_btree", "append", "i64_zones", "id_zones", "append"};
+      return {"i64_btree", "s_btree", "append", "i64_zones", "id_zones", "s_ngram", "append"};
     case 1:
-      return {"i64_zones", "f64_zones", "id_zones", "append"};
+      return {"i64_zones", "f64_zones", "id_zones", "s_ngram", "append"};
     default:
       return {"f64_zones", "append", "f64_btree", "i64_btree", "id_zones", "append", "s_btree"};
   }
@@ -313,6 +315,7 @@ struct Tally {
   int queries = 0;
   int indexed = 0;      // explain shows an index-answered fragment group
   int minmax = 0;       // ... answered (partly) by a MINMAX zone map
+  int ngram = 0;        // ... answered (partly) by an NGRAM index
   int two_indexes = 0;  // ... with one line combining two indexes' answers
   int deletes = 0;
 };
@@ -360,6 +363,7 @@ void ExpectSameAsUnindexed(const std::shared_ptr<dataset::Dataset>& dataset,
     ++tally->indexed;
   }
   if (text.find("MINMAX index '") != std::string::npos) ++tally->minmax;
+  if (text.find("NGRAM index '") != std::string::npos) ++tally->ngram;
   if (CombinesTwoIndexes(text)) ++tally->two_indexes;
 
   if (options.filter.empty()) return;
@@ -442,8 +446,8 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
           dataset::Dataset::Create(directory.Child("data"), ReaderOf(batch), SmallFiles()));
     }
     // Each seed starts differently, so that exact and superset indexes cover different
-    // fragments of one column: a BTREE before a MINMAX and appends between them; zone maps
-    // alone; a MINMAX before a BTREE.
+    // fragments of one column: a BTREE before a MINMAX and an NGRAM, appends between them; superset
+    // indexes alone (zone maps, n-grams); a MINMAX before a BTREE.
     for (const std::string& step : Start(seed)) {
       if (step == "append") {
         ASSERT_NO_FATAL_FAILURE(Append(&history, random));
@@ -465,11 +469,12 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
   EXPECT_GT(tally.indexed, tally.queries / 3) << tally.indexed << " of " << tally.queries;
   EXPECT_GT(tally.minmax, tally.queries / 10) << tally.minmax << " of " << tally.queries;
   EXPECT_GT(tally.two_indexes, tally.queries / 10) << tally.two_indexes << " of " << tally.queries;
+  EXPECT_GT(tally.ngram, 0);
   EXPECT_GT(tally.deletes, 0);
   std::printf(
-      "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d combining two "
-      "indexes; %d deletes\n",
-      tally.queries, tally.indexed, tally.minmax, tally.two_indexes, tally.deletes);
+      "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d by NGRAM, %d "
+      "combining two indexes; %d deletes\n",
+      tally.queries, tally.indexed, tally.minmax, tally.ngram, tally.two_indexes, tally.deletes);
 }
 
 // Fragments with more candidates than one read chunk (kReadBatchRows): reads by row address

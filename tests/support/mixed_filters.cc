@@ -161,11 +161,31 @@ std::string PredicateGenerator::LeafOn(const std::string& column) {
                                         "flag IN (TRUE)", "flag NOT IN (FALSE)"};
     return kFlag[Pick(8)];
   }
+  if (column == "s" && Pick(3) == 0) return SubstringLeaf();
   const std::string literal = Literal(column);
   const int shape = Pick(10);
   if (shape < 7) return LeafWith(column, literal, shape);
   if (shape == 7) return "NOT (" + LeafWith(column, literal, Pick(7)) + ")";
   return OddLeaf(column);
+}
+
+std::string PredicateGenerator::SubstringLeaf() {
+  const std::string word = Word();
+  const std::string inner = word.substr(1, word.size() - 2);  // quoted: backslashes doubled
+  switch (Pick(6)) {
+    case 0:
+      return "contains(s, " + word + ")";
+    case 1:
+      return "starts_with(s, " + word + ")";
+    case 2:
+      return "s LIKE '%" + inner + "%'";
+    case 3:
+      return "s LIKE '" + inner + "%'";
+    case 4:
+      return "s ILIKE '%" + inner + "%'";
+    default:
+      return "s NOT LIKE '%" + inner + "%'";
+  }
 }
 
 std::string PredicateGenerator::OddLeaf(const std::string& column) {
@@ -231,7 +251,8 @@ std::string PredicateGenerator::LeafWith(const std::string& column, const std::s
     case 8:
       return "id < " + std::to_string(Pick(1600));  // id: unindexed in some tests
     case 9:
-      return "s LIKE '" + std::string(Pick(2) ? "a" : "c") + "%'";  // no index answers LIKE
+      if (Pick(2) == 0) return SubstringLeaf();
+      return "s LIKE '" + std::string(Pick(2) ? "a" : "c") + "%'";  // too short for n-grams
     case 10:
       return "i64 < id";  // column against column: only rechecked
     case 11: {

@@ -30,8 +30,8 @@ std::shared_ptr<arrow::RecordBatch> MixedFilterBatch(std::mt19937_64& random, in
 dataset::WriteOptions SmallFiles();
 
 // Random predicate text over MixedFilterSchema(): comparisons with literals on either side,
-// BETWEEN, IN with NULLs, their negations, IS [NOT] NULL, boolean columns, LIKE, a column
-// compared with a column, constants, and AND / OR / NOT of those.
+// BETWEEN, IN with NULLs, their negations, IS [NOT] NULL, boolean columns, LIKE, contains and
+// starts_with, a column compared with a column, constants, and AND / OR / NOT of those.
 class PredicateGenerator {
  public:
   explicit PredicateGenerator(std::mt19937_64& random) : random_(random) {}
@@ -44,6 +44,9 @@ class PredicateGenerator {
   // test, negated or not, or one of a few odd cases (literals the binder rewrites, extremes,
   // -0.0 in IN lists, LIKE, another column).
   std::string LeafOn(const std::string& column);
+  // A substring leaf on s: contains, starts_with, LIKE '%w%', LIKE 'w%', ILIKE, NOT LIKE, of
+  // a word of s (some too short for any n-gram).
+  std::string SubstringLeaf();
   // A literal of `column`'s domain (i64, f64, s, ts or id).
   std::string Literal(const std::string& column);
 

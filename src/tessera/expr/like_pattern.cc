@@ -140,6 +140,21 @@ arrow::Status CheckLikePattern(std::string_view pattern, std::string_view escape
   return arrow::Status::OK();
 }
 
+std::vector<std::string> LikeLiteralRuns(std::string_view pattern, std::string_view escape) {
+  std::vector<std::string> runs;
+  std::string run;
+  for (const Piece& piece : SplitPattern(pattern, escape)) {
+    if (piece.kind == Piece::Kind::kLiteral) {
+      run.append(piece.text);
+    } else if (!run.empty()) {
+      runs.push_back(std::move(run));
+      run.clear();
+    }
+  }
+  if (!run.empty()) runs.push_back(std::move(run));
+  return runs;
+}
+
 arrow::Result<LikeMatcher> TranslateLike(std::string_view pattern, std::string_view escape,
                                          bool case_insensitive) {
   const std::vector<Piece> pieces = SplitPattern(pattern, escape);

@@ -28,6 +28,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tessera::expr {
 
@@ -54,6 +55,13 @@ arrow::Status CheckLikeEscape(std::string_view escape);
 // valid UTF-8 and not ending in a lone escape. The message is a predicate ("is not valid
 // UTF-8", "ends with its escape character ..."): callers name the pattern and its position.
 arrow::Status CheckLikePattern(std::string_view pattern, std::string_view escape);
+
+// The literal runs of `pattern`: its maximal sequences of literal characters (escapes
+// resolved) between wildcards, in order, none empty. Every value the pattern matches contains
+// each run: byte for byte under LIKE, character by character up to case under ILIKE. Indexes
+// that look values up by their substrings (NGRAM) narrow a LIKE with them. `pattern` must pass
+// CheckLikePattern.
+std::vector<std::string> LikeLiteralRuns(std::string_view pattern, std::string_view escape);
 
 // The one translation, for every pattern shape. `pattern` must pass CheckLikePattern.
 arrow::Result<LikeMatcher> TranslateLike(std::string_view pattern, std::string_view escape,

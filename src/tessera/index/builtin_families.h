@@ -12,7 +12,8 @@ std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies();
 
 namespace scalar {
 std::unique_ptr<IndexFamily> MakeBtreeFamily();  // scalar/btree_family.cc
-}
+std::unique_ptr<IndexFamily> MakeNgramFamily();  // scalar/ngram_family.cc
+}  // namespace scalar
 namespace vector {
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
