@@ -6,6 +6,7 @@
 #include "tessera/index/builtin_families.h"
 #include "tessera/index/merge_inputs.h"
 #include "tessera/index/params.h"
+#include "tessera/index/scalar/btree_key.h"
 #include "tessera/index/scalar/zonemap_segment_reader.h"
 #include "tessera/index/scalar/zonemap_values.h"
 #include "tessera/index/scalar/zones.h"
@@ -37,7 +38,7 @@ arrow::Result<ZoneTotals> BuildTyped(const BuildInput& input,
                                      int64_t rows_per_zone, const SegmentDirectory& out) {
   ARROW_ASSIGN_OR_RAISE(auto writer, ZoneFileWriter::Open(out, kZoneMapFamilyName, rows_per_zone,
                                                           ZoneMapFields(storage)));
-  ARROW_ASSIGN_OR_RAISE(auto appender, ZoneValueAppender<Key>::Make(storage));
+  ARROW_ASSIGN_OR_RAISE(auto appender, KeyAppender<Key>::Make(storage));
   auto* nans_builder = static_cast<arrow::UInt32Builder*>(writer->family_builder(0));
   arrow::ArrayBuilder* min_builder = writer->family_builder(1);
   arrow::ArrayBuilder* max_builder = writer->family_builder(2);
@@ -49,7 +50,7 @@ arrow::Result<ZoneTotals> BuildTyped(const BuildInput& input,
                     Key min{};  // binary keys view into `pieces`, which outlive the appends below
                     Key max{};
                     for (const auto& piece : pieces) {
-                      ARROW_RETURN_NOT_OK(ForEachZoneValue<Key>(
+                      ARROW_RETURN_NOT_OK(ForEachKey<Key>(
                           *piece,
                           [&](int64_t, const Key& key) {
                             if (IsNanValue(key)) {
@@ -101,10 +102,22 @@ arrow::Result<format::SegmentMeta> ZoneMapFamily::Build(const BuildInput& input,
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(int64_t rows_per_zone, RowsPerZoneOf(params));
   ARROW_ASSIGN_OR_RAISE(auto storage, ZoneMapStorageType(field->name(), field->type()));
-  ARROW_ASSIGN_OR_RAISE(ZoneMapDomain domain, ZoneMapDomainOf(*storage));
-  auto totals = DispatchZoneMapDomain(domain, [&](auto key) {
-    return BuildTyped<decltype(key)>(input, storage, rows_per_zone, out);
-  });
+  ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*storage));
+  arrow::Result<ZoneTotals> totals;
+  switch (domain) {
+    case KeyDomain::kSigned:
+      totals = BuildTyped<int64_t>(input, storage, rows_per_zone, out);
+      break;
+    case KeyDomain::kUnsigned:
+      totals = BuildTyped<uint64_t>(input, storage, rows_per_zone, out);
+      break;
+    case KeyDomain::kFloat:
+      totals = BuildTyped<double>(input, storage, rows_per_zone, out);
+      break;
+    case KeyDomain::kBinary:
+      totals = BuildTyped<std::string_view>(input, storage, rows_per_zone, out);
+      break;
+  }
   if (!totals.ok()) {
     return WithContext(totals.status(), "building ZONEMAP index '" + input.index_name +
                                             "' on column '" + field->name() + "'");

@@ -9,7 +9,8 @@
 // 1/16 of a 65536-row segment, the largest share at which the planner still prefers an index to
 // the scan (query/filter_plan.cc), while the zone table stays under 1% of a column's size.
 // Column types: signed and unsigned integers, float16 (summarized as float32), float32,
-// float64, decimal128, string, large_string, date32, timestamp; anything else is Unsupported.
+// float64, string, large_string, date32, timestamp; anything else is Unsupported (decimal128
+// too: datasets cannot store it, see zonemap_values.h).
 //
 // Build reads the column of its fragments once, zone by zone, in memory O(one zone's values);
 // Merge rewrites the inputs' zone tables into one (zones.h: MergeZoneFiles), reading no table.

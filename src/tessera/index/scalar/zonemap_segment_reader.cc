@@ -120,13 +120,13 @@ class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
       return InvalidArgument("a query on ZONEMAP segment ", meta.uuid(), " lacks a value");
     }
     if (!value->is_valid) return std::nullopt;
-    if (!ZoneMapQueryTypeMatches(*value->type, *reader_.storage_type())) {
+    if (!QueryTypeMatches(*value->type, *reader_.storage_type())) {
       return InvalidArgument("ZONEMAP index '", meta.index_name(), "' (segment ", meta.uuid(),
                              ") holds values of type ", reader_.storage_type()->ToString(),
                              " and cannot compare them with a query value of type ",
                              value->type->ToString(), "; cast the value to the column's type");
     }
-    ARROW_ASSIGN_OR_RAISE(Key key, ZoneKeyOfScalar<Key>(*value));
+    ARROW_ASSIGN_OR_RAISE(Key key, KeyOfScalar<Key>(*value));
     return key;
   }
 
@@ -154,14 +154,14 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader::Searcher>> MakeSearcher(
     }
     const uint32_t* nans =
         static_cast<const arrow::UInt32Array&>(*batch.column(kNansColumn)).raw_values();
-    ARROW_RETURN_NOT_OK(ForEachZoneValue<Key>(
+    ARROW_RETURN_NOT_OK(ForEachKey<Key>(
         *batch.column(kMinColumn),
         [&](int64_t row, const Key& key) {
           has_values[start + static_cast<size_t>(row)] = true;
           mins[start + static_cast<size_t>(row)] = key;
         },
         [](int64_t) {}));
-    ARROW_RETURN_NOT_OK(ForEachZoneValue<Key>(
+    ARROW_RETURN_NOT_OK(ForEachKey<Key>(
         *batch.column(kMaxColumn),
         [&](int64_t row, const Key& key) {
           has_max[start + static_cast<size_t>(row)] = true;
@@ -205,21 +205,38 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader>> ZoneMapSegmentReader::Open(
   ARROW_ASSIGN_OR_RAISE(reader->zones_, ReadZoneFile(segment, directory, kZoneMapFamilyName));
   const ZoneFile& file = reader->zones_;
   const auto& schema = *file.schema;
-  std::optional<ZoneMapDomain> domain;
+  std::optional<KeyDomain> domain;
   if (schema.num_fields() == kZoneCommonColumns + 3) {
     reader->storage_ = schema.field(kMinColumn)->type();
-    auto found = ZoneMapDomainOf(*reader->storage_);
+    // A storage type is a column type ZONEMAP keeps as is (not float16, which it widens).
+    auto accepted = ZoneMapStorageType("", reader->storage_);
+    auto found = DomainOf(*reader->storage_);
     const arrow::Schema expected(ZoneMapFields(reader->storage_));
-    bool matches = found.ok();
+    bool matches = found.ok() && accepted.ok() && (*accepted)->Equals(*reader->storage_);
     for (int i = 0; matches && i < expected.num_fields(); ++i) {
       matches = schema.field(kZoneCommonColumns + i)->Equals(*expected.field(i));
     }
     if (matches) domain = *found;
   }
   if (!domain) return file.Corrupted("has an unexpected schema " + schema.ToString());
-  ARROW_ASSIGN_OR_RAISE(reader->searcher_, DispatchZoneMapDomain(*domain, [&](auto key) {
-                          return MakeSearcher<decltype(key)>(*reader);
-                        }));
+  switch (*domain) {
+    case KeyDomain::kSigned: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<int64_t>(*reader));
+      break;
+    }
+    case KeyDomain::kUnsigned: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<uint64_t>(*reader));
+      break;
+    }
+    case KeyDomain::kFloat: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<double>(*reader));
+      break;
+    }
+    case KeyDomain::kBinary: {
+      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<std::string_view>(*reader));
+      break;
+    }
+  }
   return reader;
 }
 

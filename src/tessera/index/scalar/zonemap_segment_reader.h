@@ -10,9 +10,9 @@
 //  - kRange: the zone has a value (not null, not NaN) and its [min, max] meets the bounds; a
 //    null or NaN bound, or an empty interval, selects no zone.
 //  - kIsNull: the zone holds a null; kIsNotNull: the zone holds a row that is not null.
-// Strings compare bytewise (unsigned), decimals by their unscaled value at the column's scale.
-// Query values must have the column's type (timestamps: its unit; decimals: its precision and
-// scale): Assess says kNone and Answer InvalidArgument otherwise.
+// Values compare as BTREE keys (btree_key.h); strings bytewise (unsigned). Query values must
+// have the column's type (timestamps: its unit; float16 values for float16 columns): Assess
+// says kNone and Answer InvalidArgument otherwise.
 //
 // Thread-safe: the reader never changes after Open.
 #pragma once
@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/index/scalar/btree_key.h"
 #include "tessera/index/scalar/scalar_query.h"
 #include "tessera/index/scalar/zonemap_values.h"
 #include "tessera/index/scalar/zones.h"

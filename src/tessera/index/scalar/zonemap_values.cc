@@ -1,10 +1,12 @@
 #include "tessera/index/scalar/zonemap_values.h"
 
+#include "tessera/status.h"
+
 namespace tessera::index::scalar {
 
 std::string_view ZoneMapSupportedTypes() {
   return "int8, int16, int32, int64, uint8, uint16, uint32, uint64, halffloat, float, double, "
-         "decimal128, string, large_string, date32, timestamp";
+         "string, large_string, date32, timestamp";
 }
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ZoneMapStorageType(
@@ -22,7 +24,6 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ZoneMapStorageType(
     case arrow::Type::UINT64:
     case arrow::Type::FLOAT:
     case arrow::Type::DOUBLE:
-    case arrow::Type::DECIMAL128:
     case arrow::Type::STRING:
     case arrow::Type::LARGE_STRING:
     case arrow::Type::DATE32:
@@ -33,38 +34,6 @@ arrow::Result<std::shared_ptr<arrow::DataType>> ZoneMapStorageType(
                          column_type->ToString(), "; ZONEMAP indexes columns of type ",
                          ZoneMapSupportedTypes());
   }
-}
-
-arrow::Result<ZoneMapDomain> ZoneMapDomainOf(const arrow::DataType& storage) {
-  switch (storage.id()) {
-    case arrow::Type::INT8:
-    case arrow::Type::INT16:
-    case arrow::Type::INT32:
-    case arrow::Type::INT64:
-    case arrow::Type::DATE32:
-    case arrow::Type::TIMESTAMP:
-      return ZoneMapDomain::kSigned;
-    case arrow::Type::UINT8:
-    case arrow::Type::UINT16:
-    case arrow::Type::UINT32:
-    case arrow::Type::UINT64:
-      return ZoneMapDomain::kUnsigned;
-    case arrow::Type::FLOAT:
-    case arrow::Type::DOUBLE:
-      return ZoneMapDomain::kFloat;
-    case arrow::Type::STRING:
-    case arrow::Type::LARGE_STRING:
-      return ZoneMapDomain::kBinary;
-    case arrow::Type::DECIMAL128:
-      return ZoneMapDomain::kDecimal;
-    default:
-      return Corrupt("no ZONEMAP stores values of type ", storage.ToString());
-  }
-}
-
-bool ZoneMapQueryTypeMatches(const arrow::DataType& value_type, const arrow::DataType& storage) {
-  if (storage.id() == arrow::Type::DECIMAL128) return value_type.Equals(storage);
-  return QueryTypeMatches(value_type, storage);
 }
 
 }  // namespace tessera::index::scalar
