@@ -47,7 +47,8 @@ constexpr int kQueriesPerCheck = 50;
 constexpr int kDeleteEvery = 50;
 
 // The indexes a history may create: a BTREE and a MINMAX on i64 and on f64, MINMAX only on id
-// (ascending, so zone maps narrow well), BTREE only on s, flag and ts.
+// (ascending, so zone maps narrow well), BTREE only on s, flag and ts; ZONEMAPs on id, i64, f64,
+// s and ts and BLOOMFILTERs on i64, s and ts beside them.
 const std::vector<index::IndexSpec>& IndexPool() {
   static const std::vector<index::IndexSpec> pool = {
       {"i64_btree", "i64", "BTREE", {{"page_rows", "16"}}},
@@ -58,6 +59,14 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"s_btree", "s", "BTREE", {}},
       {"flag_btree", "flag", "BTREE", {}},
       {"ts_btree", "ts", "BTREE", {}},
+      {"id_zonemap", "id", "ZONEMAP", {{"rows_per_zone", "32"}}},
+      {"i64_zonemap", "i64", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"f64_zonemap", "f64", "ZONEMAP", {{"rows_per_zone", "8"}}},
+      {"s_zonemap", "s", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"ts_zonemap", "ts", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"i64_bloom", "i64", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
+      {"s_bloom", "s", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
+      {"ts_bloom", "ts", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
   };
   return pool;
 }
@@ -77,7 +86,7 @@ std::vector<std::string> Start(uint64_t seed) {
     case 0:
       return {"i64_btree", "s_btree", "append", "i64_zones", "id_zones", "append"};
     case 1:
-      return {"i64_zones", "f64_zones", "id_zones", "append"};
+      return {"i64_zonemap", "f64_zones", "id_zones", "s_bloom", "append", "ts_zonemap"};
     default:
       return {"f64_zones", "append", "f64_btree", "i64_btree", "id_zones", "append", "s_btree"};
   }
@@ -395,7 +404,7 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
     }
     // Each seed starts differently, so that exact and superset indexes cover different
     // fragments of one column: a BTREE before a MINMAX and appends between them; zone maps
-    // alone; a MINMAX before a BTREE.
+    // alone (MINMAX, ZONEMAP and BLOOMFILTER); a MINMAX before a BTREE.
     for (const std::string& step : Start(seed)) {
       if (step == "append") {
         ASSERT_NO_FATAL_FAILURE(Append(&history, random));
