@@ -25,6 +25,7 @@
 #include "support/zone_index_testing.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
+#include "tessera/expr/ast.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/scalar/bloomfilter_segment_reader.h"
 #include "tessera/index/scalar/zones.h"
@@ -208,6 +209,39 @@ TEST(BloomFilterLookup, EqualValuesHashEquallyAcrossStringAndBinaryLiterals) {
   auto refused = reader->MatchingZones(
       Query(ScalarQuery::Kind::kEquals, {std::make_shared<arrow::Int64Scalar>(1)}));
   EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidArgument);
+}
+
+// Leaves as the planner hands them: equality and IN are supersets costed from the filters in
+// memory; ranges and literals of another type are kNone.
+TEST(BloomFilterReader, AssessAnswersEqualitiesNotRanges) {
+  TempDirectory directory;
+  arrow::Int64Builder builder;
+  for (int64_t i = 0; i < 1000; ++i) ASSERT_OK(builder.Append(i));
+  const auto table = testing::MakeColumnDataset(directory, Check(builder.Finish()), 500);
+  auto family = MakeBloomFilterFamily();
+  auto reader = OpenBloom(
+      testing::BuildSegmentOf(*family, *table.dataset, testing::AllFragments(*table.dataset),
+                              {{"rows_per_zone", "100"}, {"false_positive_rate", "0.000001"}}));
+  const auto column = std::make_shared<expr::Column>("v", 0, arrow::int64(), 1);
+  const auto literal = [](std::shared_ptr<arrow::Scalar> value) {
+    return std::make_shared<expr::Literal>(std::move(value), 5);
+  };
+  const expr::Compare equal(expr::CompareOp::kEqual, column,
+                            literal(std::make_shared<arrow::Int64Scalar>(555)), 1);
+  const Capability capability = reader->Assess(equal);
+  EXPECT_EQ(capability.coverage, Coverage::kSuperset);
+  EXPECT_EQ(capability.cost, 100);  // the zone [500, 600), at a false positive rate of 1e-6
+  ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(equal));
+  EXPECT_FALSE(answer.exact);
+  EXPECT_EQ(answer.rows.front(),
+            dataset::MakeRowAddress(table.dataset->manifest().fragments(1).id(), 0));
+  const expr::Compare below(expr::CompareOp::kLess, column,
+                            literal(std::make_shared<arrow::Int64Scalar>(5)), 1);
+  EXPECT_EQ(reader->Assess(below).coverage, Coverage::kNone);
+  EXPECT_EQ(KindOf(reader->Answer(below).status()), ErrorKind::kInvalidArgument);
+  const expr::Compare mistyped(expr::CompareOp::kEqual, column,
+                               literal(std::make_shared<arrow::StringScalar>("5")), 1);
+  EXPECT_EQ(reader->Assess(mistyped).coverage, Coverage::kNone);
 }
 
 TEST(BloomFilterPlanner, ReadsAndCountsEqualTheScanBeforeAndAfterOptimize) {
