@@ -1,8 +1,7 @@
 #include "tessera/index/scalar/bloomfilter_segment_reader.h"
 
-#include <parquet/xxhasher.h>
-
 #include <exception>
+#include <optional>
 
 #include "tessera/index/scalar/bloomfilter_hash.h"
 
