@@ -50,6 +50,8 @@ const std::vector<IndexSpec>& Specs() {
   static const std::vector<IndexSpec> specs = {
       {"id_idx", "id", "BTREE", {}},
       {"value_idx", "value", "BTREE", {}},  // float: also a NaN list
+      {"value_zones", "value", "ZONEMAP", {}},
+      {"name_bloom", "name", "BLOOMFILTER", {}},
       {"flat_idx", "vector", "IVF_FLAT", {{"num_partitions", "4"}}},
       {"sq_idx", "vector", "IVF_SQ", {{"num_partitions", "4"}}},
       {"pq_idx", "vector", "IVF_PQ", {{"num_partitions", "4"}, {"num_sub_vectors", "2"}}},

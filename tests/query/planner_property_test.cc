@@ -50,7 +50,8 @@ constexpr int kDeleteEvery = 50;
 
 // The indexes a history may create: a BTREE and a MINMAX on i64 and on f64, MINMAX only on id
 // (ascending, so zone maps narrow well), a BTREE and an NGRAM (bigrams: the words are short) on
-// s, BTREE only on flag and ts.
+// s, BTREE only on flag and ts; ZONEMAPs on id, i64, f64, s and ts and BLOOMFILTERs on i64, s
+// and ts beside them.
 const std::vector<index::IndexSpec>& IndexPool() {
   static const std::vector<index::IndexSpec> pool = {
       {"i64_btree", "i64", "BTREE", {{"page_rows", "16"}}},
@@ -62,6 +63,14 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"s_ngram", "s", "NGRAM", {{"n", "2"}}},
       {"flag_btree", "flag", "BTREE", {}},
       {"ts_btree", "ts", "BTREE", {}},
+      {"id_zonemap", "id", "ZONEMAP", {{"rows_per_zone", "32"}}},
+      {"i64_zonemap", "i64", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"f64_zonemap", "f64", "ZONEMAP", {{"rows_per_zone", "8"}}},
+      {"s_zonemap", "s", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"ts_zonemap", "ts", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"i64_bloom", "i64", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
+      {"s_bloom", "s", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
+      {"ts_bloom", "ts", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
   };
   return pool;
 }
@@ -81,7 +90,7 @@ std::vector<std::string> Start(uint64_t seed) {
     case 0:
       return {"i64_btree", "s_btree", "append", "i64_zones", "id_zones", "s_ngram", "append"};
     case 1:
-      return {"i64_zones", "f64_zones", "id_zones", "s_ngram", "append"};
+      return {"i64_zonemap", "f64_zones", "id_zones", "s_bloom", "s_ngram", "append", "ts_zonemap"};
     default:
       return {"f64_zones", "append", "f64_btree", "i64_btree", "id_zones", "append", "s_btree"};
   }
@@ -446,8 +455,8 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
           dataset::Dataset::Create(directory.Child("data"), ReaderOf(batch), SmallFiles()));
     }
     // Each seed starts differently, so that exact and superset indexes cover different
-    // fragments of one column: a BTREE before a MINMAX and an NGRAM, appends between them; superset
-    // indexes alone (zone maps, n-grams); a MINMAX before a BTREE.
+    // fragments of one column: a BTREE before a MINMAX and an NGRAM, appends between them;
+    // superset indexes alone (MINMAX, ZONEMAP, BLOOMFILTER, NGRAM); a MINMAX before a BTREE.
     for (const std::string& step : Start(seed)) {
       if (step == "append") {
         ASSERT_NO_FATAL_FAILURE(Append(&history, random));

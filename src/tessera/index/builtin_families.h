@@ -11,8 +11,10 @@ namespace tessera::index {
 std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies();
 
 namespace scalar {
-std::unique_ptr<IndexFamily> MakeBtreeFamily();  // scalar/btree_family.cc
-std::unique_ptr<IndexFamily> MakeNgramFamily();  // scalar/ngram_family.cc
+std::unique_ptr<IndexFamily> MakeBtreeFamily();        // scalar/btree_family.cc
+std::unique_ptr<IndexFamily> MakeZoneMapFamily();      // scalar/zonemap_family.cc
+std::unique_ptr<IndexFamily> MakeBloomFilterFamily();  // scalar/bloomfilter_family.cc
+std::unique_ptr<IndexFamily> MakeNgramFamily();        // scalar/ngram_family.cc
 }  // namespace scalar
 namespace vector {
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
