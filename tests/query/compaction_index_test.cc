@@ -46,6 +46,9 @@ const std::vector<index::IndexSpec>& EveryScalarFamily() {
   static const std::vector<index::IndexSpec> specs = {
       {"i64_btree", "i64", "BTREE", {{"page_rows", "16"}}},
       {"s_btree", "s", "BTREE", {}},
+      {"id_zonemap", "id", "ZONEMAP", {{"rows_per_zone", "32"}}},
+      {"ts_bloom", "ts", "BLOOMFILTER", {{"rows_per_zone", "32"}}},
+      {"s_ngram", "s", "NGRAM", {{"n", "2"}}},
   };
   return specs;
 }
