@@ -25,6 +25,13 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 "$cli" index create "$ds" --name vector_flat --column vector --type IVF_FLAT "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_sq --column vector --type IVF_SQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_pq --column vector --type IVF_PQ "${ivf[@]}" >/dev/null
+"$cli" index create "$ds" --name category_bitmap --column category --type BITMAP >/dev/null
+"$cli" index create "$ds" --name tags_labels --column tags --type LABEL_LIST >/dev/null
+"$cli" index create "$ds" --name text_ngram --column text --type NGRAM >/dev/null
+"$cli" index create "$ds" --name price_zonemap --column price --type ZONEMAP \
+  --param rows_per_zone=16 >/dev/null
+"$cli" index create "$ds" --name id_bloom --column id --type BLOOMFILTER \
+  --param rows_per_zone=16 >/dev/null
 "$cli" gen "$work/more.arrow" --rows 40 --dim 8 --clusters 4 --seed 7 >/dev/null
 "$cli" append "$ds" --from "$work/more.arrow" >/dev/null
 "$cli" index build-segment "$ds" --name vector_flat --column vector --type IVF_FLAT "${ivf[@]}" \
@@ -33,7 +40,7 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 
 # Inputs a fuzzer found (regression-*, kept with the fix that made them pass) stay.
 find "$corpus" -type f ! -name 'regression-*' -delete 2>/dev/null || true
-mkdir -p "$corpus"/{manifest,transaction,deletion,segment_json,btree_segment,ivf_segment,fragment,filter,vector_literal}
+mkdir -p "$corpus"/{manifest,transaction,deletion,segment_json,btree_segment,ivf_segment,scalar_family_segment,fragment,filter,vector_literal}
 
 # Files in name order, so that seeds are numbered the same way on every run.
 sorted() { find "$@" -type f | LC_ALL=C sort; }
@@ -78,6 +85,17 @@ for i in 0 1 2; do
   seed ivf_segment "${families[$i]}_partitions" "$(printf '%03o' "$i")" <"$dir/partitions.arrow"
   seed ivf_segment "${families[$i]}_model" "$(printf '%03o' $((i + 4)))" <"$dir/model.bin"
   seed ivf_segment "${families[$i]}_model_repaired" "$(printf '%03o' $((i + 4 + 128)))" <"$dir/model.bin"
+done
+# scalar_family_segment selector: index (byte % 5) and file (byte / 5: its .arrow files in name
+# order), as tests/fuzz/scalar_family_segment_fuzzer.cc reads it.
+scalar_indexes=(category_bitmap tags_labels text_ngram price_zonemap id_bloom)
+for i in 0 1 2 3 4; do
+  j=0
+  for f in $(sorted "$(segment_dir "${scalar_indexes[$i]}")" -name '*.arrow'); do
+    seed scalar_family_segment "${scalar_indexes[$i]}_$(basename "$f" .arrow)" \
+      "$(printf '%03o' $((i + 5 * j)))" <"$f"
+    j=$((j + 1))
+  done
 done
 
 filters=(

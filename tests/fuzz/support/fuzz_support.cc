@@ -80,6 +80,9 @@ TemplateDataset BuildTemplate() {
       {"price_btree", "price", "BTREE", {}},      {"category_btree", "category", "BTREE", {}},
       {"vector_flat", "vector", "IVF_FLAT", ivf}, {"vector_sq", "vector", "IVF_SQ", ivf},
       {"vector_pq", "vector", "IVF_PQ", ivf},
+      {"category_bitmap", "category", "BITMAP", {}}, {"tags_labels", "tags", "LABEL_LIST", {}},
+      {"text_ngram", "text", "NGRAM", {}},          {"price_zonemap", "price", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"id_bloom", "id", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
   };
   for (const auto& spec : specs) {
     snapshot = ValueOrDie(index::CreateIndex(*snapshot, spec), "create index " + spec.name);
