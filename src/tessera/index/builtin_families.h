@@ -11,8 +11,10 @@ namespace tessera::index {
 std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies();
 
 namespace scalar {
-std::unique_ptr<IndexFamily> MakeBtreeFamily();  // scalar/btree_family.cc
-}
+std::unique_ptr<IndexFamily> MakeBtreeFamily();      // scalar/btree_family.cc
+std::unique_ptr<IndexFamily> MakeBitmapFamily();     // scalar/bitmap_family.cc
+std::unique_ptr<IndexFamily> MakeLabelListFamily();  // scalar/label_list_family.cc
+}  // namespace scalar
 namespace vector {
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
