@@ -58,6 +58,10 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"s_btree", "s", "BTREE", {}},
       {"flag_btree", "flag", "BTREE", {}},
       {"ts_btree", "ts", "BTREE", {}},
+      {"s_bitmap", "s", "BITMAP", {}},
+      {"flag_bitmap", "flag", "BITMAP", {}},
+      {"i64_bitmap", "i64", "BITMAP", {{"max_cardinality", "64"}}},
+      {"tags_labels", "tags", "LABEL_LIST", {}},
   };
   return pool;
 }
@@ -180,7 +184,7 @@ std::string RandomFilter(std::mt19937_64& random, PredicateGenerator& generator,
                          bool* multi_column) {
   *multi_column = false;
   if (random() % 3 == 0) return generator.Predicate(static_cast<int>(random() % 4));
-  static const std::vector<std::string> kIndexed = {"i64", "f64", "s", "id", "flag", "ts"};
+  static const std::vector<std::string> kIndexed = {"i64", "f64", "s", "id", "flag", "ts", "tags"};
   const std::string first = kIndexed[random() % kIndexed.size()];
   std::string second = kIndexed[random() % kIndexed.size()];
   while (second == first) second = kIndexed[random() % kIndexed.size()];
@@ -266,6 +270,7 @@ struct Tally {
   int indexed = 0;      // explain shows an index-answered fragment group
   int minmax = 0;       // ... answered (partly) by a MINMAX zone map
   int two_indexes = 0;  // ... with one line combining two indexes' answers
+  int postings = 0;     // ... answered (partly) by a BITMAP or LABEL_LIST index
   int deletes = 0;
 };
 
@@ -312,6 +317,10 @@ void ExpectSameAsUnindexed(const std::shared_ptr<dataset::Dataset>& dataset,
     ++tally->indexed;
   }
   if (text.find("MINMAX index '") != std::string::npos) ++tally->minmax;
+  if (text.find("BITMAP index '") != std::string::npos ||
+      text.find("LABEL_LIST index '") != std::string::npos) {
+    ++tally->postings;
+  }
   if (CombinesTwoIndexes(text)) ++tally->two_indexes;
 
   if (options.filter.empty()) return;
@@ -417,6 +426,7 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
   EXPECT_GT(tally.indexed, tally.queries / 3) << tally.indexed << " of " << tally.queries;
   EXPECT_GT(tally.minmax, tally.queries / 10) << tally.minmax << " of " << tally.queries;
   EXPECT_GT(tally.two_indexes, tally.queries / 10) << tally.two_indexes << " of " << tally.queries;
+  EXPECT_GT(tally.postings, 0) << "no query used a BITMAP or LABEL_LIST index";
   EXPECT_GT(tally.deletes, 0);
   std::printf(
       "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d combining two "
