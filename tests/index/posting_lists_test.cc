@@ -315,8 +315,11 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
   WriteRaw(written.directory, files.keys, keys_schema,
            {ArrayOf<arrow::Int64Builder, int64_t>({1, 2}),
             ArrayOf<arrow::UInt64Builder, uint64_t>({2, 1 + kPostingBatchRows})});
-  ExpectCorruptNaming(PostingListReader::Open(written.meta, written.directory, files).status(),
-                      files.postings);
+  {
+    const auto status = PostingListReader::Open(written.meta, written.directory, files).status();
+    ExpectCorruptNaming(status, files.keys);
+    ExpectCorruptNaming(status, files.postings);
+  }
   // A zero count.
   WriteRaw(written.directory, files.keys, keys_schema,
            {ArrayOf<arrow::Int64Builder, int64_t>({1, 2}),
