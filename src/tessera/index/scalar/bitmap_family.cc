@@ -1,6 +1,7 @@
 #include "tessera/index/scalar/bitmap_family.h"
 
 #include <string>
+#include <unordered_set>
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/column_batches.h"
@@ -53,25 +54,32 @@ arrow::Result<int64_t> MaxCardinality(const Params& params) {
 }
 
 arrow::Status CardinalityExceeded(const std::string& index, const std::string& column,
-                                  uint64_t observed, int64_t limit) {
+                                  const std::string& observed, int64_t limit) {
   return InvalidArgument("BITMAP index '", index, "' on column '", column, "' would hold ",
                          observed, " distinct non-null values, more than ", kMaxCardinalityParam,
                          "=", limit, "; raise ", kMaxCardinalityParam, " (at most ",
                          kMaxMaxCardinality, ") or index the column with a BTREE");
 }
 
+// Reads the column of every fragment once, counting distinct values as it goes so that a
+// column of too many stops at the first batch past `limit` (not after sorting every row), and
+// writes the sorted (value, row) pairs.
 template <typename Key>
 arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
                                            const std::shared_ptr<arrow::DataType>& type,
-                                           const SegmentDirectory& out, uint64_t* num_rows) {
+                                           int64_t limit, const SegmentDirectory& out,
+                                           uint64_t* num_rows) {
   std::vector<PostingEntry<Key>> entries;
   std::vector<uint64_t> nulls;
   // String keys view into the column data: keep the arrays alive until the files are written.
   std::vector<std::shared_ptr<arrow::Array>> arrays;
+  std::unordered_set<Key> distinct;
+  const auto& field = input.schema->field(input.column_index);
   ARROW_RETURN_NOT_OK(ForEachColumnBatch(
       input, kBitmapFamilyName,
       [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
         *num_rows += static_cast<uint64_t>(column->length());
+        if constexpr (kIsBinaryKey<Key>) arrays.push_back(column);
         const auto address = [&](int64_t i) {
           return dataset::MakeRowAddress(fragment_id,
                                          static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
@@ -80,9 +88,13 @@ arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
             *column,
             [&](int64_t i, const Key& key) {
               entries.push_back({key, address(i)});
+              if (distinct.size() <= static_cast<size_t>(limit)) distinct.insert(key);
             },
             [&](int64_t i) { nulls.push_back(address(i)); }));
-        if constexpr (kIsBinaryKey<Key>) arrays.push_back(column);
+        if (distinct.size() > static_cast<size_t>(limit)) {
+          return CardinalityExceeded(input.index_name, field->name(),
+                                     "at least " + std::to_string(distinct.size()), limit);
+        }
         return arrow::Status::OK();
       }));
   return WritePostingEntries<Key>(out, PostingListFiles(), type, kBitmapFamilyName,
@@ -129,14 +141,13 @@ arrow::Result<format::SegmentMeta> BitmapFamily::Build(const BuildInput& input, 
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*field->type()));
   uint64_t num_rows = 0;
   auto stats = DispatchDomain(domain, [&](auto key) {
-    return BuildTyped<decltype(key)>(input, field->type(), out, &num_rows);
+    return BuildTyped<decltype(key)>(input, field->type(), limit, out, &num_rows);
   });
   if (!stats.ok()) {
+    // The cardinality error names the index and column already.
+    if (KindOf(stats.status()) == ErrorKind::kInvalidArgument) return stats.status();
     return WithContext(stats.status(), "building BITMAP index '" + input.index_name +
                                            "' on column '" + field->name() + "'");
-  }
-  if (stats->num_keys > static_cast<uint64_t>(limit)) {
-    return CardinalityExceeded(input.index_name, field->name(), stats->num_keys, limit);
   }
   format::SegmentMeta meta;
   (*meta.mutable_details())[std::string(kMaxCardinalityParam)] = std::to_string(limit);
@@ -162,7 +173,7 @@ arrow::Result<format::SegmentMeta> BitmapFamily::Merge(
                                 return CardinalityExceeded(
                                     inputs.front().index_name(),
                                     "field " + std::to_string(inputs.front().field_id()),
-                                    stats.num_keys, limit);
+                                    std::to_string(stats.num_keys), limit);
                               });
 }
 

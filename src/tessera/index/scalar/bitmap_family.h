@@ -6,7 +6,8 @@
 //
 // Parameter `max_cardinality` (default 4096, in [1, 1048576]): the most distinct non-null values
 // a segment may hold. A build (or merge) observing more fails with InvalidArgument naming the
-// index, the column, the observed count and the parameter: beyond a few thousand values each
+// index, the column, the observed count and the parameter (a build stops at the first batch
+// past the limit, without sorting anything): beyond a few thousand values each
 // value's postings are short, a BTREE answers the same predicates with less per-value overhead,
 // and the keys of a bitmap segment are held in memory by every reader. 4096 covers enumerations,
 // flags, status codes, countries and days of a decade.
