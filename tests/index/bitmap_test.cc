@@ -9,9 +9,11 @@
 #include <arrow/compute/initialize.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cctype>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/ipc_file_surgery.h"
@@ -294,6 +296,24 @@ TEST(BitmapBuild, TooManyDistinctValuesFail) {
   EXPECT_NE(merged.status().message().find("max_cardinality=39"), std::string::npos);
 }
 
+TEST(BitmapBuild, EmptyFragmentListBuildsAnEmptySegment) {
+  ASSERT_OK(arrow::compute::Initialize());
+  TempDirectory directory;
+  const auto data = testing::MakeColumnDataset(directory, RandomValues(arrow::utf8(), 50, 13), 100);
+  auto family = MakeBitmapFamily();
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildSegment(*family, *data.dataset, {}, {}));
+  EXPECT_EQ(segment.meta.num_rows(), 0u);
+  auto reader = OpenBitmap(segment);
+  ASSERT_NE(reader, nullptr);
+  for (const char* text : {"v = 'a'", "v IS NULL", "v >= ''"}) {
+    std::shared_ptr<const void> holder;
+    ASSERT_OK_AND_ASSIGN(auto leaf, testing::ParseLeaf(data, text, &holder));
+    EXPECT_EQ(reader->Assess(*leaf).coverage, Coverage::kExact) << text;
+    ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(*leaf));
+    EXPECT_TRUE(answer.rows.empty()) << text;
+  }
+}
+
 TEST(BitmapOpen, DamagedFilesAreCorruptNamingTheFile) {
   ASSERT_OK(arrow::compute::Initialize());
   TempDirectory directory;
@@ -396,6 +416,43 @@ TEST(BitmapOpen, RandomDamageIsHarmlessOrCorruptNamingTheFile) {
   EXPECT_GT(corrupt, 30);
   ASSERT_OK_AND_ASSIGN(const auto restored, answers());
   EXPECT_EQ(restored, expected);
+}
+
+TEST(BitmapLookup, ConcurrentAnswersAgree) {
+  ASSERT_OK(arrow::compute::Initialize());
+  TempDirectory directory;
+  // Enough rows that the postings span several batches, which the threads read in turn.
+  const auto data = testing::MakeColumnDataset(
+      directory, RandomValues(arrow::int64(), 40000, 14, /*domain=*/6), 20000);
+  auto family = MakeBitmapFamily();
+  ASSERT_OK_AND_ASSIGN(
+      auto segment,
+      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  auto reader = OpenBitmap(segment);
+  ASSERT_NE(reader, nullptr);
+  std::vector<std::shared_ptr<const void>> holders(6);
+  std::vector<const expr::Node*> leaves;
+  std::vector<std::vector<uint64_t>> expected;
+  for (int k = 0; k < 6; ++k) {
+    ASSERT_OK_AND_ASSIGN(auto leaf, testing::ParseLeaf(data, "v = " + std::to_string(k - 6),
+                                                       &holders[static_cast<size_t>(k)]));
+    leaves.push_back(leaf);
+    ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(*leaf));
+    expected.push_back(answer.rows);
+  }
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t]() {
+      for (int i = 0; i < 30; ++i) {
+        const size_t k = static_cast<size_t>((t + i) % 6);
+        auto answer = reader->Answer(*leaves[k]);
+        if (!answer.ok() || answer->rows != expected[k]) ++mismatches;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST(BitmapVerify, ChecksTheValueType) {
