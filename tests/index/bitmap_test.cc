@@ -9,6 +9,7 @@
 #include <arrow/compute/initialize.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <random>
@@ -469,6 +470,33 @@ TEST(BitmapVerify, ChecksTheValueType) {
   const auto status = family->Verify(definition, segment.meta, segment.directory);
   EXPECT_EQ(KindOf(status), ErrorKind::kInvalidArgument) << status.ToString();
   EXPECT_NE(status.message().find("int32"), std::string::npos) << status.ToString();
+
+  // Postings that open (their counts add up) but are out of order: Verify reads them all.
+  std::vector<uint64_t> rows;
+  {
+    auto reader = OpenBitmap(segment);
+    ASSERT_NE(reader, nullptr);
+    ASSERT_OK(reader->postings().ForEach([&](int64_t, const uint64_t* run, size_t count) {
+      rows.insert(rows.end(), run, run + count);
+      return arrow::Status::OK();
+    }));
+  }
+  ASSERT_LT(rows.size(), static_cast<size_t>(kPostingBatchRows));
+  std::reverse(rows.begin(), rows.end());
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       IpcFileWriter::Open(segment.directory, "postings.arrow", AddressSchema()));
+  arrow::UInt64Builder builder;
+  ASSERT_OK(builder.AppendValues(rows));
+  ASSERT_OK_AND_ASSIGN(auto array, builder.Finish());
+  ASSERT_OK(writer->Write(*arrow::RecordBatch::Make(AddressSchema(), array->length(), {array})));
+  ASSERT_OK(writer->Close());
+  SegmentDirectory fresh = segment.directory;
+  ASSERT_OK_AND_ASSIGN(fresh.storage, io::Storage::Open(directory.Child("ds")));
+  ASSERT_OK(family->Open(segment.meta, fresh).status());
+  definition.schema = data.dataset->schema();
+  const auto damaged = family->Verify(definition, segment.meta, fresh);
+  EXPECT_EQ(KindOf(damaged), ErrorKind::kCorrupt) << damaged.ToString();
+  EXPECT_NE(damaged.message().find("postings.arrow"), std::string::npos) << damaged.ToString();
 }
 
 TEST(BitmapAssess, CostsFromCountsWithoutReadingPostings) {

@@ -301,7 +301,11 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
   fragments.add(0);
   const Written written =
       WriteReference<int64_t>(storage, arrow::int64(), reference, {4}, fragments);
-  ASSERT_NE(OpenReader(written), nullptr);
+  {
+    auto reader = OpenReader(written);
+    ASSERT_NE(reader, nullptr);
+    EXPECT_OK(reader->CheckAll());
+  }
   const auto keys_schema = PostingKeysSchema(arrow::int64());
   const PostingListFiles files;
 
@@ -337,6 +341,7 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
     ASSERT_NE(reader, nullptr);
     ExpectCorruptNaming(reader->Postings(0).status(), files.postings);
     EXPECT_OK(reader->Postings(1).status());
+    ExpectCorruptNaming(reader->CheckAll(), files.postings);
   }
   WriteRaw(written.directory, files.postings, AddressSchema(),
            {ArrayOf<arrow::UInt64Builder, uint64_t>({1, 2, dataset::MakeRowAddress(9, 0)})});

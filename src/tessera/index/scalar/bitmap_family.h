@@ -48,7 +48,8 @@ class BitmapFamily final : public IndexFamily {
                                                      const SegmentDirectory& dir) const override;
   // keys, postings and nulls (posting_lists.h), each with its checksums.
   std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const override;
-  // Opens the segment and checks its key type against the index's column.
+  // Opens the segment, checks its key type against the index's column and reads every posting
+  // (posting_lists.h: PostingListReader::CheckAll).
   arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                        const SegmentDirectory& dir) const override;
 };

@@ -46,7 +46,8 @@ class LabelListFamily final : public IndexFamily {
                                                      const SegmentDirectory& dir) const override;
   // keys, postings and nulls (posting_lists.h), each with its checksums.
   std::vector<std::string> RequiredFiles(const format::SegmentMeta& segment) const override;
-  // Opens the segment and checks its key type against the column's element type.
+  // Opens the segment, checks its key type against the column's element type and reads every
+  // posting (posting_lists.h: PostingListReader::CheckAll).
   arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                        const SegmentDirectory& dir) const override;
 };

@@ -499,6 +499,12 @@ arrow::Result<std::vector<uint64_t>> PostingListReader::NullRows() const {
   return rows;
 }
 
+arrow::Status PostingListReader::CheckAll() const {
+  ARROW_RETURN_NOT_OK(
+      ForEach([](int64_t, const uint64_t*, size_t) { return arrow::Status::OK(); }));
+  return NullRows().status();
+}
+
 arrow::Status PostingListReader::ForEach(
     const std::function<arrow::Status(int64_t position, const uint64_t* rows, size_t count)>& visit)
     const {
