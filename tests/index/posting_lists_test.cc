@@ -301,7 +301,11 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
   fragments.add(0);
   const Written written =
       WriteReference<int64_t>(storage, arrow::int64(), reference, {4}, fragments);
-  ASSERT_NE(OpenReader(written), nullptr);
+  {
+    auto reader = OpenReader(written);
+    ASSERT_NE(reader, nullptr);
+    EXPECT_OK(reader->CheckAll());
+  }
   const auto keys_schema = PostingKeysSchema(arrow::int64());
   const PostingListFiles files;
 
@@ -315,8 +319,11 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
   WriteRaw(written.directory, files.keys, keys_schema,
            {ArrayOf<arrow::Int64Builder, int64_t>({1, 2}),
             ArrayOf<arrow::UInt64Builder, uint64_t>({2, 1 + kPostingBatchRows})});
-  ExpectCorruptNaming(PostingListReader::Open(written.meta, written.directory, files).status(),
-                      files.postings);
+  {
+    const auto status = PostingListReader::Open(written.meta, written.directory, files).status();
+    ExpectCorruptNaming(status, files.keys);
+    ExpectCorruptNaming(status, files.postings);
+  }
   // A zero count.
   WriteRaw(written.directory, files.keys, keys_schema,
            {ArrayOf<arrow::Int64Builder, int64_t>({1, 2}),
@@ -334,6 +341,7 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
     ASSERT_NE(reader, nullptr);
     ExpectCorruptNaming(reader->Postings(0).status(), files.postings);
     EXPECT_OK(reader->Postings(1).status());
+    ExpectCorruptNaming(reader->CheckAll(), files.postings);
   }
   WriteRaw(written.directory, files.postings, AddressSchema(),
            {ArrayOf<arrow::UInt64Builder, uint64_t>({1, 2, dataset::MakeRowAddress(9, 0)})});

@@ -49,6 +49,8 @@ const std::vector<index::IndexSpec>& EveryScalarFamily() {
       {"id_zonemap", "id", "ZONEMAP", {{"rows_per_zone", "32"}}},
       {"ts_bloom", "ts", "BLOOMFILTER", {{"rows_per_zone", "32"}}},
       {"s_ngram", "s", "NGRAM", {{"n", "2"}}},
+      {"i64_bitmap", "i64", "BITMAP", {{"max_cardinality", "64"}}},
+      {"tags_labels", "tags", "LABEL_LIST", {}},
   };
   return specs;
 }

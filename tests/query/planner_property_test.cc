@@ -71,6 +71,10 @@ const std::vector<index::IndexSpec>& IndexPool() {
       {"i64_bloom", "i64", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
       {"s_bloom", "s", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
       {"ts_bloom", "ts", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
+      {"s_bitmap", "s", "BITMAP", {}},
+      {"flag_bitmap", "flag", "BITMAP", {}},
+      {"i64_bitmap", "i64", "BITMAP", {{"max_cardinality", "64"}}},
+      {"tags_labels", "tags", "LABEL_LIST", {}},
   };
   return pool;
 }
@@ -239,7 +243,7 @@ std::string RandomFilter(std::mt19937_64& random, PredicateGenerator& generator,
                          bool* multi_column) {
   *multi_column = false;
   if (random() % 3 == 0) return generator.Predicate(static_cast<int>(random() % 4));
-  static const std::vector<std::string> kIndexed = {"i64", "f64", "s", "id", "flag", "ts"};
+  static const std::vector<std::string> kIndexed = {"i64", "f64", "s", "id", "flag", "ts", "tags"};
   const std::string first = kIndexed[random() % kIndexed.size()];
   std::string second = kIndexed[random() % kIndexed.size()];
   while (second == first) second = kIndexed[random() % kIndexed.size()];
@@ -326,6 +330,7 @@ struct Tally {
   int minmax = 0;       // ... answered (partly) by a MINMAX zone map
   int ngram = 0;        // ... answered (partly) by an NGRAM index
   int two_indexes = 0;  // ... with one line combining two indexes' answers
+  int postings = 0;     // ... answered (partly) by a BITMAP or LABEL_LIST index
   int deletes = 0;
 };
 
@@ -373,6 +378,10 @@ void ExpectSameAsUnindexed(const std::shared_ptr<dataset::Dataset>& dataset,
   }
   if (text.find("MINMAX index '") != std::string::npos) ++tally->minmax;
   if (text.find("NGRAM index '") != std::string::npos) ++tally->ngram;
+  if (text.find("BITMAP index '") != std::string::npos ||
+      text.find("LABEL_LIST index '") != std::string::npos) {
+    ++tally->postings;
+  }
   if (CombinesTwoIndexes(text)) ++tally->two_indexes;
 
   if (options.filter.empty()) return;
@@ -479,11 +488,13 @@ TEST(QueryPlannerProperty, ReadCountAndDeleteEqualTheUnindexedPathOverRandomHist
   EXPECT_GT(tally.minmax, tally.queries / 10) << tally.minmax << " of " << tally.queries;
   EXPECT_GT(tally.two_indexes, tally.queries / 10) << tally.two_indexes << " of " << tally.queries;
   EXPECT_GT(tally.ngram, 0);
+  EXPECT_GT(tally.postings, 0) << "no query used a BITMAP or LABEL_LIST index";
   EXPECT_GT(tally.deletes, 0);
   std::printf(
-      "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d by NGRAM, %d "
-      "combining two indexes; %d deletes\n",
-      tally.queries, tally.indexed, tally.minmax, tally.ngram, tally.two_indexes, tally.deletes);
+      "[ planner property ] %d queries: %d index-answered, %d by MINMAX, %d by NGRAM, %d by "
+      "BITMAP or LABEL_LIST, %d combining two indexes; %d deletes\n",
+      tally.queries, tally.indexed, tally.minmax, tally.ngram, tally.postings, tally.two_indexes,
+      tally.deletes);
 }
 
 // Fragments with more candidates than one read chunk (kReadBatchRows): reads by row address

@@ -25,7 +25,13 @@ std::shared_ptr<arrow::Schema> MixedFilterSchema() {
       arrow::field("s", arrow::utf8()),
       arrow::field("ts", arrow::timestamp(arrow::TimeUnit::MICRO)),
       arrow::field("flag", arrow::boolean()),
+      arrow::field("tags", arrow::list(arrow::utf8())),
   });
+}
+
+const std::vector<std::string>& MixedTags() {
+  static const std::vector<std::string> tags = {"red", "green", "blue", "", "Red", "red "};
+  return tags;
 }
 
 const std::vector<std::string>& MixedWords() {
@@ -43,6 +49,11 @@ std::shared_ptr<arrow::RecordBatch> MixedFilterBatch(std::mt19937_64& random, in
   arrow::TimestampBuilder ts(arrow::timestamp(arrow::TimeUnit::MICRO),
                              arrow::default_memory_pool());
   arrow::BooleanBuilder flag;
+  arrow::ListBuilder tags(arrow::default_memory_pool(), std::make_shared<arrow::StringBuilder>());
+  auto* tag_values = static_cast<arrow::StringBuilder*>(tags.value_builder());
+  // Tags draw from their own engine, so that the other columns stay what they were before the
+  // column was added.
+  std::mt19937_64 tag_random(random() ^ 0x7a6753u);
   auto chance = [&](int percent) { return static_cast<int>(random() % 100) < percent; };
   for (int64_t row = 0; row < rows; ++row) {
     EXPECT_OK(id.Append(first_id + row));
@@ -78,14 +89,30 @@ std::shared_ptr<arrow::RecordBatch> MixedFilterBatch(std::mt19937_64& random, in
     } else {
       EXPECT_OK(flag.Append(chance(50)));
     }
+    // About 10% null lists, 10% empty ones; elements repeat, about 8% are null.
+    const uint64_t list_kind = tag_random() % 10;
+    if (list_kind == 0) {
+      EXPECT_OK(tags.AppendNull());
+      continue;
+    }
+    EXPECT_OK(tags.Append());
+    const uint64_t length = list_kind == 1 ? 0 : 1 + tag_random() % 3;
+    for (uint64_t i = 0; i < length; ++i) {
+      if (tag_random() % 12 == 0) {
+        EXPECT_OK(tag_values->AppendNull());
+      } else {
+        EXPECT_OK(tag_values->Append(MixedTags()[tag_random() % MixedTags().size()]));
+      }
+    }
   }
-  std::vector<std::shared_ptr<arrow::Array>> arrays(6);
+  std::vector<std::shared_ptr<arrow::Array>> arrays(7);
   EXPECT_OK(id.Finish(&arrays[0]));
   EXPECT_OK(i64.Finish(&arrays[1]));
   EXPECT_OK(f64.Finish(&arrays[2]));
   EXPECT_OK(s.Finish(&arrays[3]));
   EXPECT_OK(ts.Finish(&arrays[4]));
   EXPECT_OK(flag.Finish(&arrays[5]));
+  EXPECT_OK(tags.Finish(&arrays[6]));
   return arrow::RecordBatch::Make(MixedFilterSchema(), rows, arrays);
 }
 
@@ -154,7 +181,45 @@ std::string PredicateGenerator::Leaf() {
   return LeafWith(column, literal, Pick(14));
 }
 
+std::string PredicateGenerator::Tag() {
+  if (Pick(6) == 0) return "'absent'";
+  return "'" + MixedTags()[static_cast<size_t>(Pick(static_cast<int>(MixedTags().size())))] + "'";
+}
+
+std::string PredicateGenerator::TagsLeaf() {
+  std::string array = "[" + Tag();
+  const int extra = Pick(3);
+  for (int i = 0; i < extra; ++i) array += ", " + Tag();
+  array += "]";
+  std::string leaf;
+  switch (Pick(7)) {
+    case 0:
+    case 1:
+      leaf = "array_has_any(tags, " + array + ")";
+      break;
+    case 2:
+    case 3:
+      leaf = "array_has_all(tags, " + array + ")";
+      break;
+    case 4:
+      leaf = "array_contains(tags, " + Tag() + ")";
+      break;
+    case 5:
+      leaf = Pick(2) ? "tags IS NULL" : "tags IS NOT NULL";
+      break;
+    default: {
+      static const char* const kOdd[] = {"array_has_any(tags, [])", "array_has_all(tags, [])",
+                                         "array_contains(tags, NULL)",
+                                         "list_contains(tags, 'red')"};
+      leaf = kOdd[Pick(4)];
+      break;
+    }
+  }
+  return Pick(4) == 0 ? "NOT " + leaf : leaf;
+}
+
 std::string PredicateGenerator::LeafOn(const std::string& column) {
+  if (column == "tags") return TagsLeaf();
   if (column == "flag") {
     static const char* const kFlag[] = {"flag",           "NOT flag",           "flag = FALSE",
                                         "flag != TRUE",   "flag IS NULL",       "flag IS NOT NULL",

@@ -3,7 +3,8 @@
 // operator the filter language has, on indexed and unindexed columns alike.
 //   id int64 (first_id, first_id + 1, ...), i64 int64 in [-20, 20], f64 float64 (quarters in
 //   [-10, 10], NaN, -0.0 and 0.0), s utf8 (MixedWords()), ts timestamp[us] (2024-01-01 plus
-//   0..99 s), flag bool; every column but id about 10% null.
+//   0..99 s), flag bool; every column but id about 10% null; tags list<utf8> of MixedTags()
+//   (10% null lists, 10% empty, repeated and null elements).
 // Deterministic per random engine state.
 #pragma once
 
@@ -23,6 +24,8 @@ namespace tessera::testing {
 std::shared_ptr<arrow::Schema> MixedFilterSchema();
 // The words of column s; small, so that predicates match several rows.
 const std::vector<std::string>& MixedWords();
+// The elements of column tags.
+const std::vector<std::string>& MixedTags();
 // Rows with ids [first_id, first_id + rows).
 std::shared_ptr<arrow::RecordBatch> MixedFilterBatch(std::mt19937_64& random, int64_t first_id,
                                                      int64_t rows);
@@ -42,7 +45,8 @@ class PredicateGenerator {
   std::string Leaf();
   // A leaf on `column` (i64, f64, s, ts, id or flag): a comparison, BETWEEN, IN or a null
   // test, negated or not, or one of a few odd cases (literals the binder rewrites, extremes,
-  // -0.0 in IN lists, LIKE, another column).
+  // -0.0 in IN lists, LIKE, another column). On tags: array_has_any / array_has_all /
+  // array_contains / a null test, negated or not, and empty arrays or a NULL value.
   std::string LeafOn(const std::string& column);
   // A substring leaf on s: contains, starts_with, LIKE '%w%', LIKE 'w%', ILIKE, NOT LIKE, of
   // a word of s (some too short for any n-gram).
@@ -57,6 +61,8 @@ class PredicateGenerator {
   std::string Float();
   std::string Word();
   std::string Time();
+  std::string Tag();
+  std::string TagsLeaf();
   std::string OddLeaf(const std::string& column);
   // Leaf() on `column` with its first literal already drawn.
   std::string LeafWith(const std::string& column, const std::string& literal, int shape);

@@ -12,8 +12,10 @@ std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies();
 
 namespace scalar {
 std::unique_ptr<IndexFamily> MakeBtreeFamily();        // scalar/btree_family.cc
+std::unique_ptr<IndexFamily> MakeBitmapFamily();       // scalar/bitmap_family.cc
 std::unique_ptr<IndexFamily> MakeZoneMapFamily();      // scalar/zonemap_family.cc
 std::unique_ptr<IndexFamily> MakeBloomFilterFamily();  // scalar/bloomfilter_family.cc
+std::unique_ptr<IndexFamily> MakeLabelListFamily();    // scalar/label_list_family.cc
 std::unique_ptr<IndexFamily> MakeNgramFamily();        // scalar/ngram_family.cc
 }  // namespace scalar
 namespace vector {

@@ -307,10 +307,12 @@ arrow::Result<std::unique_ptr<PostingListReader>> PostingListReader::Open(
   const uint64_t expected_batches =
       (reader->num_postings_ + kPostingBatchRows - 1) / static_cast<uint64_t>(kPostingBatchRows);
   if (static_cast<uint64_t>(reader->postings_->num_batches()) != expected_batches) {
-    return reader->Malformed(files.postings, "has " +
-                                                 std::to_string(reader->postings_->num_batches()) +
-                                                 " record batches; its keys file needs " +
-                                                 std::to_string(expected_batches));
+    // Either file may be the damaged one: name both.
+    return reader->Malformed(files.keys, "counts " + std::to_string(reader->num_postings_) +
+                                             " postings, which file " + files.postings +
+                                             " would hold in " + std::to_string(expected_batches) +
+                                             " record batches; it has " +
+                                             std::to_string(reader->postings_->num_batches()));
   }
   ARROW_ASSIGN_OR_RAISE(reader->nulls_,
                         OpenPostingFile(segment, directory, files.nulls, address_schema.get()));
@@ -405,10 +407,11 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> PostingListReader::ReadPostin
       std::min<uint64_t>(kPostingBatchRows, num_postings_ - std::min(first, num_postings_));
   if (static_cast<uint64_t>((*batch)->num_rows()) != expected ||
       (*batch)->column(0)->null_count() != 0) {
+    // Either file may be the damaged one: name both.
     return Malformed(files_.postings, "has a record batch " + std::to_string(index) + " of " +
                                           std::to_string((*batch)->num_rows()) +
-                                          " rows (or null rows); expected " +
-                                          std::to_string(expected));
+                                          " rows (or null rows) where the counts of file " +
+                                          files_.keys + " need " + std::to_string(expected));
   }
   std::lock_guard<std::mutex> lock(mutex_);
   cached_index_ = index;
@@ -494,6 +497,12 @@ arrow::Result<std::vector<uint64_t>> PostingListReader::NullRows() const {
     }
   }
   return rows;
+}
+
+arrow::Status PostingListReader::CheckAll() const {
+  ARROW_RETURN_NOT_OK(
+      ForEach([](int64_t, const uint64_t*, size_t) { return arrow::Status::OK(); }));
+  return NullRows().status();
 }
 
 arrow::Status PostingListReader::ForEach(

@@ -218,6 +218,10 @@ class PostingListReader {
   // The rows whose value is null, strictly ascending and inside the segment's fragments.
   arrow::Result<std::vector<uint64_t>> NullRows() const;
 
+  // Reads and checks every posting and the null rows (what Open leaves to the lookups): for a
+  // segment from elsewhere, before it is published (IndexFamily::Verify).
+  arrow::Status CheckAll() const;
+
   // Visits every key in order with its rows (for merges and checks), reading each postings
   // batch once.
   arrow::Status ForEach(const std::function<arrow::Status(int64_t position, const uint64_t* rows,

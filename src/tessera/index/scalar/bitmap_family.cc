@@ -1,0 +1,212 @@
+#include "tessera/index/scalar/bitmap_family.h"
+
+#include <string>
+#include <unordered_set>
+
+#include "tessera/dataset/dataset.h"
+#include "tessera/index/column_batches.h"
+#include "tessera/index/params.h"
+#include "tessera/index/scalar/bitmap_segment_reader.h"
+#include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/posting_lists.h"
+#include "tessera/index/scalar/posting_segment.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/status.h"
+
+namespace tessera::index::scalar {
+
+namespace {
+
+constexpr std::string_view kBitmapTypes =
+    "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, string, large_string, "
+    "date32, timestamp";
+
+bool BitmapIndexes(const arrow::DataType& type) {
+  switch (type.id()) {
+    case arrow::Type::BOOL:
+    case arrow::Type::INT8:
+    case arrow::Type::INT16:
+    case arrow::Type::INT32:
+    case arrow::Type::INT64:
+    case arrow::Type::UINT8:
+    case arrow::Type::UINT16:
+    case arrow::Type::UINT32:
+    case arrow::Type::UINT64:
+    case arrow::Type::STRING:
+    case arrow::Type::LARGE_STRING:
+    case arrow::Type::DATE32:
+    case arrow::Type::TIMESTAMP:
+      return true;
+    default:
+      return false;
+  }
+}
+
+arrow::Status CheckColumn(const arrow::Field& column) {
+  if (BitmapIndexes(*column.type())) return arrow::Status::OK();
+  return Unsupported("a BITMAP index cannot be built on column '", column.name(), "' of type ",
+                     column.type()->ToString(), "; BITMAP indexes columns of type ", kBitmapTypes);
+}
+
+arrow::Result<int64_t> MaxCardinality(const Params& params) {
+  return IntegerParam(params, kBitmapFamilyName, kMaxCardinalityParam, kDefaultMaxCardinality,
+                      kMinMaxCardinality, kMaxMaxCardinality);
+}
+
+arrow::Status CardinalityExceeded(const std::string& index, const std::string& column,
+                                  const std::string& observed, int64_t limit) {
+  return InvalidArgument("BITMAP index '", index, "' on column '", column, "' would hold ",
+                         observed, " distinct non-null values, more than ", kMaxCardinalityParam,
+                         "=", limit, "; raise ", kMaxCardinalityParam, " (at most ",
+                         kMaxMaxCardinality, ") or index the column with a BTREE");
+}
+
+// Reads the column of every fragment once, counting distinct values as it goes so that a
+// column of too many stops at the first batch past `limit` (not after sorting every row), and
+// writes the sorted (value, row) pairs.
+template <typename Key>
+arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
+                                           const std::shared_ptr<arrow::DataType>& type,
+                                           int64_t limit, const SegmentDirectory& out,
+                                           uint64_t* num_rows) {
+  std::vector<PostingEntry<Key>> entries;
+  std::vector<uint64_t> nulls;
+  // String keys view into the column data: keep the arrays alive until the files are written.
+  std::vector<std::shared_ptr<arrow::Array>> arrays;
+  std::unordered_set<Key> distinct;
+  const auto& field = input.schema->field(input.column_index);
+  ARROW_RETURN_NOT_OK(ForEachColumnBatch(
+      input, kBitmapFamilyName,
+      [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
+        *num_rows += static_cast<uint64_t>(column->length());
+        if constexpr (kIsBinaryKey<Key>) arrays.push_back(column);
+        const auto address = [&](int64_t i) {
+          return dataset::MakeRowAddress(fragment_id,
+                                         static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
+        };
+        ARROW_RETURN_NOT_OK(ForEachKey<Key>(
+            *column,
+            [&](int64_t i, const Key& key) {
+              entries.push_back({key, address(i)});
+              if (distinct.size() <= static_cast<size_t>(limit)) distinct.insert(key);
+            },
+            [&](int64_t i) { nulls.push_back(address(i)); }));
+        if (distinct.size() > static_cast<size_t>(limit)) {
+          return CardinalityExceeded(input.index_name, field->name(),
+                                     "at least " + std::to_string(distinct.size()), limit);
+        }
+        return arrow::Status::OK();
+      }));
+  return WritePostingEntries<Key>(out, PostingListFiles(), type, kBitmapFamilyName,
+                                  std::move(entries), std::move(nulls));
+}
+
+template <typename Function>
+auto DispatchDomain(KeyDomain domain, Function&& function) {
+  switch (domain) {
+    case KeyDomain::kSigned:
+      return function(int64_t{});
+    case KeyDomain::kUnsigned:
+      return function(uint64_t{});
+    case KeyDomain::kFloat:
+    case KeyDomain::kBinary:
+      break;
+  }
+  return function(std::string_view{});
+}
+
+}  // namespace
+
+std::string_view BitmapFamily::name() const { return kBitmapFamilyName; }
+
+arrow::Result<Params> BitmapFamily::Validate(const arrow::Field& column,
+                                             const Params& params) const {
+  ARROW_RETURN_NOT_OK(CheckColumn(column));
+  ARROW_RETURN_NOT_OK(RejectUnknownParams(params, kBitmapFamilyName, {kMaxCardinalityParam}));
+  ARROW_ASSIGN_OR_RAISE(int64_t limit, MaxCardinality(params));
+  return Params{{std::string(kMaxCardinalityParam), std::to_string(limit)}};
+}
+
+arrow::Result<format::SegmentMeta> BitmapFamily::Build(const BuildInput& input, const Model*,
+                                                       const SegmentDirectory& out) const {
+  if (input.schema == nullptr || input.column_index < 0 ||
+      input.column_index >= input.schema->num_fields()) {
+    return InvalidArgument("a BITMAP build of index '", input.index_name,
+                           "' needs a schema and a column of that schema (column ",
+                           input.column_index, ")");
+  }
+  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
+  ARROW_ASSIGN_OR_RAISE(int64_t limit, MaxCardinality(params));
+  ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*field->type()));
+  uint64_t num_rows = 0;
+  auto stats = DispatchDomain(domain, [&](auto key) {
+    return BuildTyped<decltype(key)>(input, field->type(), limit, out, &num_rows);
+  });
+  if (!stats.ok()) {
+    // The cardinality error names the index and column already.
+    if (KindOf(stats.status()) == ErrorKind::kInvalidArgument) return stats.status();
+    return WithContext(stats.status(), "building BITMAP index '" + input.index_name +
+                                           "' on column '" + field->name() + "'");
+  }
+  format::SegmentMeta meta;
+  (*meta.mutable_details())[std::string(kMaxCardinalityParam)] = std::to_string(limit);
+  SetPostingDetails(*stats, *field->type(), num_rows, &meta);
+  ARROW_RETURN_NOT_OK(FillCommonMeta(input, kBitmapFamilyName, out, &meta));
+  return meta;
+}
+
+arrow::Result<format::SegmentMeta> BitmapFamily::Merge(
+    const std::vector<format::SegmentMeta>& inputs, const std::vector<SegmentDirectory>& dirs,
+    const SegmentDirectory& out) const {
+  // The merged segment keeps the first input's limit (every input of one index has the same).
+  Params limit_params;
+  if (!inputs.empty()) {
+    const auto found = inputs.front().details().find(std::string(kMaxCardinalityParam));
+    if (found != inputs.front().details().end()) limit_params[found->first] = found->second;
+  }
+  ARROW_ASSIGN_OR_RAISE(int64_t limit, MaxCardinality(limit_params));
+  return MergePostingSegments(kBitmapFamilyName, inputs, dirs, out, {kMaxCardinalityParam},
+                              [&](const PostingListStats& stats) -> arrow::Status {
+                                if (stats.num_keys <= static_cast<uint64_t>(limit))
+                                  return arrow::Status::OK();
+                                return CardinalityExceeded(
+                                    inputs.front().index_name(),
+                                    "field " + std::to_string(inputs.front().field_id()),
+                                    std::to_string(stats.num_keys), limit);
+                              });
+}
+
+arrow::Result<std::unique_ptr<SegmentReader>> BitmapFamily::Open(
+    const format::SegmentMeta& segment, const SegmentDirectory& dir) const {
+  ARROW_ASSIGN_OR_RAISE(auto reader, BitmapSegmentReader::Open(segment, dir));
+  return std::unique_ptr<SegmentReader>(std::move(reader));
+}
+
+std::vector<std::string> BitmapFamily::RequiredFiles(const format::SegmentMeta&) const {
+  return PostingListFiles().WithChecksums();
+}
+
+arrow::Status BitmapFamily::Verify(const BuildInput& definition, const format::SegmentMeta& segment,
+                                   const SegmentDirectory& dir) const {
+  if (definition.schema == nullptr || definition.column_index < 0 ||
+      definition.column_index >= definition.schema->num_fields()) {
+    return InvalidArgument("checking BITMAP segment ", segment.uuid(),
+                           " needs the schema and column of its index");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto reader, BitmapSegmentReader::Open(segment, dir));
+  const auto& field = definition.schema->field(definition.column_index);
+  ARROW_RETURN_NOT_OK(CheckColumn(*field));
+  const auto& key_type = reader->postings().key_type();
+  if (!key_type->Equals(*field->type())) {
+    return InvalidArgument("BITMAP segment ", segment.uuid(), " holds values of type ",
+                           key_type->ToString(), " but column '", field->name(), "' is of type ",
+                           field->type()->ToString());
+  }
+  // Built elsewhere: every posting is read and checked before the segment is published.
+  return reader->postings().CheckAll();
+}
+
+std::unique_ptr<IndexFamily> MakeBitmapFamily() { return std::make_unique<BitmapFamily>(); }
+
+}  // namespace tessera::index::scalar
