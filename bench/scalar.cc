@@ -71,11 +71,10 @@ class RowSource : public arrow::RecordBatchReader {
     std::shuffle(permutation_.begin(), permutation_.end(), random_);
   }
   static std::shared_ptr<arrow::Schema> Schema() {
-    return arrow::schema({arrow::field("id", arrow::int64()), arrow::field("key", arrow::int64()),
-                          arrow::field("bucket", arrow::int64()),
-                          arrow::field("cluster", arrow::int64()),
-                          arrow::field("tags", arrow::list(arrow::int64())),
-                          arrow::field("text", arrow::utf8())});
+    return arrow::schema(
+        {arrow::field("id", arrow::int64()), arrow::field("key", arrow::int64()),
+         arrow::field("bucket", arrow::int64()), arrow::field("cluster", arrow::int64()),
+         arrow::field("tags", arrow::list(arrow::int64())), arrow::field("text", arrow::utf8())});
   }
   std::shared_ptr<arrow::Schema> schema() const override { return Schema(); }
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
@@ -83,7 +82,7 @@ class RowSource : public arrow::RecordBatchReader {
       *batch = nullptr;
       return arrow::Status::OK();
     }
-    static const char* const kWords[] = {"river", "stone", "vector", "engine", "garden",
+    static const char* const kWords[] = {"river",  "stone", "vector", "engine", "garden",
                                          "market", "cloud", "paper",  "light",  "query"};
     const int64_t count = std::min(kBatchRows, rows_ - next_);
     arrow::Int64Builder id, key, bucket, cluster;
@@ -132,7 +131,8 @@ struct Case {
 
 std::string InList(int64_t first, int64_t count) {
   std::string list;
-  for (int64_t v = first; v < first + count; ++v) list += (list.empty() ? "" : ", ") + std::to_string(v);
+  for (int64_t v = first; v < first + count; ++v)
+    list += (list.empty() ? "" : ", ") + std::to_string(v);
   return "(" + list + ")";
 }
 
@@ -147,36 +147,50 @@ std::vector<Case> Cases() {
     return std::max<int64_t>(1, static_cast<int64_t>(selectivity * 10000 + 0.5));
   };
   return {
-      {"BTREE", "key", {},
+      {"BTREE",
+       "key",
+       {},
        [](double s, int64_t rows) {
          return "key < " + std::to_string(static_cast<int64_t>(s * static_cast<double>(rows)));
        }},
-      {"BITMAP", "bucket", {{"max_cardinality", "10000"}},
+      {"BITMAP",
+       "bucket",
+       {{"max_cardinality", "10000"}},
        [buckets](double s, int64_t) { return "bucket < " + std::to_string(buckets(s)); }},
-      {"ZONEMAP", "id", {},
+      {"ZONEMAP",
+       "id",
+       {},
        [](double s, int64_t rows) {
          return "id < " + std::to_string(static_cast<int64_t>(s * static_cast<double>(rows)));
        }},
-      {"ZONEMAP", "key", {},  // spread values: zone maps cannot narrow, the planner must scan
+      {"ZONEMAP",
+       "key",
+       {},  // spread values: zone maps cannot narrow, the planner must scan
        [](double s, int64_t rows) {
          return "key < " + std::to_string(static_cast<int64_t>(s * static_cast<double>(rows)));
        }},
-      {"BLOOMFILTER", "cluster", {},
+      {"BLOOMFILTER",
+       "cluster",
+       {},
        [](double s, int64_t rows) {
          const int64_t values =
              std::max<int64_t>(1, static_cast<int64_t>(s * static_cast<double>(rows) / 500));
          return "cluster IN " + InList(values * 3, values);
        }},
-      {"LABEL_LIST", "tags", {},
-       [buckets](double s, int64_t) {
-         return "array_has_any(tags, " + TagList(buckets(s)) + ")";
-       }},
-      {"NGRAM", "text", {},
+      {"LABEL_LIST",
+       "tags",
+       {},
+       [buckets](double s, int64_t) { return "array_has_any(tags, " + TagList(buckets(s)) + ")"; }},
+      {"NGRAM",
+       "text",
+       {},
        [](double s, int64_t) {
          const std::string marker = s < 0.001 ? "zqaaab" : s < 0.05 ? "zqab" : "zqb";
          return "contains(text, '" + marker + "')";
        }},
-      {"NGRAM", "text", {},
+      {"NGRAM",
+       "text",
+       {},
        [](double s, int64_t) {
          const std::string marker = s < 0.001 ? "zqaaab" : s < 0.05 ? "zqab" : "zqb";
          return "text LIKE '%" + marker + "%'";
@@ -249,7 +263,8 @@ std::string ExplainSummary(const std::string& explain) {
   const std::string prefix = "explain: ";
   if (first.rfind(prefix, 0) == 0) first = first.substr(prefix.size());
   const size_t colon = first.find(": ");
-  if (colon != std::string::npos && first.rfind("fragment", 0) == 0) first = first.substr(colon + 2);
+  if (colon != std::string::npos && first.rfind("fragment", 0) == 0)
+    first = first.substr(colon + 2);
   if (first.size() > 70) first = first.substr(0, 67) + "...";
   return first;
 }
@@ -273,7 +288,8 @@ arrow::Status Run(const std::string& path, int64_t rows, int repetitions,
     ARROW_ASSIGN_OR_RAISE(latest, tessera::index::DropIndex(*latest, definition.name()));
   }
   const auto plain = tessera::query::Snapshot::Make(base);
-  ARROW_ASSIGN_OR_RAISE(Timing full, Measure(repetitions, [&] { return ScanRows(plain, "", false); }));
+  ARROW_ASSIGN_OR_RAISE(Timing full,
+                        Measure(repetitions, [&] { return ScanRows(plain, "", false); }));
 
   std::cout << "# Scalar index families: " << rows << " rows, " << repetitions
             << " repetitions (medians, warm)\n\n"
@@ -304,12 +320,10 @@ arrow::Status Run(const std::string& path, int64_t rows, int repetitions,
       ARROW_ASSIGN_OR_RAISE(Timing count_plain, Measure(repetitions, [&] {
                               return plain->dataset().CountRows(filter);
                             }));
-      ARROW_ASSIGN_OR_RAISE(Timing scan, Measure(repetitions, [&] {
-                              return ScanRows(snapshot, filter, true);
-                            }));
-      ARROW_ASSIGN_OR_RAISE(Timing scan_plain, Measure(repetitions, [&] {
-                              return ScanRows(plain, filter, false);
-                            }));
+      ARROW_ASSIGN_OR_RAISE(Timing scan,
+                            Measure(repetitions, [&] { return ScanRows(snapshot, filter, true); }));
+      ARROW_ASSIGN_OR_RAISE(Timing scan_plain,
+                            Measure(repetitions, [&] { return ScanRows(plain, filter, false); }));
       if (count.rows != count_plain.rows || scan.rows != scan_plain.rows) {
         return arrow::Status::Invalid(c.family, " answers '", filter, "' with ", scan.rows,
                                       " rows, the scan with ", scan_plain.rows);
@@ -319,13 +333,12 @@ arrow::Status Run(const std::string& path, int64_t rows, int repetitions,
       std::string shown = filter.size() > 48 ? filter.substr(0, 45) + "..." : filter;
       std::cout << "| " << c.family << " | " << c.column << " | "
                 << (selectivity == 0.0001 ? Fixed(build_seconds, 2) : "") << " | "
-                << (selectivity == 0.0001
-                        ? Fixed(static_cast<double>(index_bytes) / (1 << 20), 1)
-                        : "")
+                << (selectivity == 0.0001 ? Fixed(static_cast<double>(index_bytes) / (1 << 20), 1)
+                                          : "")
                 << " | `" << shown << "` | " << scan.rows << " | " << Milliseconds(count.seconds)
-                << " (" << Milliseconds(count_plain.seconds) << ") | "
-                << Milliseconds(scan.seconds) << " (" << Milliseconds(scan_plain.seconds)
-                << ") | " << Ratio(scan.seconds, full.seconds) << " | " << scan.decoded << " | "
+                << " (" << Milliseconds(count_plain.seconds) << ") | " << Milliseconds(scan.seconds)
+                << " (" << Milliseconds(scan_plain.seconds) << ") | "
+                << Ratio(scan.seconds, full.seconds) << " | " << scan.decoded << " | "
                 << ExplainSummary(explain.ToString()) << " |\n"
                 << std::flush;
     }

@@ -385,7 +385,7 @@ TEST(BloomFilterMergeAndVerify, RejectMismatchedSegments) {
   EXPECT_EQ(KindOf(family->Merge({a.meta, a.meta}, {a.directory, a.directory}, out).status()),
             ErrorKind::kInvalidArgument);
 
-  BuildInput definition = testing::BuildInputOf(*table.dataset, {}, {{"rows_per_zone", "10"}});
+  BuildInput definition = testing::InputOf(*table.dataset, {}, {{"rows_per_zone", "10"}});
   EXPECT_OK(family->Verify(definition, a.meta, a.directory));
   status = family->Verify(definition, b.meta, b.directory);
   EXPECT_EQ(KindOf(status), ErrorKind::kInvalidArgument);

@@ -393,7 +393,7 @@ TEST(ZoneMapBuild, EmptyAndIncrementalBuilds) {
                                                     {{"rows_per_zone", "100"}});
   EXPECT_EQ(dataset::GlobalReadStatistics().rows_scanned.load() - before, 250u);
   EXPECT_EQ(last.meta.details().at("num_zones"), "3");  // 100 + 100 + 50
-  BuildInput twice = testing::BuildInputOf(*table.dataset, {fragments[0], fragments[0]}, {});
+  BuildInput twice = testing::InputOf(*table.dataset, {fragments[0], fragments[0]}, {});
   auto out = Check(NewSegmentDirectory(table.dataset->storage()));
   EXPECT_EQ(KindOf(family->Build(twice, nullptr, out).status()), ErrorKind::kInvalidArgument);
 }
@@ -432,7 +432,7 @@ TEST(ZoneMapVerify, ChecksValueTypeAndZoneSize) {
   auto family = MakeZoneMapFamily();
   const BuiltSegment segment = testing::BuildSegmentOf(
       *family, *table.dataset, testing::AllFragments(*table.dataset), {{"rows_per_zone", "10"}});
-  BuildInput definition = testing::BuildInputOf(*table.dataset, {}, {{"rows_per_zone", "10"}});
+  BuildInput definition = testing::InputOf(*table.dataset, {}, {{"rows_per_zone", "10"}});
   EXPECT_OK(family->Verify(definition, segment.meta, segment.directory));
   definition.params = {{"rows_per_zone", "20"}};
   auto status = family->Verify(definition, segment.meta, segment.directory);

@@ -25,6 +25,9 @@ ColumnDataset MakeColumnDataset(const TempDirectory& directory,
   scan.with_row_address = true;
   auto table = data.dataset->ScanToTable(scan).ValueOrDie()->CombineChunks().ValueOrDie();
   data.scanned = arrow::TableBatchReader(*table).Next().ValueOrDie();
+  data.column = data.scanned->GetColumnByName("v");
+  data.addresses = std::static_pointer_cast<arrow::UInt64Array>(
+      data.scanned->GetColumnByName(dataset::kRowAddressColumn));
   return data;
 }
 
@@ -55,6 +58,7 @@ arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
   ARROW_ASSIGN_OR_RAISE(built.directory, index::NewSegmentDirectory(dataset.storage()));
   ARROW_ASSIGN_OR_RAISE(
       built.meta, family.Build(InputOf(dataset, fragments, normalized), nullptr, built.directory));
+  *built.meta.mutable_params() = {normalized.begin(), normalized.end()};
   return built;
 }
 

@@ -19,7 +19,9 @@ namespace tessera::testing {
 
 struct ColumnDataset {
   std::shared_ptr<dataset::Dataset> dataset;
-  std::shared_ptr<arrow::RecordBatch> scanned;  // column `v` and `_rowaddr`, in scan order
+  std::shared_ptr<arrow::RecordBatch> scanned;    // column `v` and `_rowaddr`, in scan order
+  std::shared_ptr<arrow::Array> column;           // column `v` of `scanned`
+  std::shared_ptr<arrow::UInt64Array> addresses;  // `_rowaddr` of `scanned`
 };
 
 // A dataset of one column `v` holding `values`, in fragments of `rows_per_file` rows.
@@ -37,7 +39,8 @@ struct BuiltSegment {
   index::SegmentDirectory directory;
 };
 
-// Validates `params` and builds one segment of `family` over `fragments`.
+// Validates `params` and builds one segment of `family` over `fragments`; the segment records
+// the normalized parameters.
 arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
                                          const dataset::Dataset& dataset,
                                          const std::vector<format::Fragment>& fragments,

@@ -161,26 +161,6 @@ std::shared_ptr<arrow::Array> SortedValues(const std::shared_ptr<arrow::Array>& 
   return Check(compute::Take(*values, *order));
 }
 
-ColumnDataset MakeColumnDataset(const TempDirectory& directory,
-                                const std::shared_ptr<arrow::Array>& values,
-                                uint64_t rows_per_file) {
-  auto schema = arrow::schema({arrow::field("v", values->type())});
-  dataset::WriteOptions options;
-  options.max_rows_per_file = rows_per_file;
-  options.rows_per_batch = 128;
-  ColumnDataset table;
-  table.dataset = Check(dataset::Dataset::Create(
-      directory.Child("ds"), ReaderOf(arrow::RecordBatch::Make(schema, values->length(), {values})),
-      options));
-  dataset::ScanOptions scan;
-  scan.with_row_address = true;
-  auto scanned = Check(Check(table.dataset->ScanToTable(scan))->CombineChunks());
-  table.column = scanned->GetColumnByName("v")->chunk(0);
-  table.addresses = std::static_pointer_cast<arrow::UInt64Array>(
-      scanned->GetColumnByName(dataset::kRowAddressColumn)->chunk(0));
-  return table;
-}
-
 ScalarQuery RandomQuery(const std::shared_ptr<arrow::Array>& column,
                         const std::shared_ptr<arrow::Array>& others, std::mt19937_64& random,
                         bool ranges) {
@@ -285,48 +265,14 @@ std::vector<uint64_t> ReferenceRows(const ColumnDataset& table, const ScalarQuer
   return rows;
 }
 
-index::BuildInput BuildInputOf(const dataset::Dataset& dataset,
-                               const std::vector<format::Fragment>& fragments,
-                               index::Params params) {
-  index::BuildInput input;
-  input.storage = dataset.storage();
-  input.schema = dataset.schema();
-  input.column_index = 0;
-  input.field_id = dataset.field_ids()[0];
-  input.dataset_version = dataset.version();
-  input.fragments = fragments;
-  input.index_name = "v_idx";
-  input.params = std::move(params);
-  return input;
-}
-
-std::vector<format::Fragment> AllFragments(const dataset::Dataset& dataset) {
-  return {dataset.manifest().fragments().begin(), dataset.manifest().fragments().end()};
-}
-
 BuiltSegment BuildSegmentOf(const index::IndexFamily& family, const dataset::Dataset& dataset,
                             const std::vector<format::Fragment>& fragments, index::Params params) {
-  index::BuildInput input = BuildInputOf(dataset, fragments, params);
-  input.params = Check(family.Validate(*dataset.schema()->field(0), params));
-  BuiltSegment built;
-  built.directory = Check(index::NewSegmentDirectory(dataset.storage()));
-  built.meta = Check(family.Build(input, nullptr, built.directory));
-  *built.meta.mutable_params() = {input.params.begin(), input.params.end()};
-  return built;
+  return Check(BuildSegment(family, dataset, fragments, params));
 }
 
 BuiltSegment MergeSegmentsOf(const index::IndexFamily& family, const dataset::Dataset& dataset,
                              const std::vector<BuiltSegment>& parts) {
-  std::vector<format::SegmentMeta> metas;
-  std::vector<index::SegmentDirectory> directories;
-  for (const auto& part : parts) {
-    metas.push_back(part.meta);
-    directories.push_back(part.directory);
-  }
-  BuiltSegment merged;
-  merged.directory = Check(index::NewSegmentDirectory(dataset.storage()));
-  merged.meta = Check(family.Merge(metas, directories, merged.directory));
-  return merged;
+  return Check(MergeSegments(family, dataset, parts));
 }
 
 std::string PlannerDisagreement(const std::shared_ptr<dataset::Dataset>& dataset,

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/scalar_family_testing.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/index_family.h"
@@ -27,16 +28,6 @@ std::shared_ptr<arrow::Array> RandomValues(const std::shared_ptr<arrow::DataType
 // `values` sorted ascending (nulls last, NaN after numbers): clustered data zones narrow on.
 std::shared_ptr<arrow::Array> SortedValues(const std::shared_ptr<arrow::Array>& values);
 
-struct ColumnDataset {
-  std::shared_ptr<dataset::Dataset> dataset;
-  std::shared_ptr<arrow::Array> column;           // column `v`, in scan order
-  std::shared_ptr<arrow::UInt64Array> addresses;  // parallel to column
-};
-// A dataset of one column `v` holding `values`, in fragments of `rows_per_file` rows.
-ColumnDataset MakeColumnDataset(const TempDirectory& directory,
-                                const std::shared_ptr<arrow::Array>& values,
-                                uint64_t rows_per_file);
-
 // A random query on the column: equality, IN (with nulls), ranges (when `ranges`), IS [NOT]
 // NULL; values mostly of `column`, some of `others`, a few null.
 index::ScalarQuery RandomQuery(const std::shared_ptr<arrow::Array>& column,
@@ -46,19 +37,9 @@ std::string Describe(const index::ScalarQuery& query);
 // The rows (addresses) where `query` is TRUE on `column`, ascending, as Arrow compute says.
 std::vector<uint64_t> ReferenceRows(const ColumnDataset& table, const index::ScalarQuery& query);
 
-index::BuildInput BuildInputOf(const dataset::Dataset& dataset,
-                               const std::vector<format::Fragment>& fragments,
-                               index::Params params);
-std::vector<format::Fragment> AllFragments(const dataset::Dataset& dataset);
-
-struct BuiltSegment {
-  format::SegmentMeta meta;
-  index::SegmentDirectory directory;
-};
-// Validates `params` and builds a segment of `family` on column 0 over `fragments`. Throws.
+// BuildSegment and MergeSegments of scalar_family_testing.h that throw on failure.
 BuiltSegment BuildSegmentOf(const index::IndexFamily& family, const dataset::Dataset& dataset,
                             const std::vector<format::Fragment>& fragments, index::Params params);
-// Merges `parts` into a new segment. Throws.
 BuiltSegment MergeSegmentsOf(const index::IndexFamily& family, const dataset::Dataset& dataset,
                              const std::vector<BuiltSegment>& parts);
 

@@ -77,11 +77,15 @@ TemplateDataset BuildTemplate() {
   snapshot = ValueOrDie(snapshot->Delete("id < 3 OR id = 150"), "delete rows");
   const index::Params ivf = {{"num_partitions", "4"}, {"max_iters", "5"}};
   const std::vector<index::IndexSpec> specs = {
-      {"price_btree", "price", "BTREE", {}},      {"category_btree", "category", "BTREE", {}},
-      {"vector_flat", "vector", "IVF_FLAT", ivf}, {"vector_sq", "vector", "IVF_SQ", ivf},
+      {"price_btree", "price", "BTREE", {}},
+      {"category_btree", "category", "BTREE", {}},
+      {"vector_flat", "vector", "IVF_FLAT", ivf},
+      {"vector_sq", "vector", "IVF_SQ", ivf},
       {"vector_pq", "vector", "IVF_PQ", ivf},
-      {"category_bitmap", "category", "BITMAP", {}}, {"tags_labels", "tags", "LABEL_LIST", {}},
-      {"text_ngram", "text", "NGRAM", {}},          {"price_zonemap", "price", "ZONEMAP", {{"rows_per_zone", "16"}}},
+      {"category_bitmap", "category", "BITMAP", {}},
+      {"tags_labels", "tags", "LABEL_LIST", {}},
+      {"text_ngram", "text", "NGRAM", {}},
+      {"price_zonemap", "price", "ZONEMAP", {{"rows_per_zone", "16"}}},
       {"id_bloom", "id", "BLOOMFILTER", {{"rows_per_zone", "16"}}},
   };
   for (const auto& spec : specs) {
