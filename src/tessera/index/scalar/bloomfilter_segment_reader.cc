@@ -1,5 +1,7 @@
 #include "tessera/index/scalar/bloomfilter_segment_reader.h"
 
+#include <arrow/type_traits.h>
+
 #include <exception>
 #include <optional>
 
@@ -16,11 +18,6 @@ std::optional<KeyDomain> KeyDomainNamed(const std::string& name) {
     if (KeyDomainName(domain) == name) return domain;
   }
   return std::nullopt;
-}
-
-bool IsBinaryLike(arrow::Type::type id) {
-  return id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-         id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY;
 }
 
 }  // namespace
@@ -96,8 +93,9 @@ arrow::Result<std::unique_ptr<BloomFilterSegmentReader>> BloomFilterSegmentReade
 }
 
 arrow::Result<uint64_t> BloomFilterSegmentReader::HashOf(const arrow::Scalar& value) const {
-  const bool matches = IsBinaryLike(value.type->id()) ? domain_ == KeyDomain::kBinary
-                                                      : value.type->ToString() == value_type_;
+  const bool matches = arrow::is_base_binary_like(value.type->id())
+                           ? domain_ == KeyDomain::kBinary
+                           : value.type->ToString() == value_type_;
   if (!matches) {
     return InvalidArgument("BLOOMFILTER index '", meta_.index_name(), "' (segment ", meta_.uuid(),
                            ") holds values of type ", value_type_,
@@ -113,15 +111,9 @@ arrow::Result<std::vector<const Zone*>> BloomFilterSegmentReader::MatchingZones(
   std::vector<const Zone*> matching;
   switch (query.kind) {
     case ScalarQuery::Kind::kIsNull:
-      for (const Zone& zone : zones) {
-        if (zone.nulls > 0) matching.push_back(&zone);
-      }
-      return matching;
+      return ZonesWithNulls(zones);
     case ScalarQuery::Kind::kIsNotNull:
-      for (const Zone& zone : zones) {
-        if (zone.nulls < zone.rows) matching.push_back(&zone);
-      }
-      return matching;
+      return ZonesWithNonNulls(zones);
     case ScalarQuery::Kind::kEquals:
     case ScalarQuery::Kind::kIn: {
       std::vector<uint64_t> hashes;

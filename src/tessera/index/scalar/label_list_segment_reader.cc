@@ -1,5 +1,7 @@
 #include "tessera/index/scalar/label_list_segment_reader.h"
 
+#include <arrow/type_traits.h>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -64,11 +66,6 @@ std::optional<int64_t> PositionOf(const std::vector<Key>* keys, const Key& key) 
   return static_cast<int64_t>(found - keys->begin());
 }
 
-bool IsStringLike(arrow::Type::type id) {
-  return id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-         id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY;
-}
-
 }  // namespace
 
 arrow::Result<std::unique_ptr<LabelListSegmentReader>> LabelListSegmentReader::Open(
@@ -88,7 +85,7 @@ arrow::Result<std::optional<int64_t>> LabelListSegmentReader::FindElement(
   };
   switch (postings_->domain()) {
     case KeyDomain::kBinary:
-      if (!IsStringLike(value.type->id())) return mismatch();
+      if (!arrow::is_base_binary_like(value.type->id())) return mismatch();
       return PositionOf(postings_->keys<std::string_view>(),
                         static_cast<const arrow::BaseBinaryScalar&>(value).view());
     case KeyDomain::kSigned: {

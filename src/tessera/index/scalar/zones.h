@@ -148,6 +148,11 @@ arrow::Status ForEachZoneRow(
 arrow::Result<ZoneTotals> MergeZoneFiles(const std::vector<const ZoneFile*>& inputs,
                                          const SegmentDirectory& out, std::string_view family);
 
+// The zones holding a null row (what IS NULL may match) and those holding a non-null one (IS
+// NOT NULL), in the order of `zones`.
+std::vector<const Zone*> ZonesWithNulls(const std::vector<Zone>& zones);
+std::vector<const Zone*> ZonesWithNonNulls(const std::vector<Zone>& zones);
+
 // The row addresses of `zones` (ascending and disjoint), ascending.
 std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones);
 // Their rows.
