@@ -110,8 +110,7 @@ arrow::Result<format::SegmentMeta> BitmapFamily::Build(const BuildInput& input, 
   if (!stats.ok()) {
     // The cardinality error names the index and column already.
     if (KindOf(stats.status()) == ErrorKind::kInvalidArgument) return stats.status();
-    return WithContext(stats.status(), "building BITMAP index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kBitmapFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   (*meta.mutable_details())[std::string(kMaxCardinalityParam)] = std::to_string(limit);

@@ -170,8 +170,7 @@ arrow::Result<format::SegmentMeta> BloomFilterFamily::Build(const BuildInput& in
       break;
   }
   if (!totals.ok()) {
-    return WithContext(totals.status(), "building BLOOMFILTER index '" + input.index_name +
-                                            "' on column '" + field->name() + "'");
+    return WithBuildContext(totals.status(), kBloomFilterFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetBloomDetails(*totals, params.rows_per_zone, field->type()->ToString(),
@@ -199,8 +198,7 @@ arrow::Result<format::SegmentMeta> BloomFilterFamily::Merge(
   }
   auto totals = MergeZoneFiles(files, out, kBloomFilterFamilyName);
   if (!totals.ok()) {
-    return WithContext(totals.status(), "merging segments of BLOOMFILTER index '" +
-                                            inputs.front().index_name() + "'");
+    return WithMergeContext(totals.status(), kBloomFilterFamilyName, inputs.front());
   }
   format::SegmentMeta meta;
   SetBloomDetails(*totals, files.front()->rows_per_zone, readers.front()->value_type(),

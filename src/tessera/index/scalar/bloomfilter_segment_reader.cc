@@ -147,9 +147,7 @@ arrow::Result<std::vector<const Zone*>> BloomFilterSegmentReader::MatchingZones(
 Capability BloomFilterSegmentReader::Assess(const expr::Node& leaf) const {
   const auto query = ScalarQueryOf(leaf);
   if (!query || query->kind == ScalarQuery::Kind::kRange) return {};
-  auto zones = MatchingZones(*query);
-  if (!zones.ok()) return {};  // a value of another type: Answer reports it; the scan answers
-  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+  return ZonesCapability(MatchingZones(*query));
 }
 
 arrow::Result<RowAddressSet> BloomFilterSegmentReader::Answer(const expr::Node& leaf) const {
@@ -159,10 +157,7 @@ arrow::Result<RowAddressSet> BloomFilterSegmentReader::Answer(const expr::Node& 
                            "' cannot answer ", leaf.ToString());
   }
   ARROW_ASSIGN_OR_RAISE(auto zones, MatchingZones(*query));
-  RowAddressSet answer;
-  answer.exact = false;
-  answer.rows = AddressesOf(zones);
-  return answer;
+  return ZonesAnswer(zones);
 }
 
 }  // namespace tessera::index::scalar

@@ -232,8 +232,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, c
   auto stats = DispatchKeyDomain(
       domain, [&](auto key) { return BuildTyped<decltype(key)>(input, storage, page_rows, out); });
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building BTREE index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kBtreeFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetDetails(*stats, *storage, &meta);
@@ -269,8 +268,7 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
     return MergeTyped<decltype(key)>(readers, checked.covered, storage, page_rows, out);
   });
   if (!stats.ok()) {
-    return WithContext(stats.status(),
-                       "merging segments of BTREE index '" + head.index_name() + "'");
+    return WithMergeContext(stats.status(), kBtreeFamilyName, head);
   }
 
   format::SegmentMeta meta;

@@ -48,4 +48,16 @@ arrow::Status MergedTypeMismatch(std::string_view family, const format::SegmentM
                          head_held);
 }
 
+arrow::Status WithBuildContext(const arrow::Status& status, std::string_view family,
+                               const BuildInput& input, const arrow::Field& column) {
+  return WithContext(status, Concat("building ", family, " index '", input.index_name,
+                                    "' on column '", column.name(), "'"));
+}
+
+arrow::Status WithMergeContext(const arrow::Status& status, std::string_view family,
+                               const format::SegmentMeta& head) {
+  return WithContext(status,
+                     Concat("merging segments of ", family, " index '", head.index_name(), "'"));
+}
+
 }  // namespace tessera::index::scalar

@@ -1,12 +1,13 @@
 // Family checks: what every scalar family's Build, Verify and Merge check of their inputs
-// before reading a file, worded alike.
+// before reading a file, and the context their failures carry, worded alike.
 //
 // Build and Verify read the indexed column from their BuildInput: the field of its schema at
 // its column_index, which must exist (InvalidArgument otherwise, naming the build or the
 // segment). Verify then compares the type of the values a segment holds with the type the
 // family keeps the column's values as, and Merge the types of its inputs: a mismatch is
 // InvalidArgument naming the segments and both types. The comparison itself stays with each
-// family (Arrow type equality, or the type names a segment records).
+// family (Arrow type equality, or the type names a segment records). A build or merge that
+// fails later names what failed: the family, the index and the column or segments' index.
 #pragma once
 
 #include <arrow/result.h>
@@ -42,5 +43,14 @@ arrow::Status HeldTypeMismatch(std::string_view family, const format::SegmentMet
 arrow::Status MergedTypeMismatch(std::string_view family, const format::SegmentMeta& segment,
                                  std::string_view held, const format::SegmentMeta& head,
                                  std::string_view head_held);
+
+// `status` (an error) with the context "building <family> index '<index>' on column '<column>'".
+arrow::Status WithBuildContext(const arrow::Status& status, std::string_view family,
+                               const BuildInput& input, const arrow::Field& column);
+
+// `status` (an error) with the context "merging segments of <family> index '<index>'", the
+// index of `head`, the first input.
+arrow::Status WithMergeContext(const arrow::Status& status, std::string_view family,
+                               const format::SegmentMeta& head);
 
 }  // namespace tessera::index::scalar

@@ -110,8 +110,7 @@ arrow::Result<format::SegmentMeta> LabelListFamily::Build(const BuildInput& inpu
     return BuildTyped<decltype(key)>(input, element_type, out, &num_rows);
   });
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building LABEL_LIST index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kLabelListFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetPostingDetails(*stats, *element_type, num_rows, &meta);

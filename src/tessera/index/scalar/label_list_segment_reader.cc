@@ -24,38 +24,17 @@ struct IntegerValue {
 
 std::optional<IntegerValue> IntegerOf(const arrow::Scalar& value) {
   IntegerValue integer;
-  switch (value.type->id()) {
-    case arrow::Type::INT8:
-      integer.signed_value = static_cast<const arrow::Int8Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT16:
-      integer.signed_value = static_cast<const arrow::Int16Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT32:
-      integer.signed_value = static_cast<const arrow::Int32Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT64:
-      integer.signed_value = static_cast<const arrow::Int64Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT8:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt8Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT16:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt16Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT32:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt32Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT64:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt64Scalar&>(value).value;
-      return integer;
-    default:
-      return std::nullopt;
+  const arrow::Type::type id = value.type->id();
+  if (arrow::is_signed_integer(id)) {
+    integer.signed_value = *KeyOfScalar<int64_t>(value);
+    return integer;
   }
+  if (arrow::is_unsigned_integer(id)) {
+    integer.is_unsigned = true;
+    integer.unsigned_value = *KeyOfScalar<uint64_t>(value);
+    return integer;
+  }
+  return std::nullopt;
 }
 
 template <typename Key>

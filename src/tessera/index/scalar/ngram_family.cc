@@ -163,8 +163,7 @@ arrow::Result<format::SegmentMeta> NgramFamily::Build(const BuildInput& input, c
   uint64_t num_rows = 0;
   auto stats = BuildPostings(input, scheme, out, &num_rows);
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building NGRAM index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kNgramFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetDetails(scheme, *stats, num_rows, &meta);
@@ -196,8 +195,7 @@ arrow::Result<format::SegmentMeta> NgramFamily::Merge(
   }
   auto stats = MergePostingLists(postings, out, NgramFiles());
   if (!stats.ok()) {
-    return WithContext(stats.status(),
-                       "merging segments of NGRAM index '" + head.index_name() + "'");
+    return WithMergeContext(stats.status(), kNgramFamilyName, head);
   }
   format::SegmentMeta meta;
   SetDetails(scheme, *stats, num_rows, &meta);

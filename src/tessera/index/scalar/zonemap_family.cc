@@ -92,8 +92,7 @@ arrow::Result<format::SegmentMeta> ZoneMapFamily::Build(const BuildInput& input,
     return BuildTyped<decltype(key)>(input, storage, rows_per_zone, out);
   });
   if (!totals.ok()) {
-    return WithContext(totals.status(), "building ZONEMAP index '" + input.index_name +
-                                            "' on column '" + field->name() + "'");
+    return WithBuildContext(totals.status(), kZoneMapFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetZoneDetails(*totals, rows_per_zone, storage->ToString(), &meta);
@@ -116,8 +115,7 @@ arrow::Result<format::SegmentMeta> ZoneMapFamily::Merge(
   }
   auto totals = MergeZoneFiles(files, out, kZoneMapFamilyName);
   if (!totals.ok()) {
-    return WithContext(totals.status(),
-                       "merging segments of ZONEMAP index '" + inputs.front().index_name() + "'");
+    return WithMergeContext(totals.status(), kZoneMapFamilyName, inputs.front());
   }
   format::SegmentMeta meta;
   SetZoneDetails(*totals, files.front()->rows_per_zone, readers.front()->storage_type()->ToString(),

@@ -183,10 +183,7 @@ arrow::Result<std::vector<const Zone*>> ZoneMapSegmentReader::MatchingZones(
 Capability ZoneMapSegmentReader::Assess(const expr::Node& leaf) const {
   const auto query = ScalarQueryOf(leaf);
   if (!query) return {};
-  auto zones = MatchingZones(*query);
-  // A value of another type is the caller's bug, which Answer reports; the scan answers.
-  if (!zones.ok()) return {};
-  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+  return ZonesCapability(MatchingZones(*query));
 }
 
 arrow::Result<RowAddressSet> ZoneMapSegmentReader::Answer(const expr::Node& leaf) const {
@@ -196,10 +193,7 @@ arrow::Result<RowAddressSet> ZoneMapSegmentReader::Answer(const expr::Node& leaf
                            "' cannot answer ", leaf.ToString());
   }
   ARROW_ASSIGN_OR_RAISE(auto zones, MatchingZones(*query));
-  RowAddressSet answer;
-  answer.exact = false;
-  answer.rows = AddressesOf(zones);
-  return answer;
+  return ZonesAnswer(zones);
 }
 
 }  // namespace tessera::index::scalar

@@ -338,6 +338,18 @@ std::vector<const Zone*> ZonesWithNonNulls(const std::vector<Zone>& zones) {
   return matching;
 }
 
+Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones) {
+  if (!zones.ok()) return {};
+  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+}
+
+RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones) {
+  RowAddressSet answer;
+  answer.exact = false;
+  answer.rows = AddressesOf(zones);
+  return answer;
+}
+
 std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones) {
   std::vector<uint64_t> rows;
   rows.reserve(RowsOf(zones));
