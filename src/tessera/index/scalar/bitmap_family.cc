@@ -1,13 +1,15 @@
 #include "tessera/index/scalar/bitmap_family.h"
 
+#include <arrow/type_traits.h>
+
 #include <string>
 #include <unordered_set>
 
-#include "tessera/dataset/dataset.h"
 #include "tessera/index/column_batches.h"
 #include "tessera/index/params.h"
 #include "tessera/index/scalar/bitmap_segment_reader.h"
 #include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/scalar/posting_lists.h"
 #include "tessera/index/scalar/posting_segment.h"
 #include "tessera/index/segment_meta.h"
@@ -22,24 +24,9 @@ constexpr std::string_view kBitmapTypes =
     "date32, timestamp";
 
 bool BitmapIndexes(const arrow::DataType& type) {
-  switch (type.id()) {
-    case arrow::Type::BOOL:
-    case arrow::Type::INT8:
-    case arrow::Type::INT16:
-    case arrow::Type::INT32:
-    case arrow::Type::INT64:
-    case arrow::Type::UINT8:
-    case arrow::Type::UINT16:
-    case arrow::Type::UINT32:
-    case arrow::Type::UINT64:
-    case arrow::Type::STRING:
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::DATE32:
-    case arrow::Type::TIMESTAMP:
-      return true;
-    default:
-      return false;
-  }
+  const arrow::Type::type id = type.id();
+  return arrow::is_integer(id) || arrow::is_string(id) || id == arrow::Type::BOOL ||
+         id == arrow::Type::DATE32 || id == arrow::Type::TIMESTAMP;
 }
 
 arrow::Status CheckColumn(const arrow::Field& column) {
@@ -80,10 +67,7 @@ arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
       [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
         *num_rows += static_cast<uint64_t>(column->length());
         if constexpr (kIsBinaryKey<Key>) arrays.push_back(column);
-        const auto address = [&](int64_t i) {
-          return dataset::MakeRowAddress(fragment_id,
-                                         static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
-        };
+        const auto address = [&](int64_t i) { return BatchRowAddress(fragment_id, first, i); };
         ARROW_RETURN_NOT_OK(ForEachKey<Key>(
             *column,
             [&](int64_t i, const Key& key) {
@@ -101,20 +85,6 @@ arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
                                   std::move(entries), std::move(nulls));
 }
 
-template <typename Function>
-auto DispatchDomain(KeyDomain domain, Function&& function) {
-  switch (domain) {
-    case KeyDomain::kSigned:
-      return function(int64_t{});
-    case KeyDomain::kUnsigned:
-      return function(uint64_t{});
-    case KeyDomain::kFloat:
-    case KeyDomain::kBinary:
-      break;
-  }
-  return function(std::string_view{});
-}
-
 }  // namespace
 
 std::string_view BitmapFamily::name() const { return kBitmapFamilyName; }
@@ -129,25 +99,18 @@ arrow::Result<Params> BitmapFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> BitmapFamily::Build(const BuildInput& input, const Model*,
                                                        const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("a BITMAP build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "a BITMAP build"));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(int64_t limit, MaxCardinality(params));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*field->type()));
   uint64_t num_rows = 0;
-  auto stats = DispatchDomain(domain, [&](auto key) {
+  auto stats = DispatchKeyDomain(domain, [&](auto key) {
     return BuildTyped<decltype(key)>(input, field->type(), limit, out, &num_rows);
   });
   if (!stats.ok()) {
     // The cardinality error names the index and column already.
     if (KindOf(stats.status()) == ErrorKind::kInvalidArgument) return stats.status();
-    return WithContext(stats.status(), "building BITMAP index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kBitmapFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   (*meta.mutable_details())[std::string(kMaxCardinalityParam)] = std::to_string(limit);
@@ -189,19 +152,13 @@ std::vector<std::string> BitmapFamily::RequiredFiles(const format::SegmentMeta&)
 
 arrow::Status BitmapFamily::Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                                    const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking BITMAP segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kBitmapFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(auto reader, BitmapSegmentReader::Open(segment, dir));
-  const auto& field = definition.schema->field(definition.column_index);
   ARROW_RETURN_NOT_OK(CheckColumn(*field));
   const auto& key_type = reader->postings().key_type();
   if (!key_type->Equals(*field->type())) {
-    return InvalidArgument("BITMAP segment ", segment.uuid(), " holds values of type ",
-                           key_type->ToString(), " but column '", field->name(), "' is of type ",
-                           field->type()->ToString());
+    return HeldTypeMismatch(kBitmapFamilyName, segment, key_type->ToString(), *field, "is of type",
+                            field->type()->ToString());
   }
   // Built elsewhere: every posting is read and checked before the segment is published.
   return reader->postings().CheckAll();

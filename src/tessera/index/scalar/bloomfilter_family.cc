@@ -14,6 +14,7 @@
 #include "tessera/index/scalar/bloomfilter_hash.h"
 #include "tessera/index/scalar/bloomfilter_segment_reader.h"
 #include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/scalar/zones.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
@@ -152,13 +153,7 @@ arrow::Result<Params> BloomFilterFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> BloomFilterFamily::Build(const BuildInput& input, const Model*,
                                                             const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("a BLOOMFILTER build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "a BLOOMFILTER build"));
   ARROW_ASSIGN_OR_RAISE(Params normalized, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(BloomParams params, BloomParamsOf(normalized));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, BloomDomainOf(*field));
@@ -175,8 +170,7 @@ arrow::Result<format::SegmentMeta> BloomFilterFamily::Build(const BuildInput& in
       break;
   }
   if (!totals.ok()) {
-    return WithContext(totals.status(), "building BLOOMFILTER index '" + input.index_name +
-                                            "' on column '" + field->name() + "'");
+    return WithBuildContext(totals.status(), kBloomFilterFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetBloomDetails(*totals, params.rows_per_zone, field->type()->ToString(),
@@ -196,17 +190,15 @@ arrow::Result<format::SegmentMeta> BloomFilterFamily::Merge(
     auto opened = BloomFilterSegmentReader::Open(inputs[i], dirs[i]);
     if (!opened.ok()) return SegmentFileError(opened.status(), inputs[i], kZonesFile);
     if (!readers.empty() && (*opened)->value_type() != readers.front()->value_type()) {
-      return InvalidArgument("cannot merge BLOOMFILTER segments of different value types: segment ",
-                             inputs[i].uuid(), " holds ", (*opened)->value_type(), ", segment ",
-                             inputs.front().uuid(), " holds ", readers.front()->value_type());
+      return MergedTypeMismatch(kBloomFilterFamilyName, inputs[i], (*opened)->value_type(),
+                                inputs.front(), readers.front()->value_type());
     }
     readers.push_back(std::move(*opened));
     files.push_back(&readers.back()->zone_file());
   }
   auto totals = MergeZoneFiles(files, out, kBloomFilterFamilyName);
   if (!totals.ok()) {
-    return WithContext(totals.status(), "merging segments of BLOOMFILTER index '" +
-                                            inputs.front().index_name() + "'");
+    return WithMergeContext(totals.status(), kBloomFilterFamilyName, inputs.front());
   }
   format::SegmentMeta meta;
   SetBloomDetails(*totals, files.front()->rows_per_zone, readers.front()->value_type(),
@@ -228,17 +220,11 @@ std::vector<std::string> BloomFilterFamily::RequiredFiles(const format::SegmentM
 arrow::Status BloomFilterFamily::Verify(const BuildInput& definition,
                                         const format::SegmentMeta& segment,
                                         const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking BLOOMFILTER segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kBloomFilterFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(auto reader, BloomFilterSegmentReader::Open(segment, dir));
-  const auto& field = definition.schema->field(definition.column_index);
   if (reader->value_type() != field->type()->ToString()) {
-    return InvalidArgument("BLOOMFILTER segment ", segment.uuid(), " holds values of type ",
-                           reader->value_type(), " but column '", field->name(), "' is of type ",
-                           field->type()->ToString());
+    return HeldTypeMismatch(kBloomFilterFamilyName, segment, reader->value_type(), *field,
+                            "is of type", field->type()->ToString());
   }
   ARROW_ASSIGN_OR_RAISE(BloomParams params, BloomParamsOf(definition.params));
   return CheckRowsPerZone(reader->zone_file(), params.rows_per_zone, kBloomFilterFamilyName,

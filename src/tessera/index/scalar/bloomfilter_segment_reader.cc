@@ -1,5 +1,7 @@
 #include "tessera/index/scalar/bloomfilter_segment_reader.h"
 
+#include <arrow/type_traits.h>
+
 #include <exception>
 #include <optional>
 
@@ -16,11 +18,6 @@ std::optional<KeyDomain> KeyDomainNamed(const std::string& name) {
     if (KeyDomainName(domain) == name) return domain;
   }
   return std::nullopt;
-}
-
-bool IsBinaryLike(arrow::Type::type id) {
-  return id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-         id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY;
 }
 
 }  // namespace
@@ -96,8 +93,9 @@ arrow::Result<std::unique_ptr<BloomFilterSegmentReader>> BloomFilterSegmentReade
 }
 
 arrow::Result<uint64_t> BloomFilterSegmentReader::HashOf(const arrow::Scalar& value) const {
-  const bool matches = IsBinaryLike(value.type->id()) ? domain_ == KeyDomain::kBinary
-                                                      : value.type->ToString() == value_type_;
+  const bool matches = arrow::is_base_binary_like(value.type->id())
+                           ? domain_ == KeyDomain::kBinary
+                           : value.type->ToString() == value_type_;
   if (!matches) {
     return InvalidArgument("BLOOMFILTER index '", meta_.index_name(), "' (segment ", meta_.uuid(),
                            ") holds values of type ", value_type_,
@@ -113,15 +111,9 @@ arrow::Result<std::vector<const Zone*>> BloomFilterSegmentReader::MatchingZones(
   std::vector<const Zone*> matching;
   switch (query.kind) {
     case ScalarQuery::Kind::kIsNull:
-      for (const Zone& zone : zones) {
-        if (zone.nulls > 0) matching.push_back(&zone);
-      }
-      return matching;
+      return ZonesWithNulls(zones);
     case ScalarQuery::Kind::kIsNotNull:
-      for (const Zone& zone : zones) {
-        if (zone.nulls < zone.rows) matching.push_back(&zone);
-      }
-      return matching;
+      return ZonesWithNonNulls(zones);
     case ScalarQuery::Kind::kEquals:
     case ScalarQuery::Kind::kIn: {
       std::vector<uint64_t> hashes;
@@ -155,9 +147,7 @@ arrow::Result<std::vector<const Zone*>> BloomFilterSegmentReader::MatchingZones(
 Capability BloomFilterSegmentReader::Assess(const expr::Node& leaf) const {
   const auto query = ScalarQueryOf(leaf);
   if (!query || query->kind == ScalarQuery::Kind::kRange) return {};
-  auto zones = MatchingZones(*query);
-  if (!zones.ok()) return {};  // a value of another type: Answer reports it; the scan answers
-  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+  return ZonesCapability(MatchingZones(*query));
 }
 
 arrow::Result<RowAddressSet> BloomFilterSegmentReader::Answer(const expr::Node& leaf) const {
@@ -167,10 +157,7 @@ arrow::Result<RowAddressSet> BloomFilterSegmentReader::Answer(const expr::Node& 
                            "' cannot answer ", leaf.ToString());
   }
   ARROW_ASSIGN_OR_RAISE(auto zones, MatchingZones(*query));
-  RowAddressSet answer;
-  answer.exact = false;
-  answer.rows = AddressesOf(zones);
-  return answer;
+  return ZonesAnswer(zones);
 }
 
 }  // namespace tessera::index::scalar

@@ -1,7 +1,6 @@
 #include "tessera/index/scalar/btree_family.h"
 
 #include <algorithm>
-#include <cmath>
 #include <queue>
 #include <string>
 
@@ -14,6 +13,7 @@
 #include "tessera/index/scalar/btree_layout.h"
 #include "tessera/index/scalar/btree_segment_reader.h"
 #include "tessera/index/scalar/btree_segment_writer.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
@@ -21,15 +21,6 @@
 namespace tessera::index::scalar {
 
 namespace {
-
-template <typename Key>
-bool IsNanKey(const Key& key) {
-  if constexpr (kIsFloatKey<Key>) {
-    return std::isnan(key);
-  } else {
-    return false;
-  }
-}
 
 template <typename Key>
 struct Entry {
@@ -70,10 +61,7 @@ arrow::Result<BtreeSegmentStats> BuildTyped(const BuildInput& input,
   ARROW_RETURN_NOT_OK(ForEachColumnBatch(
       input, kBtreeFamilyName,
       [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
-        const auto address = [&](int64_t i) {
-          return dataset::MakeRowAddress(fragment_id,
-                                         static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
-        };
+        const auto address = [&](int64_t i) { return BatchRowAddress(fragment_id, first, i); };
         ARROW_RETURN_NOT_OK(ForEachKey<Key>(
             *column,
             [&](int64_t i, const Key& key) {
@@ -218,21 +206,6 @@ arrow::Result<BtreeSegmentStats> MergeTyped(
   return writer->Finish(nulls, nans);
 }
 
-template <typename Function>
-auto DispatchDomain(KeyDomain domain, Function&& function) {
-  switch (domain) {
-    case KeyDomain::kSigned:
-      return function(int64_t{});
-    case KeyDomain::kUnsigned:
-      return function(uint64_t{});
-    case KeyDomain::kFloat:
-      return function(double{});
-    case KeyDomain::kBinary:
-      break;
-  }
-  return function(std::string_view{});
-}
-
 }  // namespace
 
 std::string_view BtreeFamily::name() const { return kBtreeFamilyName; }
@@ -249,24 +222,17 @@ arrow::Result<Params> BtreeFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> BtreeFamily::Build(const BuildInput& input, const Model*,
                                                       const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("a BTREE build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "a BTREE build"));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(int64_t page_rows,
                         IntegerParam(params, kBtreeFamilyName, kDetailPageRows, kDefaultPageRows,
                                      kMinPageRows, kMaxPageRows));
   ARROW_ASSIGN_OR_RAISE(auto storage, BtreeStorageType(field->name(), field->type()));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*storage));
-  auto stats = DispatchDomain(
+  auto stats = DispatchKeyDomain(
       domain, [&](auto key) { return BuildTyped<decltype(key)>(input, storage, page_rows, out); });
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building BTREE index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kBtreeFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetDetails(*stats, *storage, &meta);
@@ -285,10 +251,8 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
     if (!opened.ok()) return SegmentFileError(opened.status(), inputs[i], "");
     auto reader = std::move(*opened);
     if (!readers.empty() && !reader->storage_type()->Equals(*readers.front()->storage_type())) {
-      return InvalidArgument("cannot merge BTREE segments of different value types: segment ",
-                             inputs[i].uuid(), " holds ", reader->storage_type()->ToString(),
-                             ", segment ", head.uuid(), " holds ",
-                             readers.front()->storage_type()->ToString());
+      return MergedTypeMismatch(kBtreeFamilyName, inputs[i], reader->storage_type()->ToString(),
+                                head, readers.front()->storage_type()->ToString());
     }
     readers.push_back(std::move(reader));
   }
@@ -300,12 +264,11 @@ arrow::Result<format::SegmentMeta> BtreeFamily::Merge(
                                      kDefaultPageRows, kMinPageRows, kMaxPageRows));
 
   const auto storage = readers.front()->storage_type();
-  auto stats = DispatchDomain(readers.front()->domain(), [&](auto key) {
+  auto stats = DispatchKeyDomain(readers.front()->domain(), [&](auto key) {
     return MergeTyped<decltype(key)>(readers, checked.covered, storage, page_rows, out);
   });
   if (!stats.ok()) {
-    return WithContext(stats.status(),
-                       "merging segments of BTREE index '" + head.index_name() + "'");
+    return WithMergeContext(stats.status(), kBtreeFamilyName, head);
   }
 
   format::SegmentMeta meta;
@@ -339,18 +302,12 @@ std::vector<std::string> BtreeFamily::RequiredFiles(const format::SegmentMeta& s
 
 arrow::Status BtreeFamily::Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                                   const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking BTREE segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kBtreeFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(auto reader, BtreeSegmentReader::Open(segment, dir));
-  const auto& field = definition.schema->field(definition.column_index);
   ARROW_ASSIGN_OR_RAISE(auto expected, BtreeStorageType(field->name(), field->type()));
   if (!reader->storage_type()->Equals(*expected)) {
-    return InvalidArgument("BTREE segment ", segment.uuid(), " holds values of type ",
-                           reader->storage_type()->ToString(), " but column '", field->name(),
-                           "' is indexed as ", expected->ToString());
+    return HeldTypeMismatch(kBtreeFamilyName, segment, reader->storage_type()->ToString(), *field,
+                            "is indexed as", expected->ToString());
   }
   return arrow::Status::OK();
 }

@@ -1,15 +1,8 @@
 #include "tessera/index/scalar/btree_key.h"
 
+#include <arrow/type_traits.h>
+
 namespace tessera::index::scalar {
-
-namespace {
-
-bool IsBinaryLike(arrow::Type::type id) {
-  return id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-         id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY;
-}
-
-}  // namespace
 
 std::string_view BtreeSupportedTypes() {
   return "int8, int16, int32, int64, uint8, uint16, uint32, uint64, halffloat, float, double, "
@@ -55,7 +48,8 @@ arrow::Result<KeyDomain> DomainOf(const arrow::DataType& type) {
 }
 
 bool QueryTypeMatches(const arrow::DataType& value_type, const arrow::DataType& storage) {
-  if (IsBinaryLike(value_type.id()) && IsBinaryLike(storage.id())) return true;
+  if (arrow::is_base_binary_like(value_type.id()) && arrow::is_base_binary_like(storage.id()))
+    return true;
   if (value_type.id() == arrow::Type::HALF_FLOAT && storage.id() == arrow::Type::FLOAT) return true;
   if (value_type.id() != storage.id()) return false;
   if (storage.id() == arrow::Type::TIMESTAMP) {

@@ -58,6 +58,33 @@ constexpr bool kIsBinaryKey = std::is_same_v<Key, std::string_view>;
 template <typename Key>
 constexpr bool kIsFloatKey = std::is_same_v<Key, double>;
 
+// Whether `key` is NaN (only float keys can be).
+template <typename Key>
+bool IsNanKey(const Key& key) {
+  if constexpr (kIsFloatKey<Key>) {
+    return std::isnan(key);
+  } else {
+    return false;
+  }
+}
+
+// Calls function(Key{}) with the key type of `domain` and returns what it returns: how code
+// templated on the key type is entered from a domain known only at run time.
+template <typename Function>
+auto DispatchKeyDomain(KeyDomain domain, Function&& function) {
+  switch (domain) {
+    case KeyDomain::kSigned:
+      return function(int64_t{});
+    case KeyDomain::kUnsigned:
+      return function(uint64_t{});
+    case KeyDomain::kFloat:
+      return function(double{});
+    case KeyDomain::kBinary:
+      break;
+  }
+  return function(std::string_view{});
+}
+
 namespace detail {
 
 template <typename ArrayType, typename Key, typename OnValue, typename OnNull>

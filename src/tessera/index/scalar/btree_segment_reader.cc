@@ -1,10 +1,11 @@
 #include "tessera/index/scalar/btree_segment_reader.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <utility>
+
+#include "tessera/index/scalar/query_keys.h"
 
 namespace tessera::index::scalar {
 
@@ -21,21 +22,6 @@ class BtreeSegmentReader::Searcher {
 namespace {
 
 template <typename Key>
-bool IsNan(const Key& key) {
-  if constexpr (kIsFloatKey<Key>) {
-    return std::isnan(key);
-  } else {
-    return false;
-  }
-}
-
-template <typename Key>
-struct Bound {
-  Key key;
-  bool inclusive = true;
-};
-
-template <typename Key>
 class TypedSearcher final : public BtreeSegmentReader::Searcher {
  public:
   TypedSearcher(const BtreeSegmentReader& reader, std::vector<Key> firsts, std::vector<Key> lasts)
@@ -50,20 +36,14 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
         rows += reader_.page_rows(static_cast<int>(page));
     };
     if (query.kind == ScalarQuery::Kind::kRange) {
-      std::optional<Bound<Key>> bounds[2];
-      const std::optional<ScalarBound>* given[2] = {&query.lower, &query.upper};
-      for (int side = 0; side < 2; ++side) {
-        if (!given[side]->has_value()) continue;
-        ARROW_ASSIGN_OR_RAISE(auto key, QueryKey((*given[side])->value.get()));
-        if (!key.has_value() || IsNan(*key)) return 0;
-        bounds[side] = Bound<Key>{*key, (*given[side])->inclusive};
-      }
-      add_pages(bounds[0], bounds[1]);
+      ARROW_ASSIGN_OR_RAISE(auto range, QueryRange(query));
+      if (!range.has_value()) return 0;
+      add_pages(range->lower, range->upper);
       return rows;
     }
     for (const auto& value : query.values) {
       ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
-      if (!key.has_value() || IsNan(*key)) continue;
+      if (!key.has_value() || IsNanKey(*key)) continue;
       const Bound<Key> bound{*key, true};
       add_pages(bound, bound);
     }
@@ -91,7 +71,7 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
                                  " takes one value, got ", query.values.size());
         }
         ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(query.values[0].get()));
-        if (!key.has_value() || IsNan(*key)) return rows;  // equal to nothing
+        if (!key.has_value() || IsNanKey(*key)) return rows;  // equal to nothing
         const Bound<Key> bound{*key, true};
         ARROW_RETURN_NOT_OK(Collect(bound, bound, accept_all, &cache, &rows));
         return rows;
@@ -126,33 +106,19 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
 
   // The key of a query value; nullopt for a null value (which matches nothing).
   arrow::Result<std::optional<Key>> QueryKey(const arrow::Scalar* value) const {
-    if (value == nullptr) {
-      return InvalidArgument("a query on BTREE segment ", reader_.meta().uuid(), " lacks a value");
-    }
-    if (!value->is_valid) return std::nullopt;
-    if (!QueryTypeMatches(*value->type, *reader_.storage_type())) {
-      return InvalidArgument("BTREE index '", reader_.meta().index_name(), "' (segment ",
-                             reader_.meta().uuid(), ") holds values of type ",
-                             reader_.storage_type()->ToString(),
-                             " and cannot compare them with a query value of type ",
-                             value->type->ToString(), "; cast the value to the column's type");
-    }
-    ARROW_ASSIGN_OR_RAISE(Key key, KeyOfScalar<Key>(*value));
-    return key;
+    return QueryKeyOf<Key>(kBtreeFamilyName, reader_.meta(), *reader_.storage_type(), value);
+  }
+
+  arrow::Result<std::optional<KeyRange<Key>>> QueryRange(const ScalarQuery& query) const {
+    return QueryRangeOf<Key>(kBtreeFamilyName, reader_.meta(), *reader_.storage_type(), query);
   }
 
   // IN is `= ANY`: each value matches what `=` matches (NaN nothing, -0.0 and 0.0 each other).
   arrow::Result<std::vector<uint64_t>> SearchIn(const ScalarQuery& query, PageCache* cache) const {
-    std::vector<Key> keys;
-    for (const auto& value : query.values) {
-      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
-      if (!key.has_value() || IsNan(*key)) continue;  // equal to nothing
-      keys.push_back(*key);
-    }
     // Sorted so that consecutive values share decoded pages; equal keys (-0.0 and 0.0 among
     // them) are searched once.
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    ARROW_ASSIGN_OR_RAISE(auto keys, QueryKeysOf<Key>(kBtreeFamilyName, reader_.meta(),
+                                                      *reader_.storage_type(), query));
     std::vector<uint64_t> rows;
     for (const Key& key : keys) {
       const Bound<Key> bound{key, true};
@@ -165,24 +131,11 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
   arrow::Result<std::vector<uint64_t>> SearchRange(const ScalarQuery& query,
                                                    PageCache* cache) const {
     std::vector<uint64_t> rows;
-    std::optional<Bound<Key>> bounds[2];
-    const std::optional<ScalarBound>* given[2] = {&query.lower, &query.upper};
-    for (int side = 0; side < 2; ++side) {
-      if (!given[side]->has_value()) continue;
-      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey((*given[side])->value.get()));
-      // A comparison with null is unknown and with NaN false: no row qualifies.
-      if (!key.has_value() || IsNan(*key)) return rows;
-      bounds[side] = Bound<Key>{*key, (*given[side])->inclusive};
-    }
-    const auto& lower = bounds[0];
-    const auto& upper = bounds[1];
-    if (lower && upper) {
-      if (upper->key < lower->key) return rows;
-      const bool equal = !(lower->key < upper->key);
-      if (equal && !(lower->inclusive && upper->inclusive)) return rows;
-    }
+    // A comparison with null is unknown and with NaN false: no row qualifies.
+    ARROW_ASSIGN_OR_RAISE(auto range, QueryRange(query));
+    if (!range.has_value() || IsEmptyRange(*range)) return rows;
     ARROW_RETURN_NOT_OK(Collect(
-        lower, upper, [](const Key&) { return true; }, cache, &rows));
+        range->lower, range->upper, [](const Key&) { return true; }, cache, &rows));
     return rows;
   }
 
@@ -264,7 +217,7 @@ arrow::Result<std::unique_ptr<BtreeSegmentReader::Searcher>> MakeSearcher(
   ARROW_ASSIGN_OR_RAISE(auto firsts, LookupKeys<Key>(*reader.lookup()->column(0)));
   ARROW_ASSIGN_OR_RAISE(auto lasts, LookupKeys<Key>(*reader.lookup()->column(1)));
   for (size_t i = 0; i < firsts.size(); ++i) {
-    const bool ordered = !(lasts[i] < firsts[i]) && !IsNan(firsts[i]) && !IsNan(lasts[i]) &&
+    const bool ordered = !(lasts[i] < firsts[i]) && !IsNanKey(firsts[i]) && !IsNanKey(lasts[i]) &&
                          (i == 0 || !(firsts[i] < lasts[i - 1]));
     if (!ordered) {
       return Corrupt("the lookup layer of BTREE segment ", reader.meta().uuid(),
@@ -325,24 +278,9 @@ arrow::Result<std::unique_ptr<BtreeSegmentReader>> BtreeSegmentReader::Open(
     ARROW_ASSIGN_OR_RAISE(reader->nans_, OpenIpcFile(directory, kNansFile, address_schema.get()));
   }
 
-  switch (reader->domain_) {
-    case KeyDomain::kSigned: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<int64_t>(*reader));
-      break;
-    }
-    case KeyDomain::kUnsigned: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<uint64_t>(*reader));
-      break;
-    }
-    case KeyDomain::kFloat: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<double>(*reader));
-      break;
-    }
-    case KeyDomain::kBinary: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<std::string_view>(*reader));
-      break;
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(reader->searcher_, DispatchKeyDomain(reader->domain_, [&](auto key) {
+                          return MakeSearcher<decltype(key)>(*reader);
+                        }));
   return reader;
 }
 

@@ -2,10 +2,11 @@
 
 #include <string>
 
-#include "tessera/dataset/dataset.h"
+#include "tessera/expr/types.h"
 #include "tessera/index/column_batches.h"
 #include "tessera/index/params.h"
 #include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/scalar/label_list_segment_reader.h"
 #include "tessera/index/scalar/posting_lists.h"
 #include "tessera/index/scalar/posting_segment.h"
@@ -20,31 +21,11 @@ constexpr std::string_view kLabelListTypes =
     "list or large_list of int8, int16, int32, int64, uint8, uint16, uint32, uint64, string or "
     "large_string";
 
-bool IsIndexableElement(const arrow::DataType& type) {
-  switch (type.id()) {
-    case arrow::Type::INT8:
-    case arrow::Type::INT16:
-    case arrow::Type::INT32:
-    case arrow::Type::INT64:
-    case arrow::Type::UINT8:
-    case arrow::Type::UINT16:
-    case arrow::Type::UINT32:
-    case arrow::Type::UINT64:
-    case arrow::Type::STRING:
-    case arrow::Type::LARGE_STRING:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The element type of an indexable list column; Unsupported naming the accepted types.
+// The element type of an indexable list column; Unsupported naming the accepted types. The
+// columns indexed are those filters query with array_has_any / array_has_all (expr/types.h).
 arrow::Result<std::shared_ptr<arrow::DataType>> ElementTypeOf(const arrow::Field& column) {
   const auto& type = *column.type();
-  if (type.id() == arrow::Type::LIST || type.id() == arrow::Type::LARGE_LIST) {
-    const auto& element = type.field(0)->type();
-    if (IsIndexableElement(*element)) return element;
-  }
+  if (expr::FamilyOf(type) == expr::TypeFamily::kList) return expr::ListElementType(type);
   return Unsupported("a LABEL_LIST index cannot be built on column '", column.name(), "' of type ",
                      type.ToString(), "; LABEL_LIST indexes columns of type ", kLabelListTypes);
 }
@@ -76,10 +57,7 @@ arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
       input, kLabelListFamilyName,
       [&](uint32_t fragment_id, uint64_t first, const std::shared_ptr<arrow::Array>& column) {
         *num_rows += static_cast<uint64_t>(column->length());
-        const auto address = [&](int64_t i) {
-          return dataset::MakeRowAddress(fragment_id,
-                                         static_cast<uint32_t>(first + static_cast<uint64_t>(i)));
-        };
+        const auto address = [&](int64_t i) { return BatchRowAddress(fragment_id, first, i); };
         const bool large = column->type_id() == arrow::Type::LARGE_LIST;
         const std::shared_ptr<arrow::Array> elements =
             large ? static_cast<const arrow::LargeListArray&>(*column).values()
@@ -110,20 +88,6 @@ arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
                                   std::move(entries), std::move(nulls));
 }
 
-template <typename Function>
-auto DispatchDomain(KeyDomain domain, Function&& function) {
-  switch (domain) {
-    case KeyDomain::kSigned:
-      return function(int64_t{});
-    case KeyDomain::kUnsigned:
-      return function(uint64_t{});
-    case KeyDomain::kFloat:
-    case KeyDomain::kBinary:
-      break;
-  }
-  return function(std::string_view{});
-}
-
 }  // namespace
 
 std::string_view LabelListFamily::name() const { return kLabelListFamilyName; }
@@ -137,23 +101,16 @@ arrow::Result<Params> LabelListFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> LabelListFamily::Build(const BuildInput& input, const Model*,
                                                           const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("a LABEL_LIST build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "a LABEL_LIST build"));
   ARROW_RETURN_NOT_OK(Validate(*field, input.params).status());
   ARROW_ASSIGN_OR_RAISE(auto element_type, ElementTypeOf(*field));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*element_type));
   uint64_t num_rows = 0;
-  auto stats = DispatchDomain(domain, [&](auto key) {
+  auto stats = DispatchKeyDomain(domain, [&](auto key) {
     return BuildTyped<decltype(key)>(input, element_type, out, &num_rows);
   });
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building LABEL_LIST index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kLabelListFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetPostingDetails(*stats, *element_type, num_rows, &meta);
@@ -181,13 +138,8 @@ std::vector<std::string> LabelListFamily::RequiredFiles(const format::SegmentMet
 arrow::Status LabelListFamily::Verify(const BuildInput& definition,
                                       const format::SegmentMeta& segment,
                                       const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking LABEL_LIST segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kLabelListFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(auto reader, LabelListSegmentReader::Open(segment, dir));
-  const auto& field = definition.schema->field(definition.column_index);
   ARROW_ASSIGN_OR_RAISE(auto element_type, ElementTypeOf(*field));
   const auto& key_type = reader->postings().key_type();
   if (!key_type->Equals(*element_type)) {

@@ -1,5 +1,7 @@
 #include "tessera/index/scalar/label_list_segment_reader.h"
 
+#include <arrow/type_traits.h>
+
 #include <algorithm>
 #include <iterator>
 #include <limits>
@@ -22,38 +24,17 @@ struct IntegerValue {
 
 std::optional<IntegerValue> IntegerOf(const arrow::Scalar& value) {
   IntegerValue integer;
-  switch (value.type->id()) {
-    case arrow::Type::INT8:
-      integer.signed_value = static_cast<const arrow::Int8Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT16:
-      integer.signed_value = static_cast<const arrow::Int16Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT32:
-      integer.signed_value = static_cast<const arrow::Int32Scalar&>(value).value;
-      return integer;
-    case arrow::Type::INT64:
-      integer.signed_value = static_cast<const arrow::Int64Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT8:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt8Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT16:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt16Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT32:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt32Scalar&>(value).value;
-      return integer;
-    case arrow::Type::UINT64:
-      integer.is_unsigned = true;
-      integer.unsigned_value = static_cast<const arrow::UInt64Scalar&>(value).value;
-      return integer;
-    default:
-      return std::nullopt;
+  const arrow::Type::type id = value.type->id();
+  if (arrow::is_signed_integer(id)) {
+    integer.signed_value = *KeyOfScalar<int64_t>(value);
+    return integer;
   }
+  if (arrow::is_unsigned_integer(id)) {
+    integer.is_unsigned = true;
+    integer.unsigned_value = *KeyOfScalar<uint64_t>(value);
+    return integer;
+  }
+  return std::nullopt;
 }
 
 template <typename Key>
@@ -62,11 +43,6 @@ std::optional<int64_t> PositionOf(const std::vector<Key>* keys, const Key& key) 
   const auto found = std::lower_bound(keys->begin(), keys->end(), key);
   if (found == keys->end() || key < *found) return std::nullopt;
   return static_cast<int64_t>(found - keys->begin());
-}
-
-bool IsStringLike(arrow::Type::type id) {
-  return id == arrow::Type::STRING || id == arrow::Type::LARGE_STRING ||
-         id == arrow::Type::BINARY || id == arrow::Type::LARGE_BINARY;
 }
 
 }  // namespace
@@ -88,7 +64,7 @@ arrow::Result<std::optional<int64_t>> LabelListSegmentReader::FindElement(
   };
   switch (postings_->domain()) {
     case KeyDomain::kBinary:
-      if (!IsStringLike(value.type->id())) return mismatch();
+      if (!arrow::is_base_binary_like(value.type->id())) return mismatch();
       return PositionOf(postings_->keys<std::string_view>(),
                         static_cast<const arrow::BaseBinaryScalar&>(value).view());
     case KeyDomain::kSigned: {

@@ -10,6 +10,7 @@
 #include "tessera/index/column_batches.h"
 #include "tessera/index/merge_inputs.h"
 #include "tessera/index/params.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/scalar/ngram_segment_reader.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
@@ -156,20 +157,13 @@ arrow::Result<Params> NgramFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> NgramFamily::Build(const BuildInput& input, const Model*,
                                                       const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("an NGRAM build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "an NGRAM build"));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(GramScheme scheme, GramSchemeOf(params));
   uint64_t num_rows = 0;
   auto stats = BuildPostings(input, scheme, out, &num_rows);
   if (!stats.ok()) {
-    return WithContext(stats.status(), "building NGRAM index '" + input.index_name +
-                                           "' on column '" + field->name() + "'");
+    return WithBuildContext(stats.status(), kNgramFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetDetails(scheme, *stats, num_rows, &meta);
@@ -201,8 +195,7 @@ arrow::Result<format::SegmentMeta> NgramFamily::Merge(
   }
   auto stats = MergePostingLists(postings, out, NgramFiles());
   if (!stats.ok()) {
-    return WithContext(stats.status(),
-                       "merging segments of NGRAM index '" + head.index_name() + "'");
+    return WithMergeContext(stats.status(), kNgramFamilyName, head);
   }
   format::SegmentMeta meta;
   SetDetails(scheme, *stats, num_rows, &meta);
@@ -222,12 +215,7 @@ std::vector<std::string> NgramFamily::RequiredFiles(const format::SegmentMeta&) 
 
 arrow::Status NgramFamily::Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                                   const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking NGRAM segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
-  const auto& field = definition.schema->field(definition.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kNgramFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, definition.params));
   ARROW_ASSIGN_OR_RAISE(GramScheme expected, GramSchemeOf(params));
   ARROW_ASSIGN_OR_RAISE(auto reader, NgramSegmentReader::Open(segment, dir));

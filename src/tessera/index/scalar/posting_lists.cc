@@ -1,7 +1,6 @@
 #include "tessera/index/scalar/posting_lists.h"
 
 #include <algorithm>
-#include <cmath>
 #include <queue>
 
 #include "tessera/dataset/dataset.h"
@@ -13,32 +12,8 @@ namespace tessera::index::scalar {
 
 namespace {
 
-template <typename Key>
-bool IsNanKey(const Key& key) {
-  if constexpr (kIsFloatKey<Key>) {
-    return std::isnan(key);
-  } else {
-    return false;
-  }
-}
-
 std::string FilePath(const SegmentDirectory& directory, std::string_view name) {
   return directory.path + "/" + std::string(name);
-}
-
-template <typename Function>
-auto DispatchKeyDomain(KeyDomain domain, Function&& function) {
-  switch (domain) {
-    case KeyDomain::kSigned:
-      return function(int64_t{});
-    case KeyDomain::kUnsigned:
-      return function(uint64_t{});
-    case KeyDomain::kFloat:
-      return function(double{});
-    case KeyDomain::kBinary:
-      break;
-  }
-  return function(std::string_view{});
 }
 
 }  // namespace

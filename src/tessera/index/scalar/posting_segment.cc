@@ -4,6 +4,7 @@
 #include <string>
 
 #include "tessera/index/merge_inputs.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
@@ -54,8 +55,7 @@ arrow::Result<format::SegmentMeta> MergePostingSegments(
   const format::SegmentMeta& head = inputs.front();
   auto stats = MergePostingLists(views, out, PostingListFiles());
   if (!stats.ok()) {
-    return WithContext(stats.status(),
-                       Concat("merging segments of ", family, " index '", head.index_name(), "'"));
+    return WithMergeContext(stats.status(), family, head);
   }
   ARROW_RETURN_NOT_OK(check(*stats));
   format::SegmentMeta meta;

@@ -1,12 +1,12 @@
 #include "tessera/index/scalar/zonemap_family.h"
 
-#include <cmath>
 #include <string>
 
 #include "tessera/index/builtin_families.h"
 #include "tessera/index/merge_inputs.h"
 #include "tessera/index/params.h"
 #include "tessera/index/scalar/btree_key.h"
+#include "tessera/index/scalar/family_checks.h"
 #include "tessera/index/scalar/zonemap_segment_reader.h"
 #include "tessera/index/scalar/zonemap_values.h"
 #include "tessera/index/scalar/zones.h"
@@ -16,15 +16,6 @@
 namespace tessera::index::scalar {
 
 namespace {
-
-template <typename Key>
-bool IsNanValue(const Key& key) {
-  if constexpr (kIsFloatKey<Key>) {
-    return std::isnan(key);
-  } else {
-    return false;
-  }
-}
 
 arrow::Result<int64_t> RowsPerZoneOf(const Params& params) {
   return IntegerParam(params, kZoneMapFamilyName, kRowsPerZoneParam, kDefaultZoneMapRowsPerZone,
@@ -53,7 +44,7 @@ arrow::Result<ZoneTotals> BuildTyped(const BuildInput& input,
                       ARROW_RETURN_NOT_OK(ForEachKey<Key>(
                           *piece,
                           [&](int64_t, const Key& key) {
-                            if (IsNanValue(key)) {
+                            if (IsNanKey(key)) {
                               ++nans;
                             } else if (!has_values) {
                               has_values = true;
@@ -92,35 +83,16 @@ arrow::Result<Params> ZoneMapFamily::Validate(const arrow::Field& column,
 
 arrow::Result<format::SegmentMeta> ZoneMapFamily::Build(const BuildInput& input, const Model*,
                                                         const SegmentDirectory& out) const {
-  if (input.schema == nullptr || input.column_index < 0 ||
-      input.column_index >= input.schema->num_fields()) {
-    return InvalidArgument("a ZONEMAP build of index '", input.index_name,
-                           "' needs a schema and a column of that schema (column ",
-                           input.column_index, ")");
-  }
-  const auto& field = input.schema->field(input.column_index);
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToBuild(input, "a ZONEMAP build"));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
   ARROW_ASSIGN_OR_RAISE(int64_t rows_per_zone, RowsPerZoneOf(params));
   ARROW_ASSIGN_OR_RAISE(auto storage, ZoneMapStorageType(field->name(), field->type()));
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*storage));
-  arrow::Result<ZoneTotals> totals;
-  switch (domain) {
-    case KeyDomain::kSigned:
-      totals = BuildTyped<int64_t>(input, storage, rows_per_zone, out);
-      break;
-    case KeyDomain::kUnsigned:
-      totals = BuildTyped<uint64_t>(input, storage, rows_per_zone, out);
-      break;
-    case KeyDomain::kFloat:
-      totals = BuildTyped<double>(input, storage, rows_per_zone, out);
-      break;
-    case KeyDomain::kBinary:
-      totals = BuildTyped<std::string_view>(input, storage, rows_per_zone, out);
-      break;
-  }
+  auto totals = DispatchKeyDomain(domain, [&](auto key) {
+    return BuildTyped<decltype(key)>(input, storage, rows_per_zone, out);
+  });
   if (!totals.ok()) {
-    return WithContext(totals.status(), "building ZONEMAP index '" + input.index_name +
-                                            "' on column '" + field->name() + "'");
+    return WithBuildContext(totals.status(), kZoneMapFamilyName, input, *field);
   }
   format::SegmentMeta meta;
   SetZoneDetails(*totals, rows_per_zone, storage->ToString(), &meta);
@@ -143,8 +115,7 @@ arrow::Result<format::SegmentMeta> ZoneMapFamily::Merge(
   }
   auto totals = MergeZoneFiles(files, out, kZoneMapFamilyName);
   if (!totals.ok()) {
-    return WithContext(totals.status(),
-                       "merging segments of ZONEMAP index '" + inputs.front().index_name() + "'");
+    return WithMergeContext(totals.status(), kZoneMapFamilyName, inputs.front());
   }
   format::SegmentMeta meta;
   SetZoneDetails(*totals, files.front()->rows_per_zone, readers.front()->storage_type()->ToString(),
@@ -166,18 +137,12 @@ std::vector<std::string> ZoneMapFamily::RequiredFiles(const format::SegmentMeta&
 arrow::Status ZoneMapFamily::Verify(const BuildInput& definition,
                                     const format::SegmentMeta& segment,
                                     const SegmentDirectory& dir) const {
-  if (definition.schema == nullptr || definition.column_index < 0 ||
-      definition.column_index >= definition.schema->num_fields()) {
-    return InvalidArgument("checking ZONEMAP segment ", segment.uuid(),
-                           " needs the schema and column of its index");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto field, ColumnToVerify(definition, kZoneMapFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(auto reader, ZoneMapSegmentReader::Open(segment, dir));
-  const auto& field = definition.schema->field(definition.column_index);
   ARROW_ASSIGN_OR_RAISE(auto expected, ZoneMapStorageType(field->name(), field->type()));
   if (!reader->storage_type()->Equals(*expected)) {
-    return InvalidArgument("ZONEMAP segment ", segment.uuid(), " holds values of type ",
-                           reader->storage_type()->ToString(), " but column '", field->name(),
-                           "' is indexed as ", expected->ToString());
+    return HeldTypeMismatch(kZoneMapFamilyName, segment, reader->storage_type()->ToString(), *field,
+                            "is indexed as", expected->ToString());
   }
   ARROW_ASSIGN_OR_RAISE(int64_t rows_per_zone, RowsPerZoneOf(definition.params));
   return CheckRowsPerZone(reader->zone_file(), rows_per_zone, kZoneMapFamilyName, segment);

@@ -1,9 +1,10 @@
 #include "tessera/index/scalar/zonemap_segment_reader.h"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <utility>
+
+#include "tessera/index/scalar/query_keys.h"
 
 namespace tessera::index::scalar {
 
@@ -20,21 +21,6 @@ constexpr int kMinColumn = kZoneCommonColumns + 1;
 constexpr int kMaxColumn = kZoneCommonColumns + 2;
 
 template <typename Key>
-bool IsNan(const Key& key) {
-  if constexpr (kIsFloatKey<Key>) {
-    return std::isnan(key);
-  } else {
-    return false;
-  }
-}
-
-template <typename Key>
-struct Bound {
-  Key key;
-  bool inclusive = true;
-};
-
-template <typename Key>
 class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
  public:
   TypedSearcher(const ZoneMapSegmentReader& reader, std::vector<bool> has_values,
@@ -49,23 +35,13 @@ class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
     std::vector<const Zone*> matching;
     switch (query.kind) {
       case ScalarQuery::Kind::kIsNull:
-        for (const Zone& zone : zones) {
-          if (zone.nulls > 0) matching.push_back(&zone);
-        }
-        return matching;
+        return ZonesWithNulls(zones);
       case ScalarQuery::Kind::kIsNotNull:
-        for (const Zone& zone : zones) {
-          if (zone.nulls < zone.rows) matching.push_back(&zone);
-        }
-        return matching;
+        return ZonesWithNonNulls(zones);
       case ScalarQuery::Kind::kEquals:
       case ScalarQuery::Kind::kIn: {
-        std::vector<Key> keys;
-        for (const auto& value : query.values) {
-          ARROW_ASSIGN_OR_RAISE(auto key, QueryKey(value.get()));
-          if (key.has_value() && !IsNan(*key)) keys.push_back(*key);  // else equal to nothing
-        }
-        std::sort(keys.begin(), keys.end());
+        ARROW_ASSIGN_OR_RAISE(auto keys, QueryKeysOf<Key>(kZoneMapFamilyName, reader_.meta(),
+                                                          *reader_.storage_type(), query));
         if (keys.empty()) return matching;
         for (size_t i = 0; i < zones.size(); ++i) {
           if (!has_values_[i]) continue;
@@ -85,21 +61,12 @@ class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
   arrow::Result<std::vector<const Zone*>> MatchingRange(const ScalarQuery& query) const {
     const std::vector<Zone>& zones = reader_.zone_file().zones;
     std::vector<const Zone*> matching;
-    std::optional<Bound<Key>> bounds[2];
-    const std::optional<ScalarBound>* given[2] = {&query.lower, &query.upper};
-    for (int side = 0; side < 2; ++side) {
-      if (!given[side]->has_value()) continue;
-      ARROW_ASSIGN_OR_RAISE(auto key, QueryKey((*given[side])->value.get()));
-      // A comparison with null is unknown and with NaN false: no row qualifies.
-      if (!key.has_value() || IsNan(*key)) return matching;
-      bounds[side] = Bound<Key>{*key, (*given[side])->inclusive};
-    }
-    const auto& lower = bounds[0];
-    const auto& upper = bounds[1];
-    if (lower && upper) {
-      if (upper->key < lower->key) return matching;
-      if (!(lower->key < upper->key) && !(lower->inclusive && upper->inclusive)) return matching;
-    }
+    // A comparison with null is unknown and with NaN false: no row qualifies.
+    ARROW_ASSIGN_OR_RAISE(auto range, QueryRangeOf<Key>(kZoneMapFamilyName, reader_.meta(),
+                                                        *reader_.storage_type(), query));
+    if (!range.has_value() || IsEmptyRange(*range)) return matching;
+    const auto& lower = range->lower;
+    const auto& upper = range->upper;
     for (size_t i = 0; i < zones.size(); ++i) {
       if (!has_values_[i]) continue;
       if (lower && (lower->inclusive ? maxs_[i] < lower->key : !(lower->key < maxs_[i]))) {
@@ -111,23 +78,6 @@ class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
       matching.push_back(&zones[i]);
     }
     return matching;
-  }
-
-  // The key of a query value; nullopt for a null value (which matches nothing).
-  arrow::Result<std::optional<Key>> QueryKey(const arrow::Scalar* value) const {
-    const auto& meta = reader_.meta();
-    if (value == nullptr) {
-      return InvalidArgument("a query on ZONEMAP segment ", meta.uuid(), " lacks a value");
-    }
-    if (!value->is_valid) return std::nullopt;
-    if (!QueryTypeMatches(*value->type, *reader_.storage_type())) {
-      return InvalidArgument("ZONEMAP index '", meta.index_name(), "' (segment ", meta.uuid(),
-                             ") holds values of type ", reader_.storage_type()->ToString(),
-                             " and cannot compare them with a query value of type ",
-                             value->type->ToString(), "; cast the value to the column's type");
-    }
-    ARROW_ASSIGN_OR_RAISE(Key key, KeyOfScalar<Key>(*value));
-    return key;
   }
 
   const ZoneMapSegmentReader& reader_;
@@ -176,7 +126,7 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader::Searcher>> MakeSearcher(
           empty <= zone.rows && has_values[i] == has_max[i] && has_values[i] == (empty < zone.rows);
       if constexpr (!kIsFloatKey<Key>) consistent = consistent && nans[row] == 0;
       if (consistent && has_values[i]) {
-        consistent = !IsNan(mins[i]) && !IsNan(maxs[i]) && !(maxs[i] < mins[i]);
+        consistent = !IsNanKey(mins[i]) && !IsNanKey(maxs[i]) && !(maxs[i] < mins[i]);
       }
       if (!consistent) {
         return file.Corrupted(Concat("zone ", i, " (fragment ", zone.fragment, ", rows ",
@@ -219,24 +169,9 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader>> ZoneMapSegmentReader::Open(
     if (matches) domain = *found;
   }
   if (!domain) return file.Corrupted("has an unexpected schema " + schema.ToString());
-  switch (*domain) {
-    case KeyDomain::kSigned: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<int64_t>(*reader));
-      break;
-    }
-    case KeyDomain::kUnsigned: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<uint64_t>(*reader));
-      break;
-    }
-    case KeyDomain::kFloat: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<double>(*reader));
-      break;
-    }
-    case KeyDomain::kBinary: {
-      ARROW_ASSIGN_OR_RAISE(reader->searcher_, MakeSearcher<std::string_view>(*reader));
-      break;
-    }
-  }
+  ARROW_ASSIGN_OR_RAISE(reader->searcher_, DispatchKeyDomain(*domain, [&](auto key) {
+                          return MakeSearcher<decltype(key)>(*reader);
+                        }));
   return reader;
 }
 
@@ -248,10 +183,7 @@ arrow::Result<std::vector<const Zone*>> ZoneMapSegmentReader::MatchingZones(
 Capability ZoneMapSegmentReader::Assess(const expr::Node& leaf) const {
   const auto query = ScalarQueryOf(leaf);
   if (!query) return {};
-  auto zones = MatchingZones(*query);
-  // A value of another type is the caller's bug, which Answer reports; the scan answers.
-  if (!zones.ok()) return {};
-  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+  return ZonesCapability(MatchingZones(*query));
 }
 
 arrow::Result<RowAddressSet> ZoneMapSegmentReader::Answer(const expr::Node& leaf) const {
@@ -261,10 +193,7 @@ arrow::Result<RowAddressSet> ZoneMapSegmentReader::Answer(const expr::Node& leaf
                            "' cannot answer ", leaf.ToString());
   }
   ARROW_ASSIGN_OR_RAISE(auto zones, MatchingZones(*query));
-  RowAddressSet answer;
-  answer.exact = false;
-  answer.rows = AddressesOf(zones);
-  return answer;
+  return ZonesAnswer(zones);
 }
 
 }  // namespace tessera::index::scalar

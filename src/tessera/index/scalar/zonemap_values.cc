@@ -1,5 +1,7 @@
 #include "tessera/index/scalar/zonemap_values.h"
 
+#include <arrow/type_traits.h>
+
 #include "tessera/status.h"
 
 namespace tessera::index::scalar {
@@ -11,29 +13,15 @@ std::string_view ZoneMapSupportedTypes() {
 
 arrow::Result<std::shared_ptr<arrow::DataType>> ZoneMapStorageType(
     const std::string& column, const std::shared_ptr<arrow::DataType>& column_type) {
-  switch (column_type->id()) {
-    case arrow::Type::HALF_FLOAT:
-      return arrow::float32();  // exact, and Arrow compares float32
-    case arrow::Type::INT8:
-    case arrow::Type::INT16:
-    case arrow::Type::INT32:
-    case arrow::Type::INT64:
-    case arrow::Type::UINT8:
-    case arrow::Type::UINT16:
-    case arrow::Type::UINT32:
-    case arrow::Type::UINT64:
-    case arrow::Type::FLOAT:
-    case arrow::Type::DOUBLE:
-    case arrow::Type::STRING:
-    case arrow::Type::LARGE_STRING:
-    case arrow::Type::DATE32:
-    case arrow::Type::TIMESTAMP:
-      return column_type;
-    default:
-      return Unsupported("a ZONEMAP index cannot be built on column '", column, "' of type ",
-                         column_type->ToString(), "; ZONEMAP indexes columns of type ",
-                         ZoneMapSupportedTypes());
+  const arrow::Type::type id = column_type->id();
+  if (id == arrow::Type::HALF_FLOAT) return arrow::float32();  // exact, and Arrow compares float32
+  if (arrow::is_integer(id) || arrow::is_floating(id) || arrow::is_string(id) ||
+      id == arrow::Type::DATE32 || id == arrow::Type::TIMESTAMP) {
+    return column_type;
   }
+  return Unsupported("a ZONEMAP index cannot be built on column '", column, "' of type ",
+                     column_type->ToString(), "; ZONEMAP indexes columns of type ",
+                     ZoneMapSupportedTypes());
 }
 
 }  // namespace tessera::index::scalar

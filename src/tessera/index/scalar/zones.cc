@@ -322,6 +322,34 @@ arrow::Result<ZoneTotals> MergeZoneFiles(const std::vector<const ZoneFile*>& inp
   return writer->Finish();
 }
 
+std::vector<const Zone*> ZonesWithNulls(const std::vector<Zone>& zones) {
+  std::vector<const Zone*> matching;
+  for (const Zone& zone : zones) {
+    if (zone.nulls > 0) matching.push_back(&zone);
+  }
+  return matching;
+}
+
+std::vector<const Zone*> ZonesWithNonNulls(const std::vector<Zone>& zones) {
+  std::vector<const Zone*> matching;
+  for (const Zone& zone : zones) {
+    if (zone.nulls < zone.rows) matching.push_back(&zone);
+  }
+  return matching;
+}
+
+Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones) {
+  if (!zones.ok()) return {};
+  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+}
+
+RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones) {
+  RowAddressSet answer;
+  answer.exact = false;
+  answer.rows = AddressesOf(zones);
+  return answer;
+}
+
 std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones) {
   std::vector<uint64_t> rows;
   rows.reserve(RowsOf(zones));

@@ -37,6 +37,7 @@
 
 #include "tessera/format/manifest.pb.h"
 #include "tessera/index/index_family.h"
+#include "tessera/index/scalar_segment.h"
 #include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::index::scalar {
@@ -147,6 +148,18 @@ arrow::Status ForEachZoneRow(
 // naming the two that differ otherwise.
 arrow::Result<ZoneTotals> MergeZoneFiles(const std::vector<const ZoneFile*>& inputs,
                                          const SegmentDirectory& out, std::string_view family);
+
+// The zones holding a null row (what IS NULL may match) and those holding a non-null one (IS
+// NOT NULL), in the order of `zones`.
+std::vector<const Zone*> ZonesWithNulls(const std::vector<Zone>& zones);
+std::vector<const Zone*> ZonesWithNonNulls(const std::vector<Zone>& zones);
+
+// What a zone reader tells the planner of the zones it matched for a leaf: kSuperset at their
+// rows; nothing where matching failed (a query value of another type, the caller's bug, which
+// Answer reports: the scan answers).
+Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones);
+// The answer of the matched zones: every row of theirs, a superset the planner rechecks.
+RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones);
 
 // The row addresses of `zones` (ascending and disjoint), ascending.
 std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones);
