@@ -62,6 +62,12 @@ arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
   return built;
 }
 
+arrow::Result<BuiltSegment> BuildWholeSegment(const index::IndexFamily& family,
+                                              const dataset::Dataset& dataset,
+                                              const index::Params& params) {
+  return BuildSegment(family, dataset, AllFragments(dataset), params);
+}
+
 arrow::Result<BuiltSegment> MergeSegments(const index::IndexFamily& family,
                                           const dataset::Dataset& dataset,
                                           const std::vector<BuiltSegment>& inputs) {
