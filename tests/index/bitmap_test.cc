@@ -187,16 +187,8 @@ TEST_P(BitmapTypes, MergeAnswersLikeOneBuild) {
   auto family = MakeBitmapFamily();
   const auto fragments = testing::AllFragments(*data.dataset);
   ASSERT_GE(fragments.size(), 4u);
-  std::vector<BuiltSegment> parts;
-  for (size_t begin = 0; begin < fragments.size(); begin += 2) {
-    const size_t end = std::min(fragments.size(), begin + 2);
-    ASSERT_OK_AND_ASSIGN(auto part,
-                         testing::BuildSegment(*family, *data.dataset,
-                                               {fragments.begin() + static_cast<long>(begin),
-                                                fragments.begin() + static_cast<long>(end)},
-                                               {}));
-    parts.push_back(part);
-  }
+  ASSERT_OK_AND_ASSIGN(auto parts,
+                       testing::BuildSegmentsOfGroups(*family, *data.dataset, fragments, 2));
   ASSERT_OK_AND_ASSIGN(auto merged, testing::MergeSegments(*family, *data.dataset, parts));
   ASSERT_OK_AND_ASSIGN(auto whole, testing::BuildSegment(*family, *data.dataset, fragments, {}));
   EXPECT_EQ(merged.meta.num_rows(), whole.meta.num_rows());

@@ -50,6 +50,11 @@ arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
 arrow::Result<BuiltSegment> BuildWholeSegment(const index::IndexFamily& family,
                                               const dataset::Dataset& dataset,
                                               const index::Params& params = {});
+// One segment per `group` consecutive fragments of `fragments` (the last group may be smaller):
+// the parts a merge test merges.
+arrow::Result<std::vector<BuiltSegment>> BuildSegmentsOfGroups(
+    const index::IndexFamily& family, const dataset::Dataset& dataset,
+    const std::vector<format::Fragment>& fragments, size_t group, const index::Params& params = {});
 // Merges `inputs` into one new segment.
 arrow::Result<BuiltSegment> MergeSegments(const index::IndexFamily& family,
                                           const dataset::Dataset& dataset,
