@@ -11,16 +11,18 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "support/damaged_segment_files.h"
+#include "support/exact_answer_checks.h"
 #include "support/ipc_file_surgery.h"
 #include "support/scalar_family_testing.h"
 #include "support/status_assertions.h"
 #include "support/temp_directory.h"
+#include "support/type_names.h"
 #include "tessera/index/scalar/bitmap_segment_reader.h"
 #include "tessera/index/scalar/posting_segment.h"
 #include "tessera/index/segment_meta.h"
@@ -151,55 +153,29 @@ std::unique_ptr<BitmapSegmentReader> OpenBitmap(const BuiltSegment& segment) {
   return std::unique_ptr<BitmapSegmentReader>(static_cast<BitmapSegmentReader*>(opened->release()));
 }
 
-// Every leaf the segment accepts is exact and equals the scan; returns how many it answered.
+// Every leaf the segment accepts is exact and equals the scan, and costs the rows it answers
+// (IS NULL aside); returns how many it answered.
 int ExpectAnswersEqualScan(const ColumnDataset& data, const BuiltSegment& segment,
                            const std::vector<std::string>& leaves) {
   auto reader = OpenBitmap(segment);
   if (reader == nullptr) return 0;
-  int answered = 0;
-  for (const auto& text : leaves) {
-    std::shared_ptr<const void> holder;
-    auto leaf = testing::ParseLeaf(data, text, &holder);
-    EXPECT_TRUE(leaf.ok()) << text << ": " << leaf.status().ToString();
-    if (!leaf.ok()) continue;
-    const Capability capability = reader->Assess(**leaf);
-    if (capability.coverage == Coverage::kNone) continue;  // folded by the binder
-    EXPECT_EQ(capability.coverage, Coverage::kExact) << text;
-    auto answer = reader->Answer(**leaf);
-    EXPECT_TRUE(answer.ok()) << text << ": " << answer.status().ToString();
-    if (!answer.ok()) continue;
-    auto expected = testing::ScanTrueRows(data, text, &segment.meta);
-    EXPECT_TRUE(expected.ok()) << expected.status().ToString();
-    EXPECT_EQ(answer->rows, *expected) << text << " (" << (*leaf)->ToString() << ")";
-    EXPECT_TRUE(answer->exact);
-    if ((*leaf)->kind() != expr::NodeKind::kIsNull) {
-      EXPECT_EQ(capability.cost, static_cast<double>(answer->rows.size())) << text;
-    }
-    ++answered;
-  }
-  return answered;
+  return testing::ExpectExactAnswersEqualScan(
+      *reader, data, segment.meta, leaves,
+      [](const std::string& text, const expr::Node& leaf, const Capability& capability,
+         const RowAddressSet& answer) {
+        if (leaf.kind() != expr::NodeKind::kIsNull) {
+          EXPECT_EQ(capability.cost, static_cast<double>(answer.rows.size())) << text;
+        }
+      });
 }
 
-class BitmapTypes : public ::testing::TestWithParam<std::shared_ptr<arrow::DataType>> {
- protected:
-  void SetUp() override { ASSERT_OK(arrow::compute::Initialize()); }
-};
-
-std::string TypeName(const ::testing::TestParamInfo<std::shared_ptr<arrow::DataType>>& info) {
-  std::string name;
-  for (char c : info.param->ToString()) {
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  return name;
-}
+class BitmapTypes : public testing::ColumnTypeTest {};
 
 TEST_P(BitmapTypes, AnswersEqualTheScan) {
   TempDirectory directory;
   const auto data = testing::MakeColumnDataset(directory, RandomValues(GetParam(), 300, 1), 80);
   auto family = MakeBitmapFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   EXPECT_EQ(segment.meta.num_rows(), 300u);
   const auto leaves = RandomLeaves(*GetParam(), 2, 40);
   EXPECT_GT(ExpectAnswersEqualScan(data, segment, leaves), 25);
@@ -211,16 +187,8 @@ TEST_P(BitmapTypes, MergeAnswersLikeOneBuild) {
   auto family = MakeBitmapFamily();
   const auto fragments = testing::AllFragments(*data.dataset);
   ASSERT_GE(fragments.size(), 4u);
-  std::vector<BuiltSegment> parts;
-  for (size_t begin = 0; begin < fragments.size(); begin += 2) {
-    const size_t end = std::min(fragments.size(), begin + 2);
-    ASSERT_OK_AND_ASSIGN(auto part,
-                         testing::BuildSegment(*family, *data.dataset,
-                                               {fragments.begin() + static_cast<long>(begin),
-                                                fragments.begin() + static_cast<long>(end)},
-                                               {}));
-    parts.push_back(part);
-  }
+  ASSERT_OK_AND_ASSIGN(auto parts,
+                       testing::BuildSegmentsOfGroups(*family, *data.dataset, fragments, 2));
   ASSERT_OK_AND_ASSIGN(auto merged, testing::MergeSegments(*family, *data.dataset, parts));
   ASSERT_OK_AND_ASSIGN(auto whole, testing::BuildSegment(*family, *data.dataset, fragments, {}));
   EXPECT_EQ(merged.meta.num_rows(), whole.meta.num_rows());
@@ -239,7 +207,7 @@ INSTANTIATE_TEST_SUITE_P(BitmapAllTypes, BitmapTypes,
                                            arrow::uint32(), arrow::uint64(), arrow::utf8(),
                                            arrow::large_utf8(), arrow::date32(),
                                            arrow::timestamp(arrow::TimeUnit::MICRO)),
-                         TypeName);
+                         testing::TypeName);
 
 TEST(BitmapValidate, NormalizesAndRejects) {
   auto family = MakeBitmapFamily();
@@ -320,28 +288,12 @@ TEST(BitmapOpen, DamagedFilesAreCorruptNamingTheFile) {
   TempDirectory directory;
   const auto data = testing::MakeColumnDataset(directory, RandomValues(arrow::utf8(), 300, 8), 100);
   auto family = MakeBitmapFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
-  for (const std::string& file : family->RequiredFiles(segment.meta)) {
-    const std::string path = directory.Child("ds") + "/" + segment.directory.path + "/" + file;
-    const std::string original = testing::ReadBytes(path);
-    testing::WriteBytes(path, "not what was written");
-    // The damage shows on open, or (postings, nulls) when the rows are read.
-    arrow::Status status = family->Open(segment.meta, segment.directory).status();
-    if (status.ok()) {
-      auto reader = OpenBitmap(segment);
-      ASSERT_NE(reader, nullptr);
-      std::shared_ptr<const void> holder;
-      ASSERT_OK_AND_ASSIGN(auto leaf, testing::ParseLeaf(data, "v IS NULL", &holder));
-      status = reader->Answer(*leaf).status();
-    }
-    EXPECT_EQ(KindOf(status), ErrorKind::kCorrupt) << file << ": " << status.ToString();
-    const std::string named = file.substr(0, file.find(".crc32c"));
-    EXPECT_NE(status.message().find(named), std::string::npos) << status.ToString();
-    testing::WriteBytes(path, original);
-  }
-  EXPECT_OK(family->Open(segment.meta, segment.directory).status());
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
+  std::shared_ptr<const void> holder;
+  ASSERT_OK_AND_ASSIGN(auto leaf, testing::ParseLeaf(data, "v IS NULL", &holder));
+  testing::ExpectDamagedFilesCorruptNamingThem(
+      *family, segment, directory.Child("ds"),
+      [&](const ScalarSegmentReader& reader) { return reader.Answer(*leaf).status(); });
   format::SegmentMeta wrong = segment.meta;
   wrong.set_family("BTREE");
   EXPECT_EQ(KindOf(family->Open(wrong, segment.directory).status()), ErrorKind::kInvalidArgument);
@@ -356,9 +308,7 @@ TEST(BitmapOpen, RandomDamageIsHarmlessOrCorruptNamingTheFile) {
   const auto data =
       testing::MakeColumnDataset(directory, RandomValues(arrow::utf8(), 300, 11), 100);
   auto family = MakeBitmapFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   const std::vector<std::string> leaves = {"v = 'a'", "v IN ('b', 'zz')", "v >= 'm'", "v IS NULL"};
   const auto answers = [&]() -> arrow::Result<std::vector<std::vector<uint64_t>>> {
     // A fresh storage: blocks verified before the damage are remembered per storage (files
@@ -426,9 +376,7 @@ TEST(BitmapLookup, ConcurrentAnswersAgree) {
   const auto data = testing::MakeColumnDataset(
       directory, RandomValues(arrow::int64(), 40000, 14, /*domain=*/6), 20000);
   auto family = MakeBitmapFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   auto reader = OpenBitmap(segment);
   ASSERT_NE(reader, nullptr);
   std::vector<std::shared_ptr<const void>> holders(6);
@@ -505,9 +453,7 @@ TEST(BitmapAssess, CostsFromCountsWithoutReadingPostings) {
   const auto data =
       testing::MakeColumnDataset(directory, RandomValues(arrow::int64(), 300, 10), 100);
   auto family = MakeBitmapFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   // With the postings file gone, Assess still costs every leaf (it reads no posting).
   auto reader = OpenBitmap(segment);
   ASSERT_NE(reader, nullptr);

@@ -11,17 +11,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/checked.h"
 #include "support/ipc_file_surgery.h"
 #include "support/mixed_filters.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
+#include "support/type_names.h"
 #include "support/zone_index_testing.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
@@ -38,23 +39,13 @@ namespace {
 using testing::BuiltSegment;
 using testing::TempDirectory;
 
-template <typename T>
-T Check(arrow::Result<T> result) {
-  if (!result.ok()) throw std::runtime_error(result.status().ToString());
-  return std::move(result).ValueUnsafe();
-}
+using testing::Check;
 
 std::unique_ptr<BloomFilterSegmentReader> OpenBloom(const BuiltSegment& segment) {
-  auto reader = BloomFilterSegmentReader::Open(segment.meta, segment.directory);
-  if (!reader.ok()) throw std::runtime_error(reader.status().ToString());
-  return std::move(*reader);
+  return testing::OpenZoneReader<BloomFilterSegmentReader>(segment);
 }
 
-std::vector<uint64_t> AnswerOf(const BloomFilterSegmentReader& reader, const ScalarQuery& query) {
-  auto zones = reader.MatchingZones(query);
-  if (!zones.ok()) throw std::runtime_error(zones.status().ToString());
-  return AddressesOf(*zones);
-}
+using testing::ZoneAnswerOf;
 
 ScalarQuery Query(ScalarQuery::Kind kind, std::vector<std::shared_ptr<arrow::Scalar>> values = {}) {
   ScalarQuery query;
@@ -63,18 +54,7 @@ ScalarQuery Query(ScalarQuery::Kind kind, std::vector<std::shared_ptr<arrow::Sca
   return query;
 }
 
-class BloomFilterTypes : public ::testing::TestWithParam<std::shared_ptr<arrow::DataType>> {
- protected:
-  void SetUp() override { ASSERT_OK(arrow::compute::Initialize()); }
-};
-
-std::string TypeName(const ::testing::TestParamInfo<std::shared_ptr<arrow::DataType>>& info) {
-  std::string name;
-  for (char c : info.param->ToString()) {
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  return name;
-}
+class BloomFilterTypes : public testing::ColumnTypeTest {};
 
 TEST_P(BloomFilterTypes, AnswersAreSupersetsOfTheScan) {
   const auto type = GetParam();
@@ -94,7 +74,7 @@ TEST_P(BloomFilterTypes, AnswersAreSupersetsOfTheScan) {
   for (int i = 0; i < 300; ++i) {
     const ScalarQuery query = testing::RandomQuery(table.column, others, random, false);
     const auto expected = testing::ReferenceRows(table, query);
-    const auto answer = AnswerOf(*reader, query);
+    const auto answer = ZoneAnswerOf(*reader, query);
     ASSERT_TRUE(std::is_sorted(answer.begin(), answer.end()));
     ASSERT_TRUE(testing::Includes(answer, expected))
         << "query " << i << ": v " << testing::Describe(query) << " misses rows";
@@ -133,7 +113,7 @@ TEST_P(BloomFilterTypes, MergeOfThreeSegmentsAnswersLikeOneBuild) {
   const auto others = testing::RandomValues(type, 100, 0.0, random);
   for (int i = 0; i < 200; ++i) {
     const ScalarQuery query = testing::RandomQuery(table.column, others, random, false);
-    ASSERT_EQ(AnswerOf(*merged_reader, query), AnswerOf(*whole_reader, query))
+    ASSERT_EQ(ZoneAnswerOf(*merged_reader, query), ZoneAnswerOf(*whole_reader, query))
         << "query " << i << ": v " << testing::Describe(query);
   }
 }
@@ -146,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(BloomFilterAllTypes, BloomFilterTypes,
                                            arrow::large_binary(), arrow::date32(),
                                            arrow::timestamp(arrow::TimeUnit::MILLI, "UTC"),
                                            arrow::timestamp(arrow::TimeUnit::NANO)),
-                         TypeName);
+                         testing::TypeName);
 
 // Unique values in random order: every value is in one zone, which its lookup selects; a value
 // no zone holds selects a zone about as often as the false positive rate says.
@@ -167,7 +147,7 @@ TEST(BloomFilterLookup, SelectsTheZoneOfAValueAndRarelyAnother) {
   uint64_t present_rows = 0;
   uint64_t absent_rows = 0;
   for (int64_t value = 0; value < 2000; ++value) {
-    const auto rows = AnswerOf(
+    const auto rows = ZoneAnswerOf(
         *reader, Query(ScalarQuery::Kind::kEquals, {std::make_shared<arrow::Int64Scalar>(value)}));
     (value % 2 == 0 ? present_rows : absent_rows) += rows.size();
   }
@@ -177,7 +157,7 @@ TEST(BloomFilterLookup, SelectsTheZoneOfAValueAndRarelyAnother) {
   EXPECT_LT(present_rows, 1000u * 100u * 2);
   EXPECT_LT(absent_rows, 1000u * 40u * 100u / 20) << "a false positive rate above 5%";
   // IS NULL: no zone holds a null.
-  EXPECT_TRUE(AnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)).empty());
+  EXPECT_TRUE(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)).empty());
 }
 
 TEST(BloomFilterLookup, EqualValuesHashEquallyAcrossStringAndBinaryLiterals) {
@@ -193,19 +173,18 @@ TEST(BloomFilterLookup, EqualValuesHashEquallyAcrossStringAndBinaryLiterals) {
   const auto row = [&](uint32_t offset) {
     return std::vector<uint64_t>{dataset::MakeRowAddress(fragment, offset)};
   };
-  EXPECT_EQ(AnswerOf(*reader, Query(ScalarQuery::Kind::kEquals,
-                                    {std::make_shared<arrow::StringScalar>("b\xc3\xa9")})),
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kEquals,
+                                        {std::make_shared<arrow::StringScalar>("b\xc3\xa9")})),
             row(1));
-  EXPECT_EQ(
-      AnswerOf(*reader,
-               Query(ScalarQuery::Kind::kEquals,
-                     {std::make_shared<arrow::BinaryScalar>(arrow::Buffer::FromString("cherry"))})),
-      row(3));
-  EXPECT_EQ(
-      AnswerOf(*reader, Query(ScalarQuery::Kind::kIn, {std::make_shared<arrow::StringScalar>(""),
-                                                       arrow::MakeNullScalar(arrow::utf8())})),
-      row(2));
-  EXPECT_EQ(AnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)), row(4));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kEquals,
+                                        {std::make_shared<arrow::BinaryScalar>(
+                                            arrow::Buffer::FromString("cherry"))})),
+            row(3));
+  EXPECT_EQ(ZoneAnswerOf(*reader,
+                         Query(ScalarQuery::Kind::kIn, {std::make_shared<arrow::StringScalar>(""),
+                                                        arrow::MakeNullScalar(arrow::utf8())})),
+            row(2));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)), row(4));
   auto refused = reader->MatchingZones(
       Query(ScalarQuery::Kind::kEquals, {std::make_shared<arrow::Int64Scalar>(1)}));
   EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidArgument);
@@ -355,16 +334,16 @@ TEST(BloomFilterBuild, EmptySegmentsAndZonesOfNullsOnly) {
   auto family = MakeBloomFilterFamily();
   const BuiltSegment empty = testing::BuildSegmentOf(*family, *table.dataset, {}, {});
   EXPECT_EQ(empty.meta.num_rows(), 0u);
-  EXPECT_TRUE(AnswerOf(*OpenBloom(empty), Query(ScalarQuery::Kind::kIsNotNull)).empty());
+  EXPECT_TRUE(ZoneAnswerOf(*OpenBloom(empty), Query(ScalarQuery::Kind::kIsNotNull)).empty());
   auto reader = OpenBloom(testing::BuildSegmentOf(
       *family, *table.dataset, testing::AllFragments(*table.dataset), {{"rows_per_zone", "2"}}));
   const uint32_t fragment = table.dataset->manifest().fragments(0).id();
-  EXPECT_EQ(AnswerOf(*reader,
-                     Query(ScalarQuery::Kind::kEquals, {std::make_shared<arrow::Int32Scalar>(2)})),
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kEquals,
+                                        {std::make_shared<arrow::Int32Scalar>(2)})),
             (std::vector<uint64_t>{dataset::MakeRowAddress(fragment, 4),
                                    dataset::MakeRowAddress(fragment, 5)}));
-  EXPECT_EQ(AnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)).size(), 4u);
-  EXPECT_EQ(AnswerOf(*reader, Query(ScalarQuery::Kind::kIsNotNull)).size(), 2u);
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kIsNull)).size(), 4u);
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(ScalarQuery::Kind::kIsNotNull)).size(), 2u);
 }
 
 TEST(BloomFilterMergeAndVerify, RejectMismatchedSegments) {

@@ -6,14 +6,10 @@
 #include "tessera/index/scalar/btree_family.h"
 
 #include <arrow/api.h>
-#include <arrow/compute/api.h>
-#include <arrow/compute/initialize.h>
-#include <arrow/util/float16.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -23,9 +19,13 @@
 #include <thread>
 #include <vector>
 
+#include "support/checked.h"
+#include "support/random_scalar_queries.h"
+#include "support/scalar_family_testing.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
+#include "support/type_names.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/index/scalar/btree_segment_reader.h"
@@ -36,332 +36,33 @@
 namespace tessera::index::scalar {
 namespace {
 
-namespace compute = arrow::compute;
 using dataset::Dataset;
 using testing::TempDirectory;
 
-template <typename T>
-T Check(arrow::Result<T> result) {
-  if (!result.ok()) throw std::runtime_error(result.status().ToString());
-  return std::move(result).ValueUnsafe();
-}
-
-void Check(const arrow::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.ToString());
-}
+using testing::Check;
 
 // ---------------------------------------------------------------------------------------------
-// Random columns with nulls, duplicates, extremes and (floats) NaN, ±0 and ±Inf.
+// Datasets and segments. Random values, queries and their reference answers (Arrow compute on
+// the raw column, as the unindexed scan evaluates them) are support/random_scalar_queries.h's.
 
-class ValueGenerator {
- public:
-  explicit ValueGenerator(uint64_t seed) : random_(seed) {}
+using testing::AllFragments;
+using testing::BuiltSegment;
+using testing::ColumnDataset;
+using testing::Describe;
+using testing::InputOf;
 
-  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
-  int64_t Uniform(int64_t low, int64_t high) {
-    return std::uniform_int_distribution<int64_t>(low, high)(random_);
-  }
-
-  std::shared_ptr<arrow::Array> Array(const std::shared_ptr<arrow::DataType>& type, int64_t rows,
-                                      double null_fraction) {
-    auto builder = Check(arrow::MakeBuilder(type));
-    for (int64_t i = 0; i < rows; ++i) {
-      if (Chance(null_fraction)) {
-        Check(builder->AppendNull());
-      } else {
-        Append(type, builder.get());
-      }
-    }
-    return Check(builder->Finish());
-  }
-
- private:
-  template <typename Limits>
-  int64_t Signed() {
-    if (Chance(0.05)) return std::numeric_limits<Limits>::min();
-    if (Chance(0.05)) return std::numeric_limits<Limits>::max();
-    return Uniform(-40, 40);
-  }
-  template <typename Limits>
-  uint64_t Unsigned() {
-    if (Chance(0.05)) return std::numeric_limits<Limits>::max();
-    return static_cast<uint64_t>(Uniform(0, 80));
-  }
-  double Real() {
-    if (Chance(0.06)) return std::nan("");
-    if (Chance(0.04)) return -0.0;
-    if (Chance(0.04)) return 0.0;
-    if (Chance(0.02)) return std::numeric_limits<double>::infinity();
-    if (Chance(0.02)) return -std::numeric_limits<double>::infinity();
-    return static_cast<double>(Uniform(-40, 40)) / 4;
-  }
-  std::string Text(bool binary) {
-    static const char* kUtf8Pieces[] = {"a", "b", "ab", "\xc3\xa9", "z", "A", " "};
-    static const char* kBinaryPieces[] = {"a", "\x7f", "\x80", "\xff", "b"};
-    std::string text;
-    const int64_t length = Uniform(0, 3);
-    for (int64_t i = 0; i < length; ++i) {
-      text += binary ? std::string(kBinaryPieces[Uniform(0, 4)]) : kUtf8Pieces[Uniform(0, 6)];
-    }
-    if (binary && Chance(0.1)) text.push_back('\0');
-    return text;
-  }
-
-  void Append(const std::shared_ptr<arrow::DataType>& type, arrow::ArrayBuilder* builder) {
-    switch (type->id()) {
-      case arrow::Type::INT8:
-        return Check(static_cast<arrow::Int8Builder*>(builder)->Append(
-            static_cast<int8_t>(Signed<int8_t>())));
-      case arrow::Type::INT16:
-        return Check(static_cast<arrow::Int16Builder*>(builder)->Append(
-            static_cast<int16_t>(Signed<int16_t>())));
-      case arrow::Type::INT32:
-        return Check(static_cast<arrow::Int32Builder*>(builder)->Append(
-            static_cast<int32_t>(Signed<int32_t>())));
-      case arrow::Type::INT64:
-        return Check(static_cast<arrow::Int64Builder*>(builder)->Append(Signed<int64_t>()));
-      case arrow::Type::UINT8:
-        return Check(static_cast<arrow::UInt8Builder*>(builder)->Append(
-            static_cast<uint8_t>(Unsigned<uint8_t>())));
-      case arrow::Type::UINT16:
-        return Check(static_cast<arrow::UInt16Builder*>(builder)->Append(
-            static_cast<uint16_t>(Unsigned<uint16_t>())));
-      case arrow::Type::UINT32:
-        return Check(static_cast<arrow::UInt32Builder*>(builder)->Append(
-            static_cast<uint32_t>(Unsigned<uint32_t>())));
-      case arrow::Type::UINT64:
-        return Check(static_cast<arrow::UInt64Builder*>(builder)->Append(Unsigned<uint64_t>()));
-      case arrow::Type::HALF_FLOAT:
-        return Check(static_cast<arrow::HalfFloatBuilder*>(builder)->Append(
-            arrow::util::Float16::FromDouble(Real()).bits()));
-      case arrow::Type::FLOAT:
-        return Check(
-            static_cast<arrow::FloatBuilder*>(builder)->Append(static_cast<float>(Real())));
-      case arrow::Type::DOUBLE:
-        return Check(static_cast<arrow::DoubleBuilder*>(builder)->Append(Real()));
-      case arrow::Type::BOOL:
-        return Check(static_cast<arrow::BooleanBuilder*>(builder)->Append(Chance(0.5)));
-      case arrow::Type::STRING:
-        return Check(static_cast<arrow::StringBuilder*>(builder)->Append(Text(false)));
-      case arrow::Type::LARGE_STRING:
-        return Check(static_cast<arrow::LargeStringBuilder*>(builder)->Append(Text(false)));
-      case arrow::Type::BINARY:
-        return Check(static_cast<arrow::BinaryBuilder*>(builder)->Append(Text(true)));
-      case arrow::Type::LARGE_BINARY:
-        return Check(static_cast<arrow::LargeBinaryBuilder*>(builder)->Append(Text(true)));
-      case arrow::Type::DATE32:
-        return Check(static_cast<arrow::Date32Builder*>(builder)->Append(
-            static_cast<int32_t>(Signed<int32_t>())));
-      case arrow::Type::TIMESTAMP:
-        return Check(static_cast<arrow::TimestampBuilder*>(builder)->Append(
-            Chance(0.1) ? Signed<int64_t>() : Uniform(-40, 40) * 1000));
-      default:
-        throw std::runtime_error("no generator for " + type->ToString());
-    }
-  }
-
-  std::mt19937_64 random_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// The reference: the predicate evaluated with Arrow compute on the raw column, as the unindexed
-// scan evaluates it (float16 widened to float32 first, IN as `= ANY`: an OR of equalities).
-
-std::shared_ptr<arrow::DataType> KernelType(const std::shared_ptr<arrow::DataType>& type) {
-  return type->id() == arrow::Type::HALF_FLOAT ? arrow::float32() : type;
+// A one-column dataset (`v`) of `rows` random values (10% null) spread over several fragments.
+ColumnDataset MakeTable(const TempDirectory& directory,
+                        const std::shared_ptr<arrow::DataType>& type, int64_t rows, uint64_t seed,
+                        uint64_t rows_per_file = 400) {
+  std::mt19937_64 random(seed);
+  return testing::MakeColumnDataset(directory, testing::RandomValues(type, rows, 0.1, random),
+                                    rows_per_file);
 }
-
-std::shared_ptr<arrow::Scalar> KernelScalar(const std::shared_ptr<arrow::Scalar>& value) {
-  if (value->type->id() != arrow::Type::HALF_FLOAT) return value;
-  if (!value->is_valid) return arrow::MakeNullScalar(arrow::float32());
-  const auto bits = static_cast<const arrow::HalfFloatScalar&>(*value).value;
-  return std::make_shared<arrow::FloatScalar>(arrow::util::Float16::FromBits(bits).ToFloat());
-}
-
-std::vector<uint64_t> Reference(const std::shared_ptr<arrow::Array>& raw,
-                                const arrow::UInt64Array& addresses, const ScalarQuery& query) {
-  const auto column = Check(compute::Cast(*raw, KernelType(raw->type())));
-  arrow::Datum truth;
-  switch (query.kind) {
-    case ScalarQuery::Kind::kEquals:
-      truth = Check(compute::CallFunction("equal", {column, KernelScalar(query.values[0])}));
-      break;
-    case ScalarQuery::Kind::kIn: {
-      // `= ANY`: an OR of equalities (a null value adds no TRUE row).
-      truth = Check(arrow::MakeArrayFromScalar(arrow::BooleanScalar(false), column->length()));
-      for (const auto& value : query.values) {
-        if (!value->is_valid) continue;
-        auto equal = Check(compute::CallFunction("equal", {column, KernelScalar(value)}));
-        truth = Check(compute::CallFunction("or_kleene", {truth, equal}));
-      }
-      break;
-    }
-    case ScalarQuery::Kind::kRange: {
-      truth = Check(compute::CallFunction("is_valid", {column}));
-      if (query.lower) {
-        auto lower =
-            Check(compute::CallFunction(query.lower->inclusive ? "greater_equal" : "greater",
-                                        {column, KernelScalar(query.lower->value)}));
-        truth = Check(compute::CallFunction("and_kleene", {truth, lower}));
-      }
-      if (query.upper) {
-        auto upper = Check(compute::CallFunction(query.upper->inclusive ? "less_equal" : "less",
-                                                 {column, KernelScalar(query.upper->value)}));
-        truth = Check(compute::CallFunction("and_kleene", {truth, upper}));
-      }
-      break;
-    }
-    case ScalarQuery::Kind::kIsNull:
-      truth = Check(compute::CallFunction("is_null", {column}));
-      break;
-    case ScalarQuery::Kind::kIsNotNull:
-      truth = Check(compute::CallFunction("is_valid", {column}));
-      break;
-  }
-  const auto selected = std::static_pointer_cast<arrow::BooleanArray>(truth.make_array());
-  std::vector<uint64_t> rows;
-  for (int64_t i = 0; i < selected->length(); ++i) {
-    if (selected->IsValid(i) && selected->Value(i)) rows.push_back(addresses.Value(i));
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-std::string Describe(const ScalarQuery& query) {
-  auto text = [](const std::shared_ptr<arrow::Scalar>& value) {
-    return value == nullptr ? std::string("<none>") : value->ToString();
-  };
-  switch (query.kind) {
-    case ScalarQuery::Kind::kEquals:
-      return "= " + text(query.values[0]);
-    case ScalarQuery::Kind::kIn: {
-      std::string list;
-      for (const auto& value : query.values) list += text(value) + ", ";
-      return "IN (" + list + ")";
-    }
-    case ScalarQuery::Kind::kRange:
-      return std::string(query.lower ? (query.lower->inclusive ? "[" : "(") : "(-") +
-             (query.lower ? text(query.lower->value) : "") + ", " +
-             (query.upper ? text(query.upper->value) : "") +
-             (query.upper ? (query.upper->inclusive ? "]" : ")") : "-)");
-    case ScalarQuery::Kind::kIsNull:
-      return "IS NULL";
-    case ScalarQuery::Kind::kIsNotNull:
-      return "IS NOT NULL";
-  }
-  return "?";
-}
-
-// Query values: mostly values of the column (so that equalities hit), sometimes other values of
-// the type, sometimes null.
-class QueryGenerator {
- public:
-  QueryGenerator(std::shared_ptr<arrow::Array> column, std::shared_ptr<arrow::Array> others,
-                 ValueGenerator* random)
-      : column_(std::move(column)), others_(std::move(others)), random_(random) {}
-
-  std::shared_ptr<arrow::Scalar> Value() {
-    if (random_->Chance(0.03)) return arrow::MakeNullScalar(column_->type());
-    const auto& source = random_->Chance(0.7) ? column_ : others_;
-    return Check(source->GetScalar(random_->Uniform(0, source->length() - 1)));
-  }
-
-  ScalarBound Bound() { return ScalarBound{Value(), random_->Chance(0.5)}; }
-
-  ScalarQuery Query() {
-    ScalarQuery query;
-    const int64_t pick = random_->Uniform(0, 99);
-    if (pick < 25) {
-      query.kind = ScalarQuery::Kind::kEquals;
-      query.values.push_back(Value());
-    } else if (pick < 45) {
-      query.kind = ScalarQuery::Kind::kIn;
-      const int64_t count = random_->Uniform(0, 5);
-      for (int64_t i = 0; i < count; ++i) query.values.push_back(Value());
-    } else if (pick < 85) {
-      query.kind = ScalarQuery::Kind::kRange;
-      const int64_t sides = random_->Uniform(0, 2);  // lower, upper, both
-      if (sides != 1) query.lower = Bound();
-      if (sides != 0) query.upper = Bound();
-    } else if (pick < 92) {
-      query.kind = ScalarQuery::Kind::kIsNull;
-    } else {
-      query.kind = ScalarQuery::Kind::kIsNotNull;
-    }
-    return query;
-  }
-
- private:
-  std::shared_ptr<arrow::Array> column_;
-  std::shared_ptr<arrow::Array> others_;
-  ValueGenerator* random_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Datasets and segments.
-
-struct TestTable {
-  std::shared_ptr<Dataset> dataset;
-  std::shared_ptr<arrow::Array> column;           // in scan order
-  std::shared_ptr<arrow::UInt64Array> addresses;  // parallel to column
-};
-
-// A one-column dataset (`v`) of `rows` random values spread over several fragments.
-TestTable MakeTable(const TempDirectory& directory, const std::shared_ptr<arrow::DataType>& type,
-                    int64_t rows, uint64_t seed, uint64_t rows_per_file = 400) {
-  ValueGenerator random(seed);
-  auto values = random.Array(type, rows, 0.1);
-  auto schema = arrow::schema({arrow::field("v", type)});
-  dataset::WriteOptions options;
-  options.max_rows_per_file = rows_per_file;
-  options.rows_per_batch = 128;
-  TestTable table;
-  table.dataset = Check(Dataset::Create(
-      directory.Child("ds"), testing::ReaderOf(arrow::RecordBatch::Make(schema, rows, {values})),
-      options));
-  dataset::ScanOptions scan;
-  scan.with_row_address = true;
-  auto scanned = Check(Check(table.dataset->ScanToTable(scan))->CombineChunks());
-  table.column = scanned->GetColumnByName("v")->chunk(0);
-  table.addresses = std::static_pointer_cast<arrow::UInt64Array>(
-      scanned->GetColumnByName(dataset::kRowAddressColumn)->chunk(0));
-  return table;
-}
-
-BuildInput InputOf(const Dataset& dataset, const std::vector<format::Fragment>& fragments,
-                   Params params = {}) {
-  BuildInput input;
-  input.storage = dataset.storage();
-  input.schema = dataset.schema();
-  input.column_index = 0;
-  input.field_id = dataset.field_ids()[0];
-  input.dataset_version = dataset.version();
-  input.fragments = fragments;
-  input.index_name = "v_idx";
-  input.params = std::move(params);
-  return input;
-}
-
-std::vector<format::Fragment> AllFragments(const Dataset& dataset) {
-  return {dataset.manifest().fragments().begin(), dataset.manifest().fragments().end()};
-}
-
-struct BuiltSegment {
-  format::SegmentMeta meta;
-  SegmentDirectory directory;
-};
 
 BuiltSegment BuildSegment(const Dataset& dataset, const std::vector<format::Fragment>& fragments,
                           Params params = {{"page_rows", "16"}}) {
-  auto family = MakeBtreeFamily();
-  const BuildInput input = InputOf(dataset, fragments, params);
-  const Params normalized = Check(family->Validate(*dataset.schema()->field(0), params));
-  BuildInput validated = input;
-  validated.params = normalized;
-  BuiltSegment built;
-  built.directory = Check(NewSegmentDirectory(dataset.storage()));
-  built.meta = Check(family->Build(validated, nullptr, built.directory));
-  return built;
+  return Check(testing::BuildSegment(*MakeBtreeFamily(), dataset, fragments, params));
 }
 
 std::unique_ptr<BtreeSegmentReader> OpenSegment(const BuiltSegment& segment) {
@@ -385,23 +86,12 @@ std::vector<uint64_t> InFragments(std::vector<uint64_t> rows, const Roaring& fra
   return rows;
 }
 
-class BtreeTypes : public ::testing::TestWithParam<std::shared_ptr<arrow::DataType>> {
- protected:
-  void SetUp() override { ASSERT_OK(compute::Initialize()); }
-};
-
-std::string TypeName(const ::testing::TestParamInfo<std::shared_ptr<arrow::DataType>>& info) {
-  std::string name;
-  for (char c : info.param->ToString()) {
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  return name;
-}
+class BtreeTypes : public testing::ColumnTypeTest {};
 
 TEST_P(BtreeTypes, RandomQueriesMatchArrowCompute) {
   const auto type = GetParam();
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, type, 1500, /*seed=*/11);
+  const ColumnDataset table = MakeTable(directory, type, 1500, /*seed=*/11);
   ASSERT_GE(table.dataset->manifest().fragments_size(), 3);
 
   const auto before = dataset::GlobalReadStatistics().rows_scanned.load();
@@ -412,12 +102,12 @@ TEST_P(BtreeTypes, RandomQueriesMatchArrowCompute) {
   EXPECT_GT(std::stoll(segment.meta.details().at("num_pages")), 10);
 
   auto reader = OpenSegment(segment);
-  ValueGenerator random(/*seed=*/23);
-  QueryGenerator queries(table.column, random.Array(type, 200, 0.0), &random);
+  std::mt19937_64 random(/*seed=*/23);
+  const auto others = testing::RandomValues(type, 200, 0.0, random);
   int answered = 0;
   for (int i = 0; i < 400; ++i) {
-    const ScalarQuery query = queries.Query();
-    const auto expected = Reference(table.column, *table.addresses, query);
+    const ScalarQuery query = testing::RandomQuery(table.column, others, random, /*ranges=*/true);
+    const auto expected = testing::ReferenceRows(table, query);
     ASSERT_EQ(Search(*reader, query), expected) << "query " << i << ": v " << Describe(query);
     answered += expected.empty() ? 0 : 1;
   }
@@ -427,7 +117,7 @@ TEST_P(BtreeTypes, RandomQueriesMatchArrowCompute) {
 TEST_P(BtreeTypes, MergeOfThreeSegmentsAnswersLikeOneBuild) {
   const auto type = GetParam();
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, type, 1200, /*seed=*/5, /*rows_per_file=*/200);
+  const ColumnDataset table = MakeTable(directory, type, 1200, /*seed=*/5, /*rows_per_file=*/200);
   const auto fragments = AllFragments(*table.dataset);
   ASSERT_EQ(fragments.size(), 6u);
 
@@ -437,18 +127,10 @@ TEST_P(BtreeTypes, MergeOfThreeSegmentsAnswersLikeOneBuild) {
       BuildSegment(*table.dataset, {fragments[1], fragments[5]}),
       BuildSegment(*table.dataset, {fragments[2], fragments[3]}, {{"page_rows", "16"}})};
 
-  auto family = MakeBtreeFamily();
-  std::vector<format::SegmentMeta> metas;
-  std::vector<SegmentDirectory> dirs;
-  for (const auto& part : parts) {
-    metas.push_back(part.meta);
-    dirs.push_back(part.directory);
-  }
-  BuiltSegment merged;
-  merged.directory = Check(NewSegmentDirectory(table.dataset->storage()));
   const auto scanned_before = dataset::GlobalReadStatistics().rows_scanned.load();
   const auto batches_before = dataset::GlobalReadStatistics().batches_opened.load();
-  merged.meta = Check(family->Merge(metas, dirs, merged.directory));
+  const BuiltSegment merged =
+      Check(testing::MergeSegments(*MakeBtreeFamily(), *table.dataset, parts));
   EXPECT_EQ(dataset::GlobalReadStatistics().rows_scanned.load(), scanned_before);
   EXPECT_EQ(dataset::GlobalReadStatistics().batches_opened.load(), batches_before);
 
@@ -465,11 +147,11 @@ TEST_P(BtreeTypes, MergeOfThreeSegmentsAnswersLikeOneBuild) {
   auto whole_reader = OpenSegment(whole);
   auto part_reader = OpenSegment(parts[1]);
   const Roaring part_fragments = Check(DecodeFragmentBitmap(parts[1].meta));
-  ValueGenerator random(/*seed=*/29);
-  QueryGenerator queries(table.column, random.Array(type, 100, 0.0), &random);
+  std::mt19937_64 random(/*seed=*/29);
+  const auto others = testing::RandomValues(type, 100, 0.0, random);
   for (int i = 0; i < 200; ++i) {
-    const ScalarQuery query = queries.Query();
-    const auto expected = Reference(table.column, *table.addresses, query);
+    const ScalarQuery query = testing::RandomQuery(table.column, others, random, /*ranges=*/true);
+    const auto expected = testing::ReferenceRows(table, query);
     ASSERT_EQ(Search(*merged_reader, query), expected)
         << "query " << i << ": v " << Describe(query);
     ASSERT_EQ(Search(*whole_reader, query), expected) << "query " << i << ": v " << Describe(query);
@@ -487,7 +169,7 @@ INSTANTIATE_TEST_SUITE_P(BtreeAllTypes, BtreeTypes,
                                            arrow::large_binary(), arrow::date32(),
                                            arrow::timestamp(arrow::TimeUnit::MILLI, "UTC"),
                                            arrow::timestamp(arrow::TimeUnit::NANO)),
-                         TypeName);
+                         testing::TypeName);
 
 // ---------------------------------------------------------------------------------------------
 // Hand-written cases that document the semantics the planner relies on.
@@ -571,7 +253,7 @@ TEST(BtreeSemantics, NanNullsAndSignedZeroFollowArrow) {
 
 TEST(BtreeSemantics, QueryValuesOfAnotherTypeAreRejected) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::int32(), 100, /*seed=*/3);
+  const ColumnDataset table = MakeTable(directory, arrow::int32(), 100, /*seed=*/3);
   auto reader = OpenSegment(BuildSegment(*table.dataset, AllFragments(*table.dataset)));
   auto result = reader->Search(Equals(std::make_shared<arrow::Int64Scalar>(5)));
   ASSERT_FALSE(result.ok());
@@ -646,14 +328,14 @@ TEST(BtreeLookup, StringsCompareBytewise) {
 
 TEST(BtreeLookup, ConcurrentSearchesAgree) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::utf8(), 2000, /*seed=*/8);
+  const ColumnDataset table = MakeTable(directory, arrow::utf8(), 2000, /*seed=*/8);
   auto reader = OpenSegment(BuildSegment(*table.dataset, AllFragments(*table.dataset)));
-  ValueGenerator random(/*seed=*/31);
-  QueryGenerator generator(table.column, random.Array(arrow::utf8(), 50, 0.0), &random);
+  std::mt19937_64 random(/*seed=*/31);
+  const auto others = testing::RandomValues(arrow::utf8(), 50, 0.0, random);
   std::vector<ScalarQuery> queries;
   std::vector<std::vector<uint64_t>> expected;
   for (int i = 0; i < 100; ++i) {
-    queries.push_back(generator.Query());
+    queries.push_back(testing::RandomQuery(table.column, others, random, /*ranges=*/true));
     expected.push_back(Search(*reader, queries.back()));
   }
   std::atomic<int> mismatches{0};
@@ -727,7 +409,7 @@ TEST(BtreeBuild, RejectsUnsupportedColumnsAndDuplicateFragments) {
 
 TEST(BtreeBuild, EmptyFragmentListBuildsAnEmptySegment) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::utf8(), 50, /*seed=*/1);
+  const ColumnDataset table = MakeTable(directory, arrow::utf8(), 50, /*seed=*/1);
   const BuiltSegment segment = BuildSegment(*table.dataset, {});
   EXPECT_EQ(segment.meta.num_rows(), 0u);
   auto reader = OpenSegment(segment);
@@ -738,7 +420,7 @@ TEST(BtreeBuild, EmptyFragmentListBuildsAnEmptySegment) {
 
 TEST(BtreeBuild, IncrementalBuildReadsOnlyItsFragments) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::int64(), 1000, /*seed=*/2, 250);
+  const ColumnDataset table = MakeTable(directory, arrow::int64(), 1000, /*seed=*/2, 250);
   const auto fragments = AllFragments(*table.dataset);
   const auto before = dataset::GlobalReadStatistics().rows_scanned.load();
   const BuiltSegment segment = BuildSegment(*table.dataset, {fragments.back()});
@@ -750,7 +432,7 @@ TEST(BtreeBuild, IncrementalBuildReadsOnlyItsFragments) {
 
 TEST(BtreeMerge, RejectsOverlappingOrForeignSegments) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::int64(), 600, /*seed=*/4, 200);
+  const ColumnDataset table = MakeTable(directory, arrow::int64(), 600, /*seed=*/4, 200);
   const auto fragments = AllFragments(*table.dataset);
   const BuiltSegment a = BuildSegment(*table.dataset, {fragments[0], fragments[1]});
   const BuiltSegment b = BuildSegment(*table.dataset, {fragments[1], fragments[2]});
@@ -773,7 +455,7 @@ TEST(BtreeMerge, RejectsOverlappingOrForeignSegments) {
 
 TEST(BtreeOpen, DamagedFilesAreCorruptNotFatal) {
   TempDirectory directory;
-  const TestTable table = MakeTable(directory, arrow::utf8(), 300, /*seed=*/6);
+  const ColumnDataset table = MakeTable(directory, arrow::utf8(), 300, /*seed=*/6);
   const BuiltSegment segment = BuildSegment(*table.dataset, AllFragments(*table.dataset));
   auto family = MakeBtreeFamily();
   for (const char* file : {"pages.arrow", "lookup.arrow", "nulls.arrow"}) {

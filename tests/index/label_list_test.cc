@@ -10,16 +10,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "support/damaged_segment_files.h"
+#include "support/exact_answer_checks.h"
 #include "support/ipc_file_surgery.h"
 #include "support/scalar_family_testing.h"
 #include "support/status_assertions.h"
 #include "support/temp_directory.h"
+#include "support/type_names.h"
 #include "tessera/index/scalar/label_list_segment_reader.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
@@ -161,52 +163,24 @@ int ExpectAnswersEqualScan(const ColumnDataset& data, const BuiltSegment& segmen
   EXPECT_TRUE(null_leaf.ok());
   auto nulls = reader->Answer(**null_leaf);
   EXPECT_TRUE(nulls.ok());
-  int answered = 0;
-  for (const auto& text : leaves) {
-    std::shared_ptr<const void> holder;
-    auto leaf = testing::ParseLeaf(data, text, &holder);
-    EXPECT_TRUE(leaf.ok()) << text << ": " << leaf.status().ToString();
-    if (!leaf.ok()) continue;
-    const Capability capability = reader->Assess(**leaf);
-    if (capability.coverage == Coverage::kNone) continue;  // folded by the binder
-    EXPECT_EQ(capability.coverage, Coverage::kExact) << text;
-    auto answer = reader->Answer(**leaf);
-    EXPECT_TRUE(answer.ok()) << text << ": " << answer.status().ToString();
-    if (!answer.ok()) continue;
-    auto expected = testing::ScanTrueRows(data, text, &segment.meta);
-    EXPECT_TRUE(expected.ok()) << expected.status().ToString();
-    EXPECT_EQ(answer->rows, *expected) << text << " (" << (*leaf)->ToString() << ")";
-    EXPECT_TRUE(answer->exact);
-    if ((*leaf)->kind() == expr::NodeKind::kArrayHas) {
-      auto false_rows = testing::ScanTrueRows(data, "NOT " + text, &segment.meta);
-      EXPECT_TRUE(false_rows.ok());
-      EXPECT_EQ(*false_rows, Minus(Minus(*every_row, nulls->rows), answer->rows)) << text;
-    }
-    ++answered;
-  }
-  return answered;
+  return testing::ExpectExactAnswersEqualScan(
+      *reader, data, segment.meta, leaves,
+      [&](const std::string& text, const expr::Node& leaf, const Capability&,
+          const RowAddressSet& answer) {
+        if (leaf.kind() != expr::NodeKind::kArrayHas) return;
+        auto false_rows = testing::ScanTrueRows(data, "NOT " + text, &segment.meta);
+        EXPECT_TRUE(false_rows.ok());
+        EXPECT_EQ(*false_rows, Minus(Minus(*every_row, nulls->rows), answer.rows)) << text;
+      });
 }
 
-class LabelListTypes : public ::testing::TestWithParam<std::shared_ptr<arrow::DataType>> {
- protected:
-  void SetUp() override { ASSERT_OK(arrow::compute::Initialize()); }
-};
-
-std::string TypeName(const ::testing::TestParamInfo<std::shared_ptr<arrow::DataType>>& info) {
-  std::string name;
-  for (char c : info.param->ToString()) {
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  return name;
-}
+class LabelListTypes : public testing::ColumnTypeTest {};
 
 TEST_P(LabelListTypes, AnswersEqualTheScan) {
   TempDirectory directory;
   const auto data = testing::MakeColumnDataset(directory, RandomLists(GetParam(), 300, 1), 80);
   auto family = MakeLabelListFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   EXPECT_EQ(segment.meta.num_rows(), 300u);
   EXPECT_GT(ExpectAnswersEqualScan(data, segment, RandomLeaves(*GetParam(), 2, 40)), 30);
 }
@@ -217,16 +191,8 @@ TEST_P(LabelListTypes, MergeAnswersLikeOneBuild) {
   auto family = MakeLabelListFamily();
   const auto fragments = testing::AllFragments(*data.dataset);
   ASSERT_GE(fragments.size(), 4u);
-  std::vector<BuiltSegment> parts;
-  for (size_t begin = 0; begin < fragments.size(); begin += 2) {
-    const size_t end = std::min(fragments.size(), begin + 2);
-    ASSERT_OK_AND_ASSIGN(auto part,
-                         testing::BuildSegment(*family, *data.dataset,
-                                               {fragments.begin() + static_cast<long>(begin),
-                                                fragments.begin() + static_cast<long>(end)},
-                                               {}));
-    parts.push_back(part);
-  }
+  ASSERT_OK_AND_ASSIGN(auto parts,
+                       testing::BuildSegmentsOfGroups(*family, *data.dataset, fragments, 2));
   ASSERT_OK_AND_ASSIGN(auto merged, testing::MergeSegments(*family, *data.dataset, parts));
   ASSERT_OK_AND_ASSIGN(auto whole, testing::BuildSegment(*family, *data.dataset, fragments, {}));
   EXPECT_EQ(merged.meta.num_rows(), whole.meta.num_rows());
@@ -241,7 +207,7 @@ TEST_P(LabelListTypes, MergeAnswersLikeOneBuild) {
 // The list types a dataset stores (dataset/schema_rules.cc).
 INSTANTIATE_TEST_SUITE_P(LabelListAllTypes, LabelListTypes,
                          ::testing::Values(arrow::list(arrow::utf8()), arrow::list(arrow::int64())),
-                         TypeName);
+                         testing::TypeName);
 
 TEST(LabelListValidate, AcceptsListsOfIntegersAndStringsOnly) {
   auto family = MakeLabelListFamily();
@@ -271,31 +237,18 @@ TEST(LabelListOpen, DamagedFilesAreCorruptNamingTheFile) {
   const auto data =
       testing::MakeColumnDataset(directory, RandomLists(arrow::list(arrow::utf8()), 200, 8), 100);
   auto family = MakeLabelListFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   std::shared_ptr<const void> holder;
   ASSERT_OK_AND_ASSIGN(auto leaf,
                        testing::ParseLeaf(data, "array_has_any(v, ['red', 'blue'])", &holder));
   std::shared_ptr<const void> null_holder;
   ASSERT_OK_AND_ASSIGN(auto null_leaf, testing::ParseLeaf(data, "v IS NULL", &null_holder));
-  for (const std::string& file : family->RequiredFiles(segment.meta)) {
-    const std::string path = directory.Child("ds") + "/" + segment.directory.path + "/" + file;
-    const std::string original = testing::ReadBytes(path);
-    testing::WriteBytes(path, "not what was written");
-    arrow::Status status = family->Open(segment.meta, segment.directory).status();
-    if (status.ok()) {
-      auto reader = OpenLabelList(segment);
-      ASSERT_NE(reader, nullptr);
-      status = reader->Answer(*leaf).status();
-      if (status.ok()) status = reader->Answer(*null_leaf).status();
-    }
-    EXPECT_EQ(KindOf(status), ErrorKind::kCorrupt) << file << ": " << status.ToString();
-    const std::string named = file.substr(0, file.find(".crc32c"));
-    EXPECT_NE(status.message().find(named), std::string::npos) << status.ToString();
-    testing::WriteBytes(path, original);
-  }
-  EXPECT_OK(family->Open(segment.meta, segment.directory).status());
+  testing::ExpectDamagedFilesCorruptNamingThem(
+      *family, segment, directory.Child("ds"), [&](const ScalarSegmentReader& reader) {
+        arrow::Status status = reader.Answer(*leaf).status();
+        if (status.ok()) status = reader.Answer(*null_leaf).status();
+        return status;
+      });
   // A BITMAP segment is no LABEL_LIST segment.
   format::SegmentMeta wrong = segment.meta;
   wrong.set_family("BITMAP");
@@ -308,9 +261,7 @@ TEST(LabelListVerify, ChecksTheElementType) {
   const auto data =
       testing::MakeColumnDataset(directory, RandomLists(arrow::list(arrow::int64()), 200, 9), 100);
   auto family = MakeLabelListFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   BuildInput definition = testing::InputOf(*data.dataset, {}, {});
   EXPECT_OK(family->Verify(definition, segment.meta, segment.directory));
   definition.schema = arrow::schema({arrow::field("v", arrow::large_list(arrow::int64()))});
@@ -327,9 +278,7 @@ TEST(LabelListLookup, IntegerValuesOfAnotherTypeCompareMathematically) {
   const auto data =
       testing::MakeColumnDataset(directory, RandomLists(arrow::list(arrow::int64()), 200, 10), 100);
   auto family = MakeLabelListFamily();
-  ASSERT_OK_AND_ASSIGN(
-      auto segment,
-      testing::BuildSegment(*family, *data.dataset, testing::AllFragments(*data.dataset), {}));
+  ASSERT_OK_AND_ASSIGN(auto segment, testing::BuildWholeSegment(*family, *data.dataset));
   auto reader = OpenLabelList(segment);
   ASSERT_NE(reader, nullptr);
   ASSERT_OK_AND_ASSIGN(auto three, reader->FindElement(arrow::Int64Scalar(3)));

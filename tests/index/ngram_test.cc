@@ -16,7 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "support/checked.h"
+#include "support/damaged_segment_files.h"
+#include "support/scalar_family_testing.h"
 #include "support/status_assertions.h"
+#include "support/string_literals.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
@@ -36,15 +40,7 @@ namespace {
 using dataset::Dataset;
 using testing::TempDirectory;
 
-template <typename T>
-T Check(arrow::Result<T> result) {
-  if (!result.ok()) throw std::runtime_error(result.status().ToString());
-  return std::move(result).ValueUnsafe();
-}
-
-void Check(const arrow::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.ToString());
-}
+using testing::Check;
 
 // Characters of values and patterns, one code point each.
 const std::vector<std::string>& Alphabet() {
@@ -107,23 +103,13 @@ class TextGenerator {
     return piece;
   }
 
-  // A literal piece with LIKE's wildcards and its escape escaped.
-  std::string Escaped(const std::string& piece) {
-    std::string escaped;
-    for (char c : piece) {
-      if (c == '%' || c == '_' || c == '\\') escaped += '\\';
-      escaped += c;
-    }
-    return escaped;
-  }
-
   // A pattern: pieces of `value`, % and _ wildcards.
   std::string Pattern(const std::vector<std::string>& value) {
     switch (Pick(6)) {
       case 0:
-        return "%" + Escaped(Piece(value)) + "%";
+        return "%" + testing::EscapedForLike(Piece(value)) + "%";
       case 1:
-        return Escaped(Piece(value)) + "%";
+        return testing::EscapedForLike(Piece(value)) + "%";
       default:
         break;
     }
@@ -136,7 +122,7 @@ class TextGenerator {
       } else if (kind == 1) {
         pattern += "_";
       } else {
-        pattern += Escaped(Piece(value));
+        pattern += testing::EscapedForLike(Piece(value));
       }
     }
     return pattern;
@@ -146,18 +132,8 @@ class TextGenerator {
   std::mt19937_64 random_;
 };
 
-std::string Joined(const std::vector<std::string>& points) {
-  std::string text;
-  for (const auto& point : points) text += point;
-  return text;
-}
-
-// The filter text of a string literal (the lexer reads \\ as one backslash).
-std::string Quoted(std::string_view text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\\' ? std::string("\\\\") : std::string(1, c);
-  return quoted + "'";
-}
+using testing::FilterLiteral;
+using testing::TextOf;
 
 struct TestTable {
   std::shared_ptr<Dataset> dataset;
@@ -179,7 +155,7 @@ TestTable MakeTable(const TempDirectory& directory, const std::shared_ptr<arrow:
       continue;
     }
     table.values.push_back(random.Value());
-    const std::string text = Joined(table.values.back());
+    const std::string text = TextOf(table.values.back());
     if (type->id() == arrow::Type::LARGE_STRING) {
       Check(static_cast<arrow::LargeStringBuilder*>(builder.get())->Append(text));
     } else {
@@ -203,38 +179,13 @@ TestTable MakeTable(const TempDirectory& directory, const std::shared_ptr<arrow:
   return table;
 }
 
-BuildInput InputOf(const Dataset& dataset, const std::vector<format::Fragment>& fragments,
-                   Params params) {
-  BuildInput input;
-  input.storage = dataset.storage();
-  input.schema = dataset.schema();
-  input.column_index = 0;
-  input.field_id = dataset.field_ids()[0];
-  input.dataset_version = dataset.version();
-  input.fragments = fragments;
-  input.index_name = "v_ngram";
-  input.params = std::move(params);
-  return input;
-}
-
-std::vector<format::Fragment> AllFragments(const Dataset& dataset) {
-  return {dataset.manifest().fragments().begin(), dataset.manifest().fragments().end()};
-}
-
-struct BuiltSegment {
-  format::SegmentMeta meta;
-  SegmentDirectory directory;
-};
+using testing::AllFragments;
+using testing::BuiltSegment;
+using testing::InputOf;
 
 BuiltSegment BuildSegment(const Dataset& dataset, const std::vector<format::Fragment>& fragments,
                           const Params& params) {
-  auto family = MakeNgramFamily();
-  BuildInput input = InputOf(dataset, fragments, {});
-  input.params = Check(family->Validate(*dataset.schema()->field(0), params));
-  BuiltSegment built;
-  built.directory = Check(NewSegmentDirectory(dataset.storage()));
-  built.meta = Check(family->Build(input, nullptr, built.directory));
-  return built;
+  return Check(testing::BuildSegment(*MakeNgramFamily(), dataset, fragments, params));
 }
 
 std::unique_ptr<NgramSegmentReader> OpenSegment(const BuiltSegment& segment) {
@@ -248,13 +199,13 @@ std::string RandomLeaf(TextGenerator& random, const TestTable& table) {
       table.values[static_cast<size_t>(random.Pick(static_cast<int>(table.values.size())))];
   switch (random.Pick(5)) {
     case 0:
-      return "contains(v, " + Quoted(random.Piece(source)) + ")";
+      return "contains(v, " + FilterLiteral(random.Piece(source)) + ")";
     case 1:
-      return "starts_with(v, " + Quoted(random.Piece(source)) + ")";
+      return "starts_with(v, " + FilterLiteral(random.Piece(source)) + ")";
     case 2:
-      return "v ILIKE " + Quoted(random.Pattern(source));
+      return "v ILIKE " + FilterLiteral(random.Pattern(source));
     default:
-      return "v LIKE " + Quoted(random.Pattern(source));
+      return "v LIKE " + FilterLiteral(random.Pattern(source));
   }
 }
 
@@ -595,26 +546,16 @@ TEST(NgramOpen, DamagedFilesAreCorruptNamingTheFile) {
                                           table.dataset->schema()));
   for (const char* file : {"keys.arrow", "postings.arrow", "nulls.arrow"}) {
     EXPECT_NE(std::find(required.begin(), required.end(), file), required.end()) << file;
-    const std::string path = segment.directory.path + "/" + file;
-    const std::string original = Check(table.dataset->storage()->ReadFile(path))->ToString();
-    ASSERT_OK(table.dataset->storage()->WriteFile(path, "not an arrow file"));
-    auto opened = family->Open(segment.meta, segment.directory);
-    arrow::Status status = opened.status();
-    if (opened.ok()) {
-      // Postings are read on lookup: the first answer that needs them fails.
-      auto* reader = (*opened)->AsScalar();
-      for (const auto& leaf : static_cast<const expr::Or&>(filter->root()).children()) {
-        if (reader->Assess(*leaf).coverage == Coverage::kNone) continue;
-        status = reader->Answer(*leaf).status();
-        if (!status.ok()) break;
-      }
-    }
-    ASSERT_FALSE(status.ok()) << file;
-    EXPECT_EQ(KindOf(status), ErrorKind::kCorrupt) << status.ToString();
-    EXPECT_NE(status.message().find(file), std::string::npos) << status.message();
-    ASSERT_OK(table.dataset->storage()->WriteFile(path, original));
   }
-  EXPECT_TRUE(family->Open(segment.meta, segment.directory).ok());
+  // Postings are read on lookup: the first answer that needs them fails.
+  testing::ExpectDamagedFilesCorruptNamingThem(
+      *family, segment, directory.Child("ds"), [&](const ScalarSegmentReader& reader) {
+        for (const auto& leaf : static_cast<const expr::Or&>(filter->root()).children()) {
+          if (reader.Assess(*leaf).coverage == Coverage::kNone) continue;
+          ARROW_RETURN_NOT_OK(reader.Answer(*leaf).status());
+        }
+        return arrow::Status::OK();
+      });
 }
 
 // On a large segment, a leaf whose rarest gram most rows hold costs more than a scan: the

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/status_assertions.h"
+#include "support/string_literals.h"
 #include "tessera/expr/filter.h"
 
 namespace tessera::index::scalar {
@@ -34,12 +35,8 @@ std::shared_ptr<arrow::Schema> TextSchema() {
   return arrow::schema({arrow::field("s", arrow::utf8())});
 }
 
-// The filter text of a string literal holding `text` (the lexer reads \\ as one backslash).
-std::string Quoted(std::string_view text) {
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\\' ? std::string("\\\\") : std::string(1, c);
-  return quoted + "'";
-}
+using testing::FilterLiteral;
+using testing::TextOf;
 
 GramQuery QueryOf(const std::string& filter_text, const GramScheme& scheme) {
   auto filter = expr::Filter::Parse(filter_text, TextSchema());
@@ -211,10 +208,7 @@ class TextGenerator {
       } else if (kind == 1) {
         pattern += "_";
       } else {
-        for (char c : Piece(value)) {
-          if (c == '%' || c == '_' || c == '\\') pattern += '\\';
-          pattern += c;
-        }
+        pattern += testing::EscapedForLike(Piece(value));
       }
     }
     return pattern;
@@ -223,12 +217,6 @@ class TextGenerator {
  private:
   std::mt19937_64 random_;
 };
-
-std::string Joined(const std::vector<std::string>& points) {
-  std::string text;
-  for (const auto& point : points) text += point;
-  return text;
-}
 
 TEST(Ngrams, EveryMatchingValueHoldsEveryRequiredGram) {
   arrow::compute::Initialize().ok();
@@ -239,7 +227,7 @@ TEST(Ngrams, EveryMatchingValueHoldsEveryRequiredGram) {
   arrow::StringBuilder builder;
   for (int i = 0; i < kValues; ++i) {
     points.push_back(generator.Value());
-    values.push_back(Joined(points.back()));
+    values.push_back(TextOf(points.back()));
     ASSERT_OK(builder.Append(values.back()));
   }
   std::shared_ptr<arrow::Array> column;
@@ -253,16 +241,16 @@ TEST(Ngrams, EveryMatchingValueHoldsEveryRequiredGram) {
     std::string text;
     switch (generator.Pick(4)) {
       case 0:
-        text = "contains(s, " + Quoted(generator.Piece(source)) + ")";
+        text = "contains(s, " + FilterLiteral(generator.Piece(source)) + ")";
         break;
       case 1:
-        text = "starts_with(s, " + Quoted(generator.Piece(source)) + ")";
+        text = "starts_with(s, " + FilterLiteral(generator.Piece(source)) + ")";
         break;
       case 2:
-        text = "s LIKE " + Quoted(generator.Pattern(source));
+        text = "s LIKE " + FilterLiteral(generator.Pattern(source));
         break;
       default:
-        text = "s ILIKE " + Quoted(generator.Pattern(source));
+        text = "s ILIKE " + FilterLiteral(generator.Pattern(source));
         break;
     }
     auto filter = expr::Filter::Parse(text, TextSchema());

@@ -10,7 +10,6 @@
 #include <arrow/compute/initialize.h>
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -18,11 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "support/checked.h"
 #include "support/ipc_file_surgery.h"
 #include "support/mixed_filters.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
+#include "support/type_names.h"
 #include "support/zone_index_testing.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
@@ -39,36 +40,15 @@ namespace {
 using testing::BuiltSegment;
 using testing::TempDirectory;
 
-template <typename T>
-T Check(arrow::Result<T> result) {
-  if (!result.ok()) throw std::runtime_error(result.status().ToString());
-  return std::move(result).ValueUnsafe();
-}
+using testing::Check;
 
 std::unique_ptr<ZoneMapSegmentReader> OpenZoneMap(const BuiltSegment& segment) {
-  auto reader = ZoneMapSegmentReader::Open(segment.meta, segment.directory);
-  if (!reader.ok()) throw std::runtime_error(reader.status().ToString());
-  return std::move(*reader);
+  return testing::OpenZoneReader<ZoneMapSegmentReader>(segment);
 }
 
-std::vector<uint64_t> AnswerOf(const ZoneMapSegmentReader& reader, const ScalarQuery& query) {
-  auto zones = reader.MatchingZones(query);
-  if (!zones.ok()) throw std::runtime_error(zones.status().ToString());
-  return AddressesOf(*zones);
-}
+using testing::ZoneAnswerOf;
 
-class ZoneMapTypes : public ::testing::TestWithParam<std::shared_ptr<arrow::DataType>> {
- protected:
-  void SetUp() override { ASSERT_OK(arrow::compute::Initialize()); }
-};
-
-std::string TypeName(const ::testing::TestParamInfo<std::shared_ptr<arrow::DataType>>& info) {
-  std::string name;
-  for (char c : info.param->ToString()) {
-    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  return name;
-}
+class ZoneMapTypes : public testing::ColumnTypeTest {};
 
 TEST_P(ZoneMapTypes, AnswersAreSupersetsOfTheScanAndNarrowOnSortedData) {
   const auto type = GetParam();
@@ -93,7 +73,7 @@ TEST_P(ZoneMapTypes, AnswersAreSupersetsOfTheScanAndNarrowOnSortedData) {
     for (int i = 0; i < 200; ++i) {
       const ScalarQuery query = testing::RandomQuery(table.column, others, random, true);
       const auto expected = testing::ReferenceRows(table, query);
-      const auto answer = AnswerOf(*reader, query);
+      const auto answer = ZoneAnswerOf(*reader, query);
       ASSERT_TRUE(std::is_sorted(answer.begin(), answer.end()));
       ASSERT_TRUE(std::adjacent_find(answer.begin(), answer.end()) == answer.end());
       ASSERT_TRUE(testing::Includes(answer, expected))
@@ -141,7 +121,7 @@ TEST_P(ZoneMapTypes, MergeOfThreeSegmentsAnswersLikeOneBuild) {
   const auto others = testing::RandomValues(type, 100, 0.0, random);
   for (int i = 0; i < 200; ++i) {
     const ScalarQuery query = testing::RandomQuery(table.column, others, random, true);
-    ASSERT_EQ(AnswerOf(*merged_reader, query), AnswerOf(*whole_reader, query))
+    ASSERT_EQ(ZoneAnswerOf(*merged_reader, query), ZoneAnswerOf(*whole_reader, query))
         << "query " << i << ": v " << testing::Describe(query);
   }
 }
@@ -154,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(ZoneMapAllTypes, ZoneMapTypes,
                                            arrow::large_utf8(), arrow::date32(),
                                            arrow::timestamp(arrow::TimeUnit::MILLI, "UTC"),
                                            arrow::timestamp(arrow::TimeUnit::NANO)),
-                         TypeName);
+                         testing::TypeName);
 
 // ---------------------------------------------------------------------------------------------
 // Hand-written cases that document the semantics.
@@ -204,30 +184,33 @@ TEST(ZoneMapSemantics, NanNullsAndSignedZeroFollowTheScan) {
   };
   using Kind = ScalarQuery::Kind;
   // NaN equals nothing; 0.0 equals -0.0; IN is `= ANY`.
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kEquals, {Double(nan)})), zones({}));
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kEquals, {Double(0.0)})), zones({2}));
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kIn, {Double(nan), Double(-0.0)})), zones({2}));
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kIn, {arrow::MakeNullScalar(arrow::float64())})),
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kEquals, {Double(nan)})), zones({}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kEquals, {Double(0.0)})), zones({2}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kIn, {Double(nan), Double(-0.0)})), zones({2}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kIn, {arrow::MakeNullScalar(arrow::float64())})),
             zones({}));
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kIn, {})), zones({}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kIn, {})), zones({}));
   // Ranges never select a zone of NaN and nulls only; NaN or null bounds select nothing.
-  EXPECT_EQ(AnswerOf(*reader, Range(ScalarBound{Double(-inf), true}, std::nullopt)), zones({2, 6}));
-  EXPECT_EQ(AnswerOf(*reader, Range(ScalarBound{Double(1.0), false}, std::nullopt)), zones({6}));
-  EXPECT_EQ(AnswerOf(*reader, Range(std::nullopt, ScalarBound{Double(-0.0), false})), zones({}));
-  EXPECT_EQ(AnswerOf(*reader, Range(std::nullopt, ScalarBound{Double(0.0), true})), zones({2}));
-  EXPECT_EQ(AnswerOf(*reader, Range(ScalarBound{Double(nan), true}, std::nullopt)), zones({}));
-  EXPECT_EQ(AnswerOf(*reader, Range(ScalarBound{arrow::MakeNullScalar(arrow::float64()), true},
-                                    std::nullopt)),
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(ScalarBound{Double(-inf), true}, std::nullopt)),
+            zones({2, 6}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(ScalarBound{Double(1.0), false}, std::nullopt)),
+            zones({6}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(std::nullopt, ScalarBound{Double(-0.0), false})),
+            zones({}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(std::nullopt, ScalarBound{Double(0.0), true})), zones({2}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(ScalarBound{Double(nan), true}, std::nullopt)), zones({}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Range(ScalarBound{arrow::MakeNullScalar(arrow::float64()), true},
+                                        std::nullopt)),
             zones({}));
   EXPECT_EQ(
-      AnswerOf(*reader, Range(ScalarBound{Double(2.0), true}, ScalarBound{Double(1.0), true})),
+      ZoneAnswerOf(*reader, Range(ScalarBound{Double(2.0), true}, ScalarBound{Double(1.0), true})),
       zones({}));
   EXPECT_EQ(
-      AnswerOf(*reader, Range(ScalarBound{Double(1.0), true}, ScalarBound{Double(1.0), false})),
+      ZoneAnswerOf(*reader, Range(ScalarBound{Double(1.0), true}, ScalarBound{Double(1.0), false})),
       zones({}));
   // Null tests: NaN is not null.
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kIsNull)), zones({4, 8}));
-  EXPECT_EQ(AnswerOf(*reader, Query(Kind::kIsNotNull)), zones({0, 2, 6, 8}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kIsNull)), zones({4, 8}));
+  EXPECT_EQ(ZoneAnswerOf(*reader, Query(Kind::kIsNotNull)), zones({0, 2, 6, 8}));
   // A value of another type is refused, never silently compared.
   auto refused =
       reader->MatchingZones(Query(Kind::kEquals, {std::make_shared<arrow::FloatScalar>(1.0f)}));
@@ -245,14 +228,16 @@ TEST(ZoneMapSemantics, StringsCompareBytewise) {
       *family, *table.dataset, testing::AllFragments(*table.dataset), {{"rows_per_zone", "1"}}));
   const uint32_t fragment = table.dataset->manifest().fragments(0).id();
   // "é" (0xC3 0xA9) sorts after every ASCII string; "" before everything.
-  EXPECT_EQ(AnswerOf(*reader, Range(ScalarBound{std::make_shared<arrow::StringScalar>("b"), false},
-                                    std::nullopt)),
-            std::vector<uint64_t>{dataset::MakeRowAddress(fragment, 1)});
-  EXPECT_EQ(AnswerOf(*reader, Range(std::nullopt,
-                                    ScalarBound{std::make_shared<arrow::StringScalar>("a"), true})),
-            (std::vector<uint64_t>{dataset::MakeRowAddress(fragment, 2),
-                                   dataset::MakeRowAddress(fragment, 3),
-                                   dataset::MakeRowAddress(fragment, 4)}));
+  EXPECT_EQ(
+      ZoneAnswerOf(*reader, Range(ScalarBound{std::make_shared<arrow::StringScalar>("b"), false},
+                                  std::nullopt)),
+      std::vector<uint64_t>{dataset::MakeRowAddress(fragment, 1)});
+  EXPECT_EQ(
+      ZoneAnswerOf(*reader, Range(std::nullopt,
+                                  ScalarBound{std::make_shared<arrow::StringScalar>("a"), true})),
+      (std::vector<uint64_t>{dataset::MakeRowAddress(fragment, 2),
+                             dataset::MakeRowAddress(fragment, 3),
+                             dataset::MakeRowAddress(fragment, 4)}));
 }
 
 // Leaves as the planner hands them: a superset at a cost of the rows answered, from the zone
@@ -386,7 +371,7 @@ TEST(ZoneMapBuild, EmptyAndIncrementalBuilds) {
   auto family = MakeZoneMapFamily();
   const BuiltSegment empty = testing::BuildSegmentOf(*family, *table.dataset, {}, {});
   EXPECT_EQ(empty.meta.num_rows(), 0u);
-  EXPECT_TRUE(AnswerOf(*OpenZoneMap(empty), Query(ScalarQuery::Kind::kIsNotNull)).empty());
+  EXPECT_TRUE(ZoneAnswerOf(*OpenZoneMap(empty), Query(ScalarQuery::Kind::kIsNotNull)).empty());
   const auto fragments = testing::AllFragments(*table.dataset);
   const auto before = dataset::GlobalReadStatistics().rows_scanned.load();
   const BuiltSegment last = testing::BuildSegmentOf(*family, *table.dataset, {fragments.back()},

@@ -29,4 +29,20 @@ std::string CliFixture::RunFails(const std::vector<std::string>& args, const std
   return result.err;
 }
 
+std::string CliFixture::BuildAndMergeSegments(const std::string& dataset,
+                                              const std::vector<std::string>& spec,
+                                              const std::vector<std::string>& fragment_subsets) {
+  std::vector<std::string> merge = {"index", "merge-segments", dataset, "--segments"};
+  for (size_t i = 0; i < fragment_subsets.size(); ++i) {
+    const std::string part = Path("segment" + std::to_string(i) + ".json");
+    WriteWholeFile(
+        part,
+        RunOk(With({"index", "build-segment", dataset, "--fragments", fragment_subsets[i]}, spec)));
+    merge.push_back(part);
+  }
+  const std::string merged = Path("merged.json");
+  WriteWholeFile(merged, RunOk(merge));
+  return merged;
+}
+
 }  // namespace tessera::testing

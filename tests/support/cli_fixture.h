@@ -1,7 +1,7 @@
 // The base fixture of the tests that run the built `tessera` CLI (tests/tools/): a fresh
 // directory per test, removed with everything in it when the test ends, and runners that capture
 // what the CLI printed (in files of that directory) and check the exit status and the error
-// format of docs/cli.md.
+// format of docs/cli.md, and the distributed index build of docs/indexes.md as one step.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -29,6 +29,15 @@ class CliFixture : public ::testing::Test {
   // error, 2 for a usage error); returns its stderr.
   std::string RunFails(const std::vector<std::string>& args, const std::string& kind,
                        int exit_code = 1);
+
+  // The distributed build's first two steps: `index build-segment <dataset> <spec> --fragments
+  // <subset>` for each of `fragment_subsets` (e.g. "0,1"), each description saved in this test's
+  // directory, then one `index merge-segments` of them all. `spec` is the index's flags
+  // (--name, --column, --type, --param ...). Returns the path of the merged segment's
+  // description, for `index commit-segments ... --segments <path>`.
+  std::string BuildAndMergeSegments(const std::string& dataset,
+                                    const std::vector<std::string>& spec,
+                                    const std::vector<std::string>& fragment_subsets);
 
  private:
   TempDirectory directory_;

@@ -26,6 +26,10 @@ CliResult RunCli(const std::vector<std::string>& args, const std::string& out_pa
                  const std::string& err_path);
 
 std::string ReadWholeFile(const std::filesystem::path& path);
+// Replaces the file at `path` with `text` (a segment description for a later command).
+void WriteWholeFile(const std::filesystem::path& path, const std::string& text);
+// `args` followed by `more`: a command line built from shared pieces (an index's flags).
+std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more);
 std::vector<std::string> Lines(const std::string& text);
 bool StartsWith(const std::string& text, const std::string& prefix);
 bool Contains(const std::string& text, const std::string& part);

@@ -62,6 +62,26 @@ arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
   return built;
 }
 
+arrow::Result<BuiltSegment> BuildWholeSegment(const index::IndexFamily& family,
+                                              const dataset::Dataset& dataset,
+                                              const index::Params& params) {
+  return BuildSegment(family, dataset, AllFragments(dataset), params);
+}
+
+arrow::Result<std::vector<BuiltSegment>> BuildSegmentsOfGroups(
+    const index::IndexFamily& family, const dataset::Dataset& dataset,
+    const std::vector<format::Fragment>& fragments, size_t group, const index::Params& params) {
+  std::vector<BuiltSegment> parts;
+  for (size_t begin = 0; begin < fragments.size(); begin += group) {
+    const size_t end = std::min(fragments.size(), begin + group);
+    const std::vector<format::Fragment> subset(fragments.begin() + static_cast<long>(begin),
+                                               fragments.begin() + static_cast<long>(end));
+    ARROW_ASSIGN_OR_RAISE(auto part, BuildSegment(family, dataset, subset, params));
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
 arrow::Result<BuiltSegment> MergeSegments(const index::IndexFamily& family,
                                           const dataset::Dataset& dataset,
                                           const std::vector<BuiltSegment>& inputs) {

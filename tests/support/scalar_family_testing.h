@@ -32,7 +32,8 @@ ColumnDataset MakeColumnDataset(const TempDirectory& directory,
 std::vector<format::Fragment> AllFragments(const dataset::Dataset& dataset);
 
 index::BuildInput InputOf(const dataset::Dataset& dataset,
-                          const std::vector<format::Fragment>& fragments, index::Params params);
+                          const std::vector<format::Fragment>& fragments,
+                          index::Params params = {});
 
 struct BuiltSegment {
   format::SegmentMeta meta;
@@ -45,6 +46,15 @@ arrow::Result<BuiltSegment> BuildSegment(const index::IndexFamily& family,
                                          const dataset::Dataset& dataset,
                                          const std::vector<format::Fragment>& fragments,
                                          const index::Params& params);
+// BuildSegment over every fragment of `dataset`.
+arrow::Result<BuiltSegment> BuildWholeSegment(const index::IndexFamily& family,
+                                              const dataset::Dataset& dataset,
+                                              const index::Params& params = {});
+// One segment per `group` consecutive fragments of `fragments` (the last group may be smaller):
+// the parts a merge test merges.
+arrow::Result<std::vector<BuiltSegment>> BuildSegmentsOfGroups(
+    const index::IndexFamily& family, const dataset::Dataset& dataset,
+    const std::vector<format::Fragment>& fragments, size_t group, const index::Params& params = {});
 // Merges `inputs` into one new segment.
 arrow::Result<BuiltSegment> MergeSegments(const index::IndexFamily& family,
                                           const dataset::Dataset& dataset,

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,11 +14,6 @@ namespace tessera::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-void WriteWholeFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 size_t CountOf(const std::string& text, const std::string& part) {
   size_t count = 0;
@@ -255,16 +249,11 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
   const std::string model = Path("model.bin");
   const std::vector<std::string> params = {"--param", "num_partitions=6", "--param",
                                            "max_iters=10"};
-  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
-    args.insert(args.end(), more.begin(), more.end());
-    return args;
-  };
-
-  const std::string trained = RunOk(with(
+  const std::string trained = RunOk(With(
       {"index", "train", ds, "--column", "vector", "--type", "IVF_FLAT", "--out", model}, params));
   EXPECT_TRUE(StartsWith(trained, "wrote IVF_FLAT model ")) << trained;
   EXPECT_TRUE(Contains(trained, "(column vector, version 1) to " + model)) << trained;
-  RunFails(with({"index", "train", ds, "--column", "vector", "--type", "IVF_FLAT", "--out", model},
+  RunFails(With({"index", "train", ds, "--column", "vector", "--type", "IVF_FLAT", "--out", model},
                 params),
            "AlreadyExists");
 
@@ -292,8 +281,8 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
 
   const std::vector<std::string> spec = {"--name", "vec",    "--column",
                                          "vector", "--type", "IVF_FLAT"};
-  std::vector<std::string> commit = with({"index", "commit-segments", ds}, spec);
-  commit = with(commit, params);
+  std::vector<std::string> commit = With({"index", "commit-segments", ds}, spec);
+  commit = With(commit, params);
   commit.push_back("--segments");
   commit.insert(commit.end(), segment_files.begin(), segment_files.end());
   EXPECT_EQ(RunOk(commit), "committed 3 segments to index 'vec' (IVF_FLAT on vector) in " + ds +
@@ -301,8 +290,8 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
 
   // The reference: one segment over every fragment, built with the same model.
   const std::string all = Path("all.json");
-  WriteWholeFile(all, RunOk(with({"index", "build-segment", reference, "--model", model}, spec)));
-  RunOk(with(with({"index", "commit-segments", reference}, spec), {"--segments", all}));
+  WriteWholeFile(all, RunOk(With({"index", "build-segment", reference, "--model", model}, spec)));
+  RunOk(With(With({"index", "commit-segments", reference}, spec), {"--segments", all}));
 
   RunOk({"gen", Path("queries.arrow"), "--queries", "5", "--dim", "8", "--seed", "4"});
   auto search = [&](const std::string& dataset, const std::string& nprobes) {
@@ -334,9 +323,9 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
   WriteWholeFile(merged, RunOk({"index", "merge-segments", ds, "--segments", segment_files[0],
                                 segment_files[1], segment_files[2]}));
   ASSERT_EQ(UuidsIn(ReadWholeFile(merged)).size(), 1u);
-  std::vector<std::string> replace = with({"index", "commit-segments", ds}, spec);
-  replace = with(replace, params);
-  replace = with(replace, {"--segments", merged, "--replace-segments", Joined(worker_uuids)});
+  std::vector<std::string> replace = With({"index", "commit-segments", ds}, spec);
+  replace = With(replace, params);
+  replace = With(replace, {"--segments", merged, "--replace-segments", Joined(worker_uuids)});
   EXPECT_EQ(RunOk(replace),
             "committed 1 segment replacing 3 to index 'vec' (IVF_FLAT on vector) "
             "in " +
@@ -350,17 +339,17 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
   const std::string second = Path("second.json");
   WriteWholeFile(
       first,
-      RunOk(with({"index", "build-segment", ds, "--fragments", "0,1", "--model", model}, spec)));
+      RunOk(With({"index", "build-segment", ds, "--fragments", "0,1", "--model", model}, spec)));
   WriteWholeFile(
       second,
-      RunOk(with({"index", "build-segment", ds, "--fragments", "1,2", "--model", model}, spec)));
+      RunOk(With({"index", "build-segment", ds, "--fragments", "1,2", "--model", model}, spec)));
   std::vector<std::string> overlapping = {
       "index", "commit-segments", ds, "--name", "vec2", "--column", "vector", "--type", "IVF_FLAT"};
-  overlapping = with(with(overlapping, params), {"--segments", first, second});
+  overlapping = With(With(overlapping, params), {"--segments", first, second});
   const std::string overlap = RunFails(overlapping, "InvalidArgument");
   EXPECT_TRUE(Contains(overlap, "overlap")) << overlap;
   const std::string overlap_committed = RunFails(
-      with(with(with({"index", "commit-segments", ds}, spec), params), {"--segments", first}),
+      With(With(With({"index", "commit-segments", ds}, spec), params), {"--segments", first}),
       "InvalidArgument");
   EXPECT_TRUE(Contains(overlap_committed, "overlap")) << overlap_committed;
   // Nothing was committed.
@@ -368,10 +357,10 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
 
   // Parameters that differ from the training's, for a worker or for the commit.
   const std::string mismatch = RunFails(
-      with({"index", "build-segment", ds, "--model", model, "--param", "num_partitions=5"}, spec),
+      With({"index", "build-segment", ds, "--model", model, "--param", "num_partitions=5"}, spec),
       "InvalidArgument");
   EXPECT_TRUE(Contains(mismatch, "was trained with")) << mismatch;
-  RunFails(with(with({"index", "commit-segments", reference}, spec),
+  RunFails(With(With({"index", "commit-segments", reference}, spec),
                 {"--param", "num_partitions=7", "--segments", first}),
            "DefinitionMismatch");
   RunFails(
@@ -379,7 +368,7 @@ TEST_F(CliIndexTest, CliIndexDistributedBuildEqualsOneShotBuild) {
       "InvalidArgument");
   RunFails({"index", "merge-segments", ds, "--segments", Path("missing.json")}, "NotFound");
   WriteWholeFile(Path("garbage.json"), "{not json");
-  RunFails(with({"index", "commit-segments", ds, "--segments", Path("garbage.json")}, spec),
+  RunFails(With({"index", "commit-segments", ds, "--segments", Path("garbage.json")}, spec),
            "InvalidArgument");
 }
 

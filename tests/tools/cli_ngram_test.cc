@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,11 +15,6 @@ namespace tessera::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-void WriteWholeFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 class CliNgramTest : public CliFixture {
  protected:
@@ -41,7 +35,7 @@ const std::vector<std::string>& Filters() {
   static const std::vector<std::string> filters = {
       "contains(text, 'garden')",
       "contains(text, 'den sp')",
-      "starts_with(text, 'forest')",
+      "starts_With(text, 'forest')",
       "text LIKE '%arde%'",
       "text LIKE 'scr%'",
       "text LIKE '%qu_ry%vec%'",
@@ -63,31 +57,22 @@ TEST_F(CliNgramTest, DistributedBuildAnswersLikeTheScan) {
 
   const std::vector<std::string> spec = {"--name", "text_ng", "--column", "text",
                                          "--type", "NGRAM",   "--param",  "n=4"};
-  auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
-    args.insert(args.end(), more.begin(), more.end());
-    return args;
-  };
-  const std::string first = Path("first.json");
-  const std::string second = Path("second.json");
-  WriteWholeFile(first, RunOk(with({"index", "build-segment", ds, "--fragments", "0,2"}, spec)));
-  WriteWholeFile(second, RunOk(with({"index", "build-segment", ds, "--fragments", "3,1"}, spec)));
-  const std::string merged = Path("merged.json");
-  WriteWholeFile(merged, RunOk({"index", "merge-segments", ds, "--segments", first, second}));
+  const std::string merged = BuildAndMergeSegments(ds, spec, {"0,2", "3,1"});
   // The segments hold 4-grams: an index of 3-grams cannot take them, neither by its parameters
   // nor by a segment description that claims 3-grams (the files' scheme is checked).
   const std::vector<std::string> three_grams = {"index",   "commit-segments", ds,     "--name",
                                                 "text_ng", "--column",        "text", "--type",
                                                 "NGRAM",   "--param",         "n=3",  "--segments"};
-  RunFails(with(three_grams, {merged}), "DefinitionMismatch");
+  RunFails(With(three_grams, {merged}), "DefinitionMismatch");
   std::string claim = ReadWholeFile(merged);
   const std::string params = "\"params\":{";
   const size_t at = claim.find("\"n\":\"4\"", claim.find(params));
   ASSERT_NE(at, std::string::npos) << claim;
   claim.replace(at, 7, "\"n\":\"3\"");
   WriteWholeFile(Path("claim.json"), claim);
-  const std::string mismatch = RunFails(with(three_grams, {Path("claim.json")}), "InvalidArgument");
+  const std::string mismatch = RunFails(With(three_grams, {Path("claim.json")}), "InvalidArgument");
   EXPECT_TRUE(Contains(mismatch, "was built with case_folding=true, n=4")) << mismatch;
-  EXPECT_EQ(RunOk(with(with({"index", "commit-segments", ds}, spec), {"--segments", merged})),
+  EXPECT_EQ(RunOk(With(With({"index", "commit-segments", ds}, spec), {"--segments", merged})),
             "committed 1 segment to index 'text_ng' (NGRAM on text) in " + ds +
                 ": version 2, 1 segment, 1000 rows in 4 fragments indexed\n");
 

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -26,11 +25,6 @@ struct FamilyCase {
 
 class CliPostingIndexTest : public CliFixture {
  protected:
-  void WriteWholeFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-  }
-
   // Every filter gives the same rows on `ds` (indexed) as on `reference` (never indexed).
   void ExpectScansEqual(const std::string& ds, const std::string& reference,
                         const FamilyCase& family) {
@@ -63,17 +57,8 @@ class CliPostingIndexTest : public CliFixture {
     fs::copy(ds, reference, fs::copy_options::recursive);
     const std::vector<std::string> spec = {"--name",      family.name, "--column",
                                            family.column, "--type",    family.type};
-    auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
-      args.insert(args.end(), more.begin(), more.end());
-      return args;
-    };
-    const std::string first = Path("first.json");
-    const std::string second = Path("second.json");
-    WriteWholeFile(first, RunOk(with({"index", "build-segment", ds, "--fragments", "0,1"}, spec)));
-    WriteWholeFile(second, RunOk(with({"index", "build-segment", ds, "--fragments", "2,3"}, spec)));
-    const std::string merged = Path("merged.json");
-    WriteWholeFile(merged, RunOk({"index", "merge-segments", ds, "--segments", first, second}));
-    EXPECT_EQ(RunOk(with(with({"index", "commit-segments", ds}, spec), {"--segments", merged})),
+    const std::string merged = BuildAndMergeSegments(ds, spec, {"0,1", "2,3"});
+    EXPECT_EQ(RunOk(With(With({"index", "commit-segments", ds}, spec), {"--segments", merged})),
               "committed 1 segment to index '" + family.name + "' (" + family.type + " on " +
                   family.column + ") in " + ds +
                   ": version 2, 1 segment, 1200 rows in 4 fragments indexed\n");

@@ -4,7 +4,6 @@
 // filtered scans and counts through the index equal the unindexed version's.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,16 +11,6 @@
 
 namespace tessera::testing {
 namespace {
-
-void WriteWholeFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
-std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
 
 class CliZoneIndexTest : public CliFixture {
  protected:
@@ -35,13 +24,7 @@ class CliZoneIndexTest : public CliFixture {
            "--seed", "5"});
     const std::vector<std::string> spec =
         With({"--name", "z", "--column", column, "--type", family}, params);
-    const std::string first = Path("first.json");
-    const std::string second = Path("second.json");
-    WriteWholeFile(first,
-                   RunOk(With({"index", "build-segment", ds, "--fragments", "0,1,2"}, spec)));
-    WriteWholeFile(second, RunOk(With({"index", "build-segment", ds, "--fragments", "3,4"}, spec)));
-    const std::string merged = Path("merged.json");
-    WriteWholeFile(merged, RunOk({"index", "merge-segments", ds, "--segments", first, second}));
+    const std::string merged = BuildAndMergeSegments(ds, spec, {"0,1,2", "3,4"});
     EXPECT_EQ(RunOk(With(With({"index", "commit-segments", ds}, spec), {"--segments", merged})),
               "committed 1 segment to index 'z' (" + family + " on " + column + ") in " + ds +
                   ": version 2, 1 segment, 1250 rows in 5 fragments indexed, 250 rows in 1 "
