@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tour of the tessera CLI on synthetic data: create, append, filter, delete, time travel,
-# history, compaction, vector indexes and search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
+# history, compaction, scalar and vector indexes, search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
 set -euo pipefail
 tessera=${1:-build/tessera}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo-XXXXXX")
@@ -27,6 +27,12 @@ step "$tessera" info "$work/items"
 echo
 echo "# compaction: the fragments the delete thinned out are rewritten, in one commit"
 step "$tessera" compact "$work/items" --target-rows-per-fragment 10000
+echo
+echo "# scalar indexes: a bitmap on the category, n-grams on the text, combined by the planner"
+step "$tessera" index create "$work/items" --name category_bitmap --column category --type BITMAP
+step "$tessera" index create "$work/items" --name text_ngrams --column text --type NGRAM
+step "$tessera" count "$work/items" --where "category = 'books' AND contains(text, 'garden')" \
+  --explain
 echo
 echo "# vector indexes: a product-quantized index, then nearest neighbours re-ranked exactly"
 step "$tessera" index create "$work/items" --name vec_pq --column vector --type IVF_PQ \
