@@ -3,7 +3,6 @@
 // option checks, and the Rewrite column of the conflict matrix (dataset/operation.h).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,14 +29,6 @@ CompactionOptions Target(uint64_t rows, double deleted_fraction = kDefaultMaxDel
   options.target_rows_per_fragment = rows;
   options.max_deleted_fraction = deleted_fraction;
   return options;
-}
-
-size_t FileCount(const std::string& directory) {
-  size_t count = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
-    count += entry.is_regular_file() ? 1 : 0;
-  }
-  return count;
 }
 
 std::vector<int64_t> Without(std::vector<int64_t> ids, int64_t first, int64_t last) {
@@ -102,11 +93,11 @@ TEST(Compaction, AFragmentWithManyDeletedRowsIsRewrittenWithoutThem) {
 TEST(Compaction, NothingToDoWritesNothing) {
   TempDirectory dir;
   ASSERT_OK_AND_ASSIGN(auto dataset, CreateSimpleDataset(dir.path(), 200, 100));
-  const size_t files = FileCount(dir.path());
+  const auto files = testing::ListDatasetFiles(dir.path());
   ASSERT_OK_AND_ASSIGN(CompactionResult result, Compact(dataset, Target(100)));
   EXPECT_TRUE(result.plan.groups.empty());
   EXPECT_EQ(result.dataset->version(), dataset->version());
-  EXPECT_EQ(FileCount(dir.path()), files);
+  EXPECT_EQ(testing::ListDatasetFiles(dir.path()), files);
   ASSERT_OK_AND_ASSIGN(auto latest, dataset->Latest());
   EXPECT_EQ(latest->version(), dataset->version());
   // A single small fragment with no deleted row would be rewritten into itself: left alone.

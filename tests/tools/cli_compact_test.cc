@@ -3,26 +3,16 @@
 // same, and its errors.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "support/cli_fixture.h"
+#include "support/dataset_inspection.h"
 
 namespace tessera::testing {
 namespace {
 
-namespace fs = std::filesystem;
-
 class CliCompactTest : public CliFixture {};
-
-size_t Files(const std::string& directory) {
-  size_t count = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(directory)) {
-    count += entry.is_regular_file() ? 1 : 0;
-  }
-  return count;
-}
 
 TEST_F(CliCompactTest, RewritesSmallFragmentsAndKeepsRowsAndIndexAnswers) {
   const std::string data = Path("data.arrow");
@@ -33,11 +23,11 @@ TEST_F(CliCompactTest, RewritesSmallFragmentsAndKeepsRowsAndIndexAnswers) {
   RunOk({"delete", ds, "--where", "id % 5 = 0"});
   const std::string before = RunOk({"scan", ds, "--where", "price < 10", "--format", "csv"});
 
-  const size_t files = Files(ds);
+  const auto files = ListDatasetFiles(ds);
   EXPECT_EQ(RunOk({"compact", ds, "--target-rows-per-fragment", "1000", "--dry-run"}),
             "would rewrite 3 fragments (720 live rows, dropping 180 deleted rows) in 1 group\n"
             "  fragments 0 1 2: 720 live, 180 deleted\n");
-  EXPECT_EQ(Files(ds), files);
+  EXPECT_EQ(ListDatasetFiles(ds), files);
   EXPECT_EQ(RunOk({"compact", ds, "--target-rows-per-fragment", "1000"}),
             "rewrote 3 fragments (720 live rows, dropping 180 deleted rows) in 1 group into 1 "
             "fragment: version 4\n"
@@ -49,10 +39,10 @@ TEST_F(CliCompactTest, RewritesSmallFragmentsAndKeepsRowsAndIndexAnswers) {
                 .err.find("scan (no index answers predicates on price)"),
             std::string::npos);
 
-  const size_t compacted_files = Files(ds);
+  const auto compacted_files = ListDatasetFiles(ds);
   EXPECT_EQ(RunOk({"compact", ds, "--target-rows-per-fragment", "1000"}),
             "nothing to compact in version 4 (1 fragment)\n");
-  EXPECT_EQ(Files(ds), compacted_files);
+  EXPECT_EQ(ListDatasetFiles(ds), compacted_files);
 
   RunOk({"index", "optimize", ds});
   EXPECT_NE(Run({"count", ds, "--where", "price < 10", "--explain"}).err.find("index 'price_idx'"),
@@ -68,7 +58,7 @@ TEST_F(CliCompactTest, OptionsOutOfRangeAreInvalidArgumentBeforeAnyWork) {
   const std::string ds = Path("ds");
   RunOk({"gen", data, "--rows", "100", "--dim", "4"});
   RunOk({"create", ds, "--from", data, "--max-rows-per-file", "30"});
-  const size_t files = Files(ds);
+  const auto files = ListDatasetFiles(ds);
   EXPECT_NE(RunFails({"compact", ds, "--target-rows-per-fragment", "0"}, "InvalidArgument")
                 .find("target_rows_per_fragment must be in [1, 4294967295]"),
             std::string::npos);
@@ -76,7 +66,7 @@ TEST_F(CliCompactTest, OptionsOutOfRangeAreInvalidArgumentBeforeAnyWork) {
                 .find("max_deleted_fraction must be in [0, 1]"),
             std::string::npos);
   RunFails({"compact", Path("missing")}, "NotFound");
-  EXPECT_EQ(Files(ds), files);
+  EXPECT_EQ(ListDatasetFiles(ds), files);
 }
 
 }  // namespace
