@@ -77,6 +77,7 @@ struct RowAddressSet {
 };
 
 class ScalarSegmentReader;
+class TextSegmentReader;
 class VectorSegmentReader;
 
 class SegmentReader {
@@ -85,6 +86,7 @@ class SegmentReader {
   virtual const format::SegmentMeta& meta() const = 0;
   virtual ScalarSegmentReader* AsScalar() { return nullptr; }
   virtual VectorSegmentReader* AsVector() { return nullptr; }
+  virtual TextSegmentReader* AsText() { return nullptr; }
 };
 
 class IndexFamily {
