@@ -11,12 +11,15 @@ PYARROW_VERSION=26.0.1
 NUMPY_VERSION=2.3.5
 # DuckDB is the reference engine of the differential filter test (tests/differential/).
 DUCKDB_VERSION=2.0.1
+# tantivy (its Python package) is the full-text peer of bench/fts.
+TANTIVY_VERSION=0.27.0
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler
   libroaring-dev libopenblas-dev libcli11-dev
+  libicu-dev libstemmer-dev wordnet-base
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format python3 python3-venv
 )
@@ -35,7 +38,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv
