@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything tessera needs on a fresh Debian machine, idempotently:
 # Debian packages (gcc; clang with the libFuzzer runtime, libclang-rt-14-dev, for the fuzz build
-# of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, GoogleTest, Google Benchmark) and a venv
-# inside the repo (.venv) with a pinned pyarrow whose bundled C++ headers and shared libraries
-# are the Arrow/Parquet that CMake builds against, and a pinned duckdb for the differential test.
+# of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, ICU and the Snowball stemmers for
+# full-text analysis, WordNet whose glosses are the English corpus of the full-text tests,
+# GoogleTest, Google Benchmark) and a venv inside the repo (.venv) with a pinned pyarrow whose
+# bundled C++ headers and shared libraries are the Arrow/Parquet that CMake builds against, a
+# pinned duckdb for the differential test and a pinned tantivy for the full-text benchmark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
