@@ -14,8 +14,12 @@
 //    text "out of stock" and not "out stock").
 //  - Byte offsets [begin, end) index the analyzed text itself (for highlighting); they always
 //    lie on UTF-8 character boundaries of valid input.
-//  - Invalid UTF-8 never fails and never crashes: each invalid byte reads as U+FFFD, which no
-//    tokenizer treats as part of a word (the raw tokenizer keeps it, as U+FFFD).
+//  - Invalid UTF-8 never fails and never crashes: each ill-formed sequence (its maximal subpart,
+//    as U8_NEXT reads it: a lone continuation byte, a truncated sequence, an overlong form) reads
+//    as one U+FFFD, which no tokenizer treats as part of a word (the raw tokenizer keeps it, as
+//    U+FFFD).
+//  - Stop words and stemming apply to words (simple, whitespace, icu): raw values and n-grams
+//    keep their spelling whatever `stem` and `remove_stop_words` say.
 //  - Memory is bounded by the longest token, not by the text: a value of any size is analyzed
 //    by streaming over it.
 //  - An Analyzer is not thread-safe (stemmer state, buffers): one per thread. Make() is cheap.
