@@ -3,6 +3,7 @@
 // (stemmer.h), with every buffer owned by the Analyzer and reused from token to token.
 #include "tessera/index/text/analyzer.h"
 
+#include <limits>
 #include <string>
 
 #include "tessera/index/text/analyzer_options.h"
@@ -46,6 +47,10 @@ class PipelineAnalyzer final : public Analyzer {
 
   uint32_t Analyze(std::string_view text, uint32_t first_position,
                    const std::function<void(const Token&)>& emit) override {
+    // Offsets are 32-bit: a value beyond 4 GiB (a large_string) is analyzed up to there.
+    if (text.size() > std::numeric_limits<uint32_t>::max()) {
+      text = text.substr(0, std::numeric_limits<uint32_t>::max());
+    }
     const size_t max_length = static_cast<size_t>(options_.max_token_length);
     const uint32_t count =
         tokenizer_->Tokenize(text, [&](size_t begin, size_t end, uint32_t ordinal) {

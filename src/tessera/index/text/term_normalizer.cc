@@ -131,7 +131,12 @@ std::string_view LatinBase(UChar32 c) {
   }
 }
 
-UChar32 FoldCase(UChar32 c) { return u_foldCase(c, U_FOLD_CASE_DEFAULT); }
+// Simple case folding; a character folding has no simple mapping for but lower case has
+// (U+0130 İ, whose folding is two characters) takes its lower case, so that no capital survives.
+UChar32 FoldCase(UChar32 c) {
+  const UChar32 folded = u_foldCase(c, U_FOLD_CASE_DEFAULT);
+  return folded != c ? folded : u_tolower(c);
+}
 
 }  // namespace
 

@@ -2,7 +2,8 @@
 // ascii_folding, applied to one token.
 //
 //  - lower_case is Unicode simple case folding (u_foldCase): "Straße" → "straße", "ΣΟΦΟΣ" →
-//    "σοφοσ" (a final sigma folds to σ too), "İ" → "i̇".
+//    "σοφοσ" (a final sigma folds to σ too); a capital without a simple folding takes its lower
+//    case ("İ" → "i").
 //  - ascii_folding removes accents and maps letters to their ASCII base: a character's NFKD
 //    decomposition without its combining diacritical marks (U+0300..U+036F and the other
 //    combining-diacritics blocks): "é" → "e", "ﬁ" → "fi", "Ａ" → "A", "ά" → "α"; plus the Latin

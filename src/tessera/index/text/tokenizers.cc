@@ -7,6 +7,7 @@
 #include <unicode/utypes.h>
 
 #include <array>
+#include <climits>
 
 #include "tessera/index/text/character_classes.h"
 #include "tessera/index/text/utf8.h"
@@ -133,6 +134,8 @@ class IcuTokenizer final : public Tokenizer {
 
   uint32_t Tokenize(std::string_view text, const TokenSink& sink) override {
     if (text.empty()) return 0;
+    // BreakIterator's offsets are 32-bit: a value beyond 2 GiB is segmented up to there.
+    if (text.size() > static_cast<size_t>(INT32_MAX)) text = text.substr(0, INT32_MAX);
     UErrorCode status = U_ZERO_ERROR;
     UText utext = UTEXT_INITIALIZER;
     // A UText over the UTF-8 bytes, no copy: ICU's indices are byte offsets into `text`, and

@@ -10,7 +10,8 @@
 //    ordinal, and a simple token shorter than ngram_min yields none but still takes its ordinal.
 //  - icu: ICU's word boundaries (UAX #29 with dictionaries for Chinese, Japanese, Thai, ...);
 //    only the segments ICU classes as words (letters, numbers, kana, ideographs) are tokens,
-//    not spaces, punctuation or symbols (emoji).
+//    not spaces, punctuation or symbols (emoji). ICU's offsets are 32-bit: a value is
+//    segmented up to its first 2 GiB.
 //
 // Ordinals count the tokens produced, from 0, and never decrease. Offsets lie on character
 // boundaries; an ill-formed UTF-8 sequence is never inside a token except for raw. Tokenizing
