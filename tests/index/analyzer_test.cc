@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/status_assertions.h"
@@ -182,6 +184,63 @@ TEST(AnalyzerTest, MakeRejectsInvalidOptions) {
   options.ngram_min = 5;
   options.ngram_max = 4;
   EXPECT_FALSE(Analyzer::Make(options).ok());
+}
+
+TEST(AnalyzerTest, ATokenOfCombiningMarksAloneFoldsToNoTermButKeepsItsPosition) {
+  AnalyzerOptions options = Plain();
+  options.ascii_folding = true;
+  auto analyzer = Analyzer::Make(options).ValueOrDie();
+  // A lone combining acute accent is a word character (a mark) that folding removes.
+  EXPECT_EQ(Analyze(*analyzer, "a \xCC\x81 b"),
+            (std::vector<Term>{{"a", 0, 0, 1}, {"b", 2, 5, 6}}));
+}
+
+// What highlighting relies on: analyzing a token's own bytes gives that token's term again.
+TEST(AnalyzerTest, ATokensBytesAnalyzeToItsTerm) {
+  std::mt19937 random(7);
+  const std::vector<std::string> pieces = {"Running", "connections", "Café", "ΣΟΦΟΣ",
+                                           "東京",    "42",          " ",    ", ",
+                                           "-",       "🙂",        "\xFF", "the"};
+  for (TokenizerKind kind : {TokenizerKind::kSimple, TokenizerKind::kWhitespace}) {
+    AnalyzerOptions options;
+    options.tokenizer = kind;
+    auto analyzer = Analyzer::Make(options).ValueOrDie();
+    auto again = Analyzer::Make(options).ValueOrDie();
+    for (int round = 0; round < 100; ++round) {
+      std::string text;
+      for (int i = 0; i < 12; ++i) text += pieces[random() % pieces.size()];
+      for (const auto& term : Analyze(*analyzer, text)) {
+        const auto alone = Analyze(*again, text.substr(term.begin, term.end - term.begin));
+        ASSERT_EQ(alone.size(), 1u) << text;
+        EXPECT_EQ(alone[0].term, term.term) << text;
+      }
+    }
+  }
+}
+
+// Analyzers on several threads at once (ICU's shared data, one stemmer each) give what one
+// analyzer gives alone.
+TEST(AnalyzerTest, AnalyzersOnSeveralThreadsAgree) {
+  std::string text;
+  for (int i = 0; i < 200; ++i) text += "The Connections of Café running 東京 naïve ";
+  auto reference = Analyzer::Make(AnalyzerOptions{}).ValueOrDie();
+  const auto expected = Analyze(*reference, text);
+  std::vector<std::vector<Term>> results(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      AnalyzerOptions options;
+      options.tokenizer = t % 2 == 0 ? TokenizerKind::kSimple : TokenizerKind::kIcu;
+      auto analyzer = Analyzer::Make(AnalyzerOptions{}).ValueOrDie();
+      auto icu = Analyzer::Make(options).ValueOrDie();
+      for (int round = 0; round < 5; ++round) {
+        results[t] = Analyze(*analyzer, text);
+        Analyze(*icu, text);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) EXPECT_EQ(result, expected);
 }
 
 TEST(AnalyzerTest, AnalyzesAMultiMegabyteValue) {
