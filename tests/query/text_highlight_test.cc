@@ -102,6 +102,15 @@ TEST(TextHighlight, MarksEveryMatchOfAShortValueKeepingItsCase) {
             "The quick brown <b>Fox</b> jumps over the lazy <b>dog</b>.");
 }
 
+// The terms are the analyzer's: stems and folded forms mark the words of the text they come from.
+TEST(TextHighlight, MatchesAreTheAnalyzersTermsStemmedAndFolded) {
+  ASSERT_OK_AND_ASSIGN(
+      auto column, HighlightColumn(*Strings({"The Running dogs of the Café"}), AnalyzerOptions(),
+                                   {"run", "dog", "cafe"}, Passage(160)));
+  EXPECT_EQ(Values(*column), (std::vector<std::optional<std::string>>{
+                                 "The <b>Running</b> <b>dogs</b> of the <b>Café</b>"}));
+}
+
 TEST(TextHighlight, RepeatedQueryTermsAreHarmless) {
   EXPECT_EQ(Highlight("a fox and a fox", {"fox", "fox"}, Passage(160)),
             "a <b>fox</b> and a <b>fox</b>");
