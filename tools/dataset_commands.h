@@ -5,7 +5,7 @@
 //   compact_command.cc  compact
 //   index_commands.cc   index create|drop|optimize|train|build-segment|merge-segments|
 //                       commit-segments|list|entries|describe (docs/indexes.md)
-//   search_command.cc   search (nearest neighbours)
+//   search_command.cc   search (nearest neighbours; text_search_command.cc: --text, --hybrid)
 #pragma once
 
 #include "command.h"

@@ -1,5 +1,6 @@
 // `tessera search`: the nearest neighbours of one query vector (--vector) or of every vector of
-// a file (--queries), through the vector indexes that apply (query/nearest.h).
+// a file (--queries), through the vector indexes that apply (query/nearest.h). With --text or
+// --hybrid the command is a full-text or hybrid search instead (text_search_command.cc).
 #include <arrow/array.h>
 #include <arrow/builder.h>
 #include <arrow/compute/cast.h>
@@ -11,6 +12,7 @@
 #include "dataset_commands.h"
 #include "explain_output.h"
 #include "output_format.h"
+#include "search_arguments.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/vector/distance.h"
 #include "tessera/query/nearest.h"
@@ -23,29 +25,6 @@ namespace {
 
 // The column of `--queries` results that numbers the query (0-based, in file order).
 constexpr const char* kQueryColumn = "query";
-
-struct SearchArguments {
-  std::string dataset;
-  VersionArgument version;
-  std::string column;
-  std::string vector;
-  CLI::Option* vector_option = nullptr;
-  std::string queries;
-  CLI::Option* queries_option = nullptr;
-  int64_t k = 10;
-  int nprobes = query::kDefaultNprobes;
-  int refine_factor = 1;
-  int64_t offset = 0;
-  std::optional<float> lower_distance;
-  std::optional<float> upper_distance;
-  std::string metric;
-  std::string filter;
-  bool prefilter = false;
-  std::vector<std::string> columns;
-  bool with_row_address = false;
-  bool explain = false;
-  std::string format;
-};
 
 bool IsListLike(const arrow::DataType& type) {
   return type.id() == arrow::Type::FIXED_SIZE_LIST || type.id() == arrow::Type::LIST ||
@@ -128,6 +107,13 @@ arrow::Status PrintTables(const std::vector<std::shared_ptr<arrow::Table>>& tabl
 }
 
 arrow::Status RunSearch(const SearchArguments& args) {
+  if (WantsTextSearch(args)) return RunTextOrHybridSearch(args);
+  ARROW_RETURN_NOT_OK(RejectTextOptions(args));
+  if (args.column.size() != 1) {
+    return InvalidArgument("search: give one vector column (--column), not ", args.column.size(),
+                           "; several --column are for a text search (--text)");
+  }
+  const std::string& column = args.column.front();
   const bool single = args.vector_option->count() > 0;
   const bool from_file = args.queries_option->count() > 0;
   if (single && from_file) return InvalidArgument("search: give --vector or --queries, not both");
@@ -143,7 +129,7 @@ arrow::Status RunSearch(const SearchArguments& args) {
   }
   ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
   query::NearestOptions options;
-  options.column = args.column;
+  options.column = column;
   options.k = args.k;
   options.nprobes = args.nprobes;
   options.refine_factor = args.refine_factor;
@@ -163,7 +149,7 @@ arrow::Status RunSearch(const SearchArguments& args) {
     ARROW_ASSIGN_OR_RAISE(auto vector, ParseVectorLiteral(args.vector));
     queries.push_back(std::move(vector));
   } else {
-    ARROW_ASSIGN_OR_RAISE(queries, ReadQueryFile(args.queries, args.column));
+    ARROW_ASSIGN_OR_RAISE(queries, ReadQueryFile(args.queries, column));
   }
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
 
@@ -178,8 +164,8 @@ arrow::Status RunSearch(const SearchArguments& args) {
     if (static_cast<int>(queries[i].size()) != prepared->dim()) {
       const std::string which = from_file ? "query " + std::to_string(i) + " of " + args.queries
                                           : std::string("the query vector");
-      return InvalidArgument(which, " has ", queries[i].size(), " dimensions, but column '",
-                             args.column, "' holds vectors of ", prepared->dim(), " dimensions");
+      return InvalidArgument(which, " has ", queries[i].size(), " dimensions, but column '", column,
+                             "' holds vectors of ", prepared->dim(), " dimensions");
     }
     flat.insert(flat.end(), queries[i].begin(), queries[i].end());
   }
@@ -223,10 +209,15 @@ arrow::Status RunSearch(const SearchArguments& args) {
 void AddSearchCommand(CommandSet& commands) {
   auto args = std::make_shared<SearchArguments>();
   CLI::App* command = commands.Add(
-      "search", "Find the nearest neighbours of query vectors (through vector indexes)",
+      "search",
+      "Find the nearest neighbours of query vectors (through vector indexes), the best matches "
+      "of a text query (--text, BM25 through INVERTED indexes), or both fused (--hybrid)",
       [args] { return RunSearch(*args); });
   AddDatasetArgument(command, &args->dataset);
-  command->add_option("--column", args->column, "Vector column to search")
+  command
+      ->add_option("--column", args->column,
+                   "Column to search: the vector column, or with --text the text column "
+                   "(repeat it, optionally as NAME^BOOST, for multi_match)")
       ->required()
       ->type_name("COLUMN");
   args->vector_option =
@@ -241,29 +232,39 @@ void AddSearchCommand(CommandSet& commands) {
   command->add_option("--k", args->k, "Rows to return per query")
       ->required()
       ->check(IntegerAtLeast(1));
-  command
-      ->add_option("--nprobes", args->nprobes,
-                   "IVF partitions probed per segment; at the partition count the search is "
-                   "exact")
-      ->check(IntegerAtLeast<int>(1))
-      ->capture_default_str();
-  command
-      ->add_option("--refine-factor", args->refine_factor,
-                   "Quantized indexes (IVF_PQ, IVF_SQ): re-rank k x N candidates per segment by "
-                   "exact distance (1: no re-ranking)")
-      ->check(IntegerAtLeast<int>(1))
-      ->capture_default_str();
-  command->add_option("--offset", args->offset, "Rows of the order to skip before the k returned")
-      ->check(IntegerAtLeast(0));
-  command->add_option("--lower-distance", args->lower_distance, "Return only rows at distance >= X")
-      ->type_name("X");
-  command->add_option("--upper-distance", args->upper_distance, "Return only rows at distance < X")
-      ->type_name("X");
-  command
-      ->add_option("--metric", args->metric,
-                   "Distance (default: the metric of the column's vector index, else l2)")
-      ->type_name("l2|cosine|dot")
-      ->check(CLI::IsMember({"l2", "cosine", "dot"}, CLI::ignore_case).description(""));
+  args->nprobes_option =
+      command
+          ->add_option("--nprobes", args->nprobes,
+                       "IVF partitions probed per segment; at the partition count the search is "
+                       "exact")
+          ->check(IntegerAtLeast<int>(1))
+          ->capture_default_str();
+  args->refine_factor_option =
+      command
+          ->add_option(
+              "--refine-factor", args->refine_factor,
+              "Quantized indexes (IVF_PQ, IVF_SQ): re-rank k x N candidates per segment by "
+              "exact distance (1: no re-ranking)")
+          ->check(IntegerAtLeast<int>(1))
+          ->capture_default_str();
+  args->offset_option =
+      command
+          ->add_option("--offset", args->offset, "Rows of the order to skip before the k returned")
+          ->check(IntegerAtLeast(0));
+  args->lower_distance_option = command
+                                    ->add_option("--lower-distance", args->lower_distance,
+                                                 "Return only rows at distance >= X")
+                                    ->type_name("X");
+  args->upper_distance_option =
+      command
+          ->add_option("--upper-distance", args->upper_distance, "Return only rows at distance < X")
+          ->type_name("X");
+  args->metric_option =
+      command
+          ->add_option("--metric", args->metric,
+                       "Distance (default: the metric of the column's vector index, else l2)")
+          ->type_name("l2|cosine|dot")
+          ->check(CLI::IsMember({"l2", "cosine", "dot"}, CLI::ignore_case).description(""));
   AddWhereOption(command, &args->filter, "omit --where to search every row");
   command->add_flag("--prefilter", args->prefilter,
                     "Filter before the search, so k rows come back whenever k rows pass "
@@ -277,6 +278,7 @@ void AddSearchCommand(CommandSet& commands) {
                     "Print how each part of the data was searched, on standard error");
   AddFormatOption(command, &args->format, {"table", "csv", "json"});
   AddVersionOption(command, &args->version);
+  AddTextSearchOptions(command, args.get());
 }
 
 }  // namespace tessera::cli
