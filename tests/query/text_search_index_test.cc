@@ -200,6 +200,61 @@ TEST_F(TextSearchIndexTest, ScoresDoNotDependOnSegmentsOrTheTail) {
   ExpectSameAnswers(variants);
 }
 
+// A list column: each element continues one position sequence after a gap, in segments and in
+// the unindexed tail alike, so a phrase does not span two elements unless its slop covers the
+// gap, and scores agree.
+TEST_F(TextSearchIndexTest, ListValuesAgreeIndexedAndUnindexed) {
+  std::mt19937 random(8);
+  const auto& words = testing::TextCorpusWords();
+  arrow::Int64Builder ids;
+  auto values = std::make_shared<arrow::StringBuilder>();
+  arrow::ListBuilder lists(arrow::default_memory_pool(), values);
+  for (int64_t i = 0; i < 120; ++i) {
+    ASSERT_OK(ids.Append(i));
+    ASSERT_OK(lists.Append());
+    for (int e = std::uniform_int_distribution<int>(0, 3)(random); e > 0; --e) {
+      std::string text;
+      for (int w = std::uniform_int_distribution<int>(1, 4)(random); w > 0; --w) {
+        text += words[std::uniform_int_distribution<size_t>(0, 9)(random)] + " ";
+      }
+      ASSERT_OK(values->Append(text));
+    }
+  }
+  ASSERT_OK(lists.Append());  // "cat" ends one element, "dog" starts the next
+  ASSERT_OK(values->Append("red cat"));
+  ASSERT_OK(values->Append("dog green"));
+  ASSERT_OK(ids.Append(120));
+  auto schema = arrow::schema(
+      {arrow::field("id", arrow::int64()), arrow::field("body", arrow::list(arrow::utf8()))});
+  auto batch = arrow::RecordBatch::Make(schema, 121, {*ids.Finish(), *lists.Finish()});
+  ASSERT_OK_AND_ASSIGN(
+      auto plain, dataset::Dataset::Create(directory_.Child("lists"), ReaderOf(batch), Files()));
+  ASSERT_OK_AND_ASSIGN(auto indexed, dataset::Dataset::Create(directory_.Child("lists_indexed"),
+                                                              ReaderOf(batch), Files()));
+  ASSERT_OK_AND_ASSIGN(indexed, index::CreateIndex(*indexed, Spec()));
+  TextSearchOptions options;
+  options.columns = {{"body", 1.0}};
+  options.projection = {"id"};
+  options.k = 50;
+  for (const char* text : {"cat", "dog bird", "red green blue"}) {
+    options.text = text;
+    options.type = TextQueryType::kMatch;
+    const auto expected = Search(*plain, options);
+    EXPECT_FALSE(expected.empty()) << text;
+    EXPECT_EQ(Search(*indexed, options), expected) << text;
+  }
+  options.text = "cat dog";
+  options.type = TextQueryType::kPhrase;
+  for (int slop : {0, 100, 101}) {
+    options.slop = slop;
+    const auto expected = Search(*plain, options);
+    EXPECT_EQ(Search(*indexed, options), expected) << slop;
+    bool spans = false;
+    for (const auto& hit : expected) spans |= hit.id == 120;
+    EXPECT_EQ(spans, slop >= 100) << slop;
+  }
+}
+
 TEST_F(TextSearchIndexTest, PhraseNeedsPositions) {
   auto data = Create("nopositions", 0, 100);
   ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, Spec(/*positions=*/false)));

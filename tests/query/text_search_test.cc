@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -232,6 +233,33 @@ TEST_F(TextSearchTest, BlockMaxWandEqualsTheExhaustivePath) {
     const auto wand = Search(*data, options);
     options.exhaustive = true;
     EXPECT_EQ(wand, Search(*data, options)) << text;
+
+    // operator and (a leapfrog) = the rows of the match-any answer holding every term, with
+    // the same scores.
+    auto any = Query(text, TextQueryType::kMatch, 1000);
+    std::set<int64_t> every;
+    bool first = true;
+    std::istringstream words_of(text);
+    for (std::string word; words_of >> word;) {
+      const auto holding = IdSet(Search(*data, Query(word, TextQueryType::kMatch, 1000)));
+      if (first) {
+        every = holding;
+      } else {
+        std::set<int64_t> both;
+        for (int64_t id : every) {
+          if (holding.count(id) != 0) both.insert(id);
+        }
+        every = both;
+      }
+      first = false;
+    }
+    std::vector<Hit> expected;
+    for (const auto& hit : Search(*data, any)) {
+      if (every.count(hit.id) != 0) expected.push_back(hit);
+    }
+    auto all = any;
+    all.operator_and = true;
+    EXPECT_EQ(Search(*data, all), expected) << text;
   }
 }
 

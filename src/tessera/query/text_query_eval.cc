@@ -26,12 +26,66 @@ uint32_t NearestDistance(const std::vector<uint32_t>& positions, int64_t target)
   return best > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(best);
 }
 
+// Every term required (operator and): a leapfrog over the cursors, rarest first, so only the
+// documents the rarest list reaches are visited; scores summed in plan order, as EvaluateTerms
+// sums them.
+arrow::Result<DocumentScores> EvaluateConjunction(const PlanNode& node, const TextSource& source,
+                                                  size_t source_index, const Bm25& bm25,
+                                                  ScoringCounters* counters) {
+  DocumentScores result;
+  const index::TextSegmentReader& reader = *source.reader;
+  std::vector<std::unique_ptr<PostingCursor>> cursors;
+  std::vector<size_t> by_rarity;
+  for (const PlanTerm& term : node.terms) {
+    const auto& postings = term.postings[source_index];
+    if (!postings) return result;
+    if (counters != nullptr) counters->postings += postings->document_frequency;
+    ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
+    by_rarity.push_back(cursors.size());
+    cursors.push_back(std::move(cursor));
+  }
+  std::stable_sort(by_rarity.begin(), by_rarity.end(), [&](size_t left, size_t right) {
+    return node.terms[left].postings[source_index]->document_frequency <
+           node.terms[right].postings[source_index]->document_frequency;
+  });
+  PostingCursor& lead = *cursors[by_rarity[0]];
+  uint32_t doc = lead.doc();
+  while (doc != PostingCursor::kEnd) {
+    bool aligned = true;
+    for (size_t i = 1; i < by_rarity.size(); ++i) {
+      PostingCursor& cursor = *cursors[by_rarity[i]];
+      ARROW_RETURN_NOT_OK(cursor.Advance(doc));
+      if (cursor.doc() != doc) {
+        ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
+        doc = lead.doc();
+        aligned = false;
+        break;
+      }
+    }
+    if (!aligned) continue;
+    const uint32_t length = reader.document_length(doc);
+    double score = 0;
+    for (size_t t = 0; t < cursors.size(); ++t) {
+      score += bm25.TermScore(node.terms[t].weight, cursors[t]->term_frequency(), length);
+    }
+    if (counters != nullptr) counters->scored += cursors.size();
+    result.docs.push_back(doc);
+    result.scores.push_back(score);
+    ARROW_RETURN_NOT_OK(lead.Next());
+    doc = lead.doc();
+  }
+  return result;
+}
+
 arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSource& source,
                                             size_t source_index, const Bm25& bm25,
                                             ScoringCounters* counters) {
   DocumentScores result;
   const index::TextSegmentReader& reader = *source.reader;
   if (node.min_match > node.terms.size() || node.terms.empty()) return result;
+  if (node.min_match == node.terms.size() && node.terms.size() > 1) {
+    return EvaluateConjunction(node, source, source_index, bm25, counters);
+  }
   const uint32_t documents = reader.document_count();
   std::vector<double> scores(documents, 0.0);
   std::vector<uint32_t> matches(documents, 0);
