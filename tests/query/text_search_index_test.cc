@@ -25,8 +25,8 @@ namespace {
 using testing::ReaderOf;
 using testing::TempDirectory;
 
-constexpr int64_t kRows = 400;
-constexpr uint64_t kRowsPerFile = 40;
+constexpr int64_t kRows = 240;
+constexpr uint64_t kRowsPerFile = 24;
 
 struct Hit {
   int64_t id;
@@ -193,9 +193,9 @@ TEST_F(TextSearchIndexTest, ScoresDoNotDependOnSegmentsOrTheTail) {
   auto variants = Variants();
   ExpectSameAnswers(variants);
   // Deletions after indexing: segments keep the deleted rows, the statistics leave them out;
-  // ids 40..79 are a whole fragment, which leaves the version while segments still cover it.
+  // ids 24..47 are a whole fragment, which leaves the version while segments still cover it.
   for (auto& variant : variants) {
-    variant = variant->Delete("id % 7 = 3 OR (id >= 40 AND id < 80)").ValueOrDie();
+    variant = variant->Delete("id % 7 = 3 OR (id >= 24 AND id < 48)").ValueOrDie();
   }
   ExpectSameAnswers(variants);
 }

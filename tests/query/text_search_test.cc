@@ -223,7 +223,7 @@ TEST_F(TextSearchTest, BlockMaxWandEqualsTheExhaustivePath) {
   ASSERT_OK_AND_ASSIGN(data, data->Delete("id % 9 = 0"));
   std::mt19937 random(5);
   const auto& words = testing::TextCorpusWords();
-  for (int round = 0; round < 20; ++round) {
+  for (int round = 0; round < 8; ++round) {
     std::string text;
     for (int t = std::uniform_int_distribution<int>(1, 5)(random); t > 0; --t) {
       text += " " + words[std::uniform_int_distribution<size_t>(0, words.size() - 1)(random)];
