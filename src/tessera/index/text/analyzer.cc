@@ -1,74 +1,102 @@
-// PLACEHOLDER (replaced by the analyzer work): ASCII-only simple tokenizer with lower case, so
-// that the inverted index and the query layer can be built against analyzer.h meanwhile.
+// The analysis pipeline of analyzer.h: a tokenizer (tokenizers.h), the length limit, the
+// character filters (term_normalizer.h), stop words (stop_words.h) and the stemmer
+// (stemmer.h), with every buffer owned by the Analyzer and reused from token to token.
 #include "tessera/index/text/analyzer.h"
 
-#include <cctype>
+#include <string>
+#include <unordered_set>
+
+#include "tessera/index/text/analyzer_options.h"
+#include "tessera/index/text/stemmer.h"
+#include "tessera/index/text/stop_words.h"
+#include "tessera/index/text/term_normalizer.h"
+#include "tessera/index/text/tokenizers.h"
+#include "tessera/status.h"
 
 namespace tessera::index::text {
+
 namespace {
 
-class PlaceholderAnalyzer final : public Analyzer {
+// Looks string_views up without building a std::string per token.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+using StopWordSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+class PipelineAnalyzer final : public Analyzer {
  public:
-  explicit PlaceholderAnalyzer(AnalyzerOptions options) : Analyzer(std::move(options)) {}
+  PipelineAnalyzer(AnalyzerOptions options, std::unique_ptr<Tokenizer> tokenizer,
+                   std::unique_ptr<Stemmer> stemmer)
+      : Analyzer(std::move(options)),
+        tokenizer_(std::move(tokenizer)),
+        normalizer_(options_.lower_case, options_.ascii_folding),
+        stemmer_(std::move(stemmer)) {}
+
+  // The list's words spelled as the pipeline spells terms, so "für" is still a German stop
+  // word when ascii_folding turns the text's "für" into "fur".
+  void SetStopWords(const std::vector<std::string_view>& words) {
+    for (std::string_view word : words) {
+      stop_words_.emplace(normalizer_.Normalize(word, &term_));
+    }
+  }
 
   uint32_t Analyze(std::string_view text, uint32_t first_position,
                    const std::function<void(const Token&)>& emit) override {
-    uint32_t position = first_position;
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && !std::isalnum(static_cast<unsigned char>(text[i]))) ++i;
-      size_t begin = i;
-      while (i < text.size() && std::isalnum(static_cast<unsigned char>(text[i]))) ++i;
-      if (begin == i) break;
-      if (static_cast<int>(i - begin) <= options_.max_token_length) {
-        term_ = NormalizeWord(text.substr(begin, i - begin));
-        emit(Token{term_, position, static_cast<uint32_t>(begin), static_cast<uint32_t>(i)});
-      }
-      ++position;
-    }
-    return position;
+    const size_t max_length = static_cast<size_t>(options_.max_token_length);
+    const uint32_t count =
+        tokenizer_->Tokenize(text, [&](size_t begin, size_t end, uint32_t ordinal) {
+          if (end - begin > max_length) return;
+          std::string_view term = normalizer_.Normalize(text.substr(begin, end - begin), &term_);
+          if (!stop_words_.empty() && stop_words_.find(term) != stop_words_.end()) return;
+          if (stemmer_ != nullptr) term = stemmer_->Stem(term);
+          // A token of combining marks alone folds to nothing: no term to index.
+          if (term.empty()) return;
+          emit(Token{term, first_position + ordinal, static_cast<uint32_t>(begin),
+                     static_cast<uint32_t>(end)});
+        });
+    return first_position + count;
   }
 
   std::string NormalizeWord(std::string_view word) override {
-    std::string out(word);
-    if (options_.lower_case) {
-      for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
+    return std::string(normalizer_.Normalize(word, &term_));
   }
 
  private:
-  std::string term_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  TermNormalizer normalizer_;
+  std::unique_ptr<Stemmer> stemmer_;  // null without stemming
+  StopWordSet stop_words_;            // empty without stop-word removal
+  std::string term_;                  // the current term, when normalizing rewrote it
 };
 
 }  // namespace
 
-const std::vector<std::string_view>& AnalyzerParamKeys() {
-  static const std::vector<std::string_view> keys = {
-      "tokenizer", "ngram_min", "ngram_max",         "lower_case",      "ascii_folding",
-      "stem",      "language",  "remove_stop_words", "max_token_length"};
-  return keys;
-}
-
-arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::string_view family) {
-  AnalyzerOptions options;
-  ARROW_ASSIGN_OR_RAISE(options.max_token_length,
-                        IntegerParam(params, family, "max_token_length", 40, 1, 65535));
-  options.stem = false;
-  options.remove_stop_words = false;
-  options.ascii_folding = false;
-  return options;
-}
-
-Params AnalyzerParams(const AnalyzerOptions& options) {
-  return Params{{"max_token_length", std::to_string(options.max_token_length)}};
-}
-
-std::vector<std::string> StemmerLanguages() { return {}; }
-std::vector<std::string> StopWordLanguages() { return {}; }
-
 arrow::Result<std::unique_ptr<Analyzer>> Analyzer::Make(const AnalyzerOptions& options) {
-  return std::make_unique<PlaceholderAnalyzer>(options);
+  if (options.max_token_length < 1 || options.max_token_length > 65535) {
+    return InvalidArgument("max_token_length must be in [1, 65535], got ",
+                           options.max_token_length);
+  }
+  ARROW_ASSIGN_OR_RAISE(std::unique_ptr<Tokenizer> tokenizer, Tokenizer::Make(options));
+  // Stop words and stems are of words: raw values and n-grams keep their spelling.
+  const bool words = ProducesWords(options.tokenizer);
+  std::unique_ptr<Stemmer> stemmer;
+  if (options.stem && words) {
+    ARROW_ASSIGN_OR_RAISE(stemmer, Stemmer::Make(options.language));
+  }
+  std::vector<std::string_view> stop_words;
+  if (options.remove_stop_words && words) {
+    if (!HasStopWordList(options.language)) {
+      return InvalidArgument("no stop-word list for language '", options.language,
+                             "'; set remove_stop_words=false or use one of the languages with a "
+                             "list");
+    }
+    stop_words = StopWordList(options.language);
+  }
+  auto analyzer =
+      std::make_unique<PipelineAnalyzer>(options, std::move(tokenizer), std::move(stemmer));
+  analyzer->SetStopWords(stop_words);
+  return analyzer;
 }
 
 }  // namespace tessera::index::text

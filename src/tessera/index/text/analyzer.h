@@ -53,6 +53,8 @@ struct AnalyzerOptions {
   std::string language = "english";  // of the stemmer and the stop-word list
   bool remove_stop_words = true;
   int max_token_length = 40;  // bytes; longer tokens are dropped; 1..65535
+
+  bool operator==(const AnalyzerOptions&) const = default;
 };
 
 // The parameter keys the analyzer owns (tokenizer, ngram_min, ngram_max, lower_case,

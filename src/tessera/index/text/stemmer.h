@@ -1,0 +1,37 @@
+// Stemmer: one Snowball stemmer (libstemmer's sb_stemmer) for one language, owned (RAII). An
+// sb_stemmer keeps its working buffer inside, so a Stemmer is not thread-safe: each Analyzer
+// owns its own.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sb_stemmer;
+
+namespace tessera::index::text {
+
+class Stemmer {
+ public:
+  // InvalidArgument listing the stemmer languages when `language` (lower case) has none.
+  static arrow::Result<std::unique_ptr<Stemmer>> Make(std::string_view language);
+  ~Stemmer();
+  Stemmer(const Stemmer&) = delete;
+  Stemmer& operator=(const Stemmer&) = delete;
+
+  // The stem of `word` (UTF-8, lower case as the stemmers expect). The view is valid until the
+  // next call. A word the stemmer cannot take (out of memory, too long for an int) stays as is.
+  std::string_view Stem(std::string_view word);
+
+ private:
+  explicit Stemmer(sb_stemmer* stemmer) : stemmer_(stemmer) {}
+  sb_stemmer* stemmer_;
+};
+
+// Whether `language` (lower case) has a Snowball stemmer.
+bool HasStemmer(std::string_view language);
+
+}  // namespace tessera::index::text
