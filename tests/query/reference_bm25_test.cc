@@ -33,9 +33,9 @@ class ReferenceBm25Test : public ::testing::Test {
     std::shared_ptr<arrow::Array> array;
     ASSERT_OK(texts.Finish(&array));
     auto schema = arrow::schema({arrow::field("text", arrow::utf8())});
-    ASSERT_OK_AND_ASSIGN(auto dataset,
-                         dataset::Dataset::Create(directory_.Child("data"),
-                                                  ReaderOf(arrow::RecordBatch::Make(schema, 3, {array}))));
+    ASSERT_OK_AND_ASSIGN(auto dataset, dataset::Dataset::Create(
+                                           directory_.Child("data"),
+                                           ReaderOf(arrow::RecordBatch::Make(schema, 3, {array}))));
     ASSERT_OK_AND_ASSIGN(reference_, ReferenceBm25::Make(*dataset, {"text"}, PlainParams()));
     ASSERT_EQ(reference_->document_count(), 3u);
   }

@@ -86,8 +86,8 @@ class QueryGenerator {
  public:
   QueryGenerator(const std::vector<Synset>& corpus, uint64_t seed)
       : corpus_(corpus), random_(seed) {
-    analyzer_ = *index::text::Analyzer::Make(
-        *index::text::ParseAnalyzerOptions(GlossParams(), "INVERTED"));
+    analyzer_ =
+        *index::text::Analyzer::Make(*index::text::ParseAnalyzerOptions(GlossParams(), "INVERTED"));
   }
 
   std::vector<TextSearchOptions> Make(TextQueryType type, int count) {
@@ -145,9 +145,8 @@ class QueryGenerator {
   }
   size_t DistinctTerms(const std::string& text) {
     std::set<std::string> terms;
-    analyzer_->Analyze(text, 0, [&](const index::text::Token& token) {
-      terms.emplace(token.term);
-    });
+    analyzer_->Analyze(text, 0,
+                       [&](const index::text::Token& token) { terms.emplace(token.term); });
     return terms.size();
   }
 
@@ -320,8 +319,8 @@ arrow::Result<std::vector<Row>> Rows(const arrow::Table& table) {
 std::string Show(const std::vector<Row>& rows) {
   std::ostringstream out;
   for (const auto& row : rows) {
-    out << " (id " << row.id << " @" << std::hex << row.row_address << std::dec << " "
-        << row.score << ")";
+    out << " (id " << row.id << " @" << std::hex << row.row_address << std::dec << " " << row.score
+        << ")";
   }
   return out.str();
 }
@@ -399,14 +398,14 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
     auto path = [&](const std::string& name) { return state.directory.Child(name); };
 
     // One segment.
-    ARROW_ASSIGN_OR_RAISE(auto one, testing::CreateWordNetDataset(path("one"), state.corpus,
-                                                                  kFragments));
+    ARROW_ASSIGN_OR_RAISE(auto one,
+                          testing::CreateWordNetDataset(path("one"), state.corpus, kFragments));
     ARROW_RETURN_NOT_OK(Index(&one));
     state.layouts["one segment"] = one;
 
     // N segments from random fragment splits.
-    ARROW_ASSIGN_OR_RAISE(auto split, testing::CreateWordNetDataset(path("split"), state.corpus,
-                                                                    kFragments));
+    ARROW_ASSIGN_OR_RAISE(auto split,
+                          testing::CreateWordNetDataset(path("split"), state.corpus, kFragments));
     ARROW_RETURN_NOT_OK(IndexInRandomSegments(&split, random));
     state.layouts["N segments"] = split;
 
@@ -438,8 +437,8 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
 
     // Deletes: every fifth synset and a random range.
     const int64_t first = static_cast<int64_t>(random() % state.corpus.size());
-    const std::string deleted = "id % 5 = 2 OR (id >= " + std::to_string(first) +
-                                " AND id < " + std::to_string(first + 700) + ")";
+    const std::string deleted = "id % 5 = 2 OR (id >= " + std::to_string(first) + " AND id < " +
+                                std::to_string(first + 700) + ")";
     ARROW_ASSIGN_OR_RAISE(auto one_deleted, one->Delete(deleted));
     ARROW_ASSIGN_OR_RAISE(auto split_deleted, split->Delete(deleted));
     ARROW_ASSIGN_OR_RAISE(auto tail_deleted, tailed->Delete(deleted));
@@ -469,8 +468,8 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
     exhaustive.exhaustive = true;
     ASSERT_OK_AND_ASSIGN(auto exhaustive_table, TextSearch(dataset, exhaustive));
     ASSERT_OK_AND_ASSIGN(auto exhaustive_rows, Rows(*exhaustive_table));
-    ASSERT_EQ(*rows, exhaustive_rows) << "WAND:" << Show(*rows) << "\nexhaustive:"
-                                      << Show(exhaustive_rows);
+    ASSERT_EQ(*rows, exhaustive_rows)
+        << "WAND:" << Show(*rows) << "\nexhaustive:" << Show(exhaustive_rows);
   }
 
   // The top k equals the reference's: same length, each score within the tolerance of the
@@ -480,13 +479,14 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
                               const TextSearchOptions& options) {
     ASSERT_OK_AND_ASSIGN(auto hits, reference.Search(options));
     const size_t expected = std::min<size_t>(hits.size(), static_cast<size_t>(options.k));
-    ASSERT_EQ(rows.size(), expected) << "tessera:" << Show(rows) << "\nreference:"
-                                     << Show(hits, expected);
+    ASSERT_EQ(rows.size(), expected)
+        << "tessera:" << Show(rows) << "\nreference:" << Show(hits, expected);
     std::map<uint64_t, double> reference_scores;
     for (const auto& hit : hits) reference_scores[hit.row_address] = hit.score;
     for (size_t i = 0; i < rows.size(); ++i) {
       const double want = hits[i].score;
-      ASSERT_LE(std::abs(rows[i].score - want), kRelativeTolerance * std::max(1e-12, std::abs(want)))
+      ASSERT_LE(std::abs(rows[i].score - want),
+                kRelativeTolerance * std::max(1e-12, std::abs(want)))
           << "rank " << i << "\ntessera:" << Show(rows) << "\nreference:" << Show(hits, expected);
       if (rows[i].row_address == hits[i].row_address) continue;
       const auto found = reference_scores.find(rows[i].row_address);
@@ -579,8 +579,7 @@ TEST_P(TextOracle, EveryLayoutScoresBitwiseTheSame) {
 }
 
 TEST_P(TextOracle, EveryLayoutAfterDeletesScoresBitwiseTheSame) {
-  CheckLayoutsAgree("one segment, deletes", {"N segments, deletes", "unindexed tail, deletes"},
-                    40);
+  CheckLayoutsAgree("one segment, deletes", {"N segments, deletes", "unindexed tail, deletes"}, 40);
 }
 
 TEST(WordNetCorpus, TheCorpusFailsNamingThePackageWhenMissing) {
@@ -598,15 +597,17 @@ TEST(WordNetCorpus, TheCorpusFailsNamingThePackageWhenMissing) {
   }
 }
 
+std::string QueryTypeTestName(const ::testing::TestParamInfo<TextQueryType>& info) {
+  static const char* const names[] = {"Match",      "Phrase", "Boolean",
+                                      "MultiMatch", "Prefix", "Fuzzy"};
+  return names[static_cast<int>(info.param)];
+}
+
 INSTANTIATE_TEST_SUITE_P(QueryTypes, TextOracle,
                          ::testing::Values(TextQueryType::kMatch, TextQueryType::kPhrase,
                                            TextQueryType::kBoolean, TextQueryType::kMultiMatch,
                                            TextQueryType::kPrefix, TextQueryType::kFuzzy),
-                         [](const ::testing::TestParamInfo<TextQueryType>& info) {
-                           std::string name(TextQueryTypeName(info.param));
-                           name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
-                           return name;
-                         });
+                         QueryTypeTestName);
 
 }  // namespace
 }  // namespace tessera::query

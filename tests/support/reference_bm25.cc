@@ -104,8 +104,8 @@ double ReferenceBm25::Idf(const Column& column, const std::string& term) const {
 }
 
 // tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)), without the IDF.
-double ReferenceBm25::TermScore(const Column& column, const std::string& /*term*/,
-                                double frequency, uint32_t document, double k1, double b) const {
+double ReferenceBm25::TermScore(const Column& column, const std::string& /*term*/, double frequency,
+                                uint32_t document, double k1, double b) const {
   const double average =
       static_cast<double>(column.total_length) / static_cast<double>(column.lengths.size());
   const double length = column.lengths[document];
@@ -114,14 +114,13 @@ double ReferenceBm25::TermScore(const Column& column, const std::string& /*term*
 }
 
 ReferenceBm25::Scores ReferenceBm25::Match(const Column& column,
-                                           const std::vector<std::string>& terms,
-                                           bool operator_and, int minimum_should_match, double k1,
-                                           double b) const {
+                                           const std::vector<std::string>& terms, bool operator_and,
+                                           int minimum_should_match, double k1, double b) const {
   Scores scores;
   const std::set<std::string> distinct(terms.begin(), terms.end());
   if (distinct.empty()) return scores;
-  const size_t needed = operator_and ? distinct.size()
-                                     : static_cast<size_t>(std::max(1, minimum_should_match));
+  const size_t needed =
+      operator_and ? distinct.size() : static_cast<size_t>(std::max(1, minimum_should_match));
   std::map<uint32_t, size_t> held;  // document → distinct query terms it holds
   for (const auto& term : distinct) {
     const auto found = column.postings.find(term);
@@ -136,8 +135,9 @@ ReferenceBm25::Scores ReferenceBm25::Match(const Column& column,
       if (found == column.postings.end()) continue;
       const auto posting = found->second.find(document);
       if (posting == found->second.end()) continue;
-      score += Idf(column, term) *
-               TermScore(column, term, static_cast<double>(posting->second.size()), document, k1, b);
+      score +=
+          Idf(column, term) *
+          TermScore(column, term, static_cast<double>(posting->second.size()), document, k1, b);
     }
     scores[document] = score;
   }
@@ -192,16 +192,14 @@ ReferenceBm25::Scores ReferenceBm25::Phrase(
       if (search(1)) ++frequency;
     }
     if (frequency > 0) {
-      scores[document] =
-          idf * TermScore(column, terms[0].first, frequency, document, k1, b);
+      scores[document] = idf * TermScore(column, terms[0].first, frequency, document, k1, b);
     }
   }
   return scores;
 }
 
 // The most frequent terms starting with `prefix` (ties in term order).
-std::vector<std::string> ReferenceBm25::PrefixTerms(const Column& column,
-                                                    const std::string& prefix,
+std::vector<std::string> ReferenceBm25::PrefixTerms(const Column& column, const std::string& prefix,
                                                     int max_expansions) const {
   std::vector<std::pair<uint32_t, std::string>> candidates;
   for (const auto& [term, documents] : column.postings) {
@@ -250,8 +248,8 @@ struct ReferenceBm25::BooleanNode {
   enum class Occur { kShould, kMust, kMustNot };
   Kind kind = Kind::kGroup;
   Occur occur = Occur::kShould;
-  std::string text;  // word, phrase text, prefix or fuzzy word
-  int number = 0;    // phrase slop, fuzziness
+  std::string text;                  // word, phrase text, prefix or fuzzy word
+  int number = 0;                    // phrase slop, fuzziness
   std::vector<BooleanNode> clauses;  // kGroup
 };
 
@@ -305,8 +303,8 @@ struct ReferenceBm25::Context {
         ++at;  // ')'
       } else {
         size_t end = at;
-        while (end < text.size() && !IsBlank(text[end]) && text[end] != '(' &&
-               text[end] != ')' && text[end] != '"') {
+        while (end < text.size() && !IsBlank(text[end]) && text[end] != '(' && text[end] != ')' &&
+               text[end] != '"') {
           ++end;
         }
         std::string word = text.substr(at, end - at);
@@ -335,12 +333,11 @@ ReferenceBm25::Scores ReferenceBm25::Evaluate(const Column& column, const Boolea
     case BooleanNode::Kind::kPhrase:
       return Phrase(column, AnalyzeTokens(node.text), node.number, k1, b);
     case BooleanNode::Kind::kPrefix:
-      return Match(column, PrefixTerms(column, Normalize(node.text), max_expansions), false, 1,
-                   k1, b);
+      return Match(column, PrefixTerms(column, Normalize(node.text), max_expansions), false, 1, k1,
+                   b);
     case BooleanNode::Kind::kFuzzy:
-      return Match(column,
-                   FuzzyTerms(column, Normalize(node.text), node.number, max_expansions), false,
-                   1, k1, b);
+      return Match(column, FuzzyTerms(column, Normalize(node.text), node.number, max_expansions),
+                   false, 1, k1, b);
     case BooleanNode::Kind::kGroup:
       break;
   }
@@ -426,15 +423,14 @@ arrow::Result<std::vector<ReferenceHit>> ReferenceBm25::Search(
         scores = Phrase(first, AnalyzeTokens(options.text), options.slop, k1, b);
         break;
       case query::TextQueryType::kBoolean: {
-        ARROW_ASSIGN_OR_RAISE(scores,
-                              Boolean(first, options.text, k1, b, options.max_expansions));
+        ARROW_ASSIGN_OR_RAISE(scores, Boolean(first, options.text, k1, b, options.max_expansions));
         break;
       }
       case query::TextQueryType::kMultiMatch:
         for (const auto& [column, boost] : columns) {
-          const Scores column_scores = Match(*column, AnalyzeTerms(options.text),
-                                             options.operator_and, options.minimum_should_match,
-                                             k1, b);
+          const Scores column_scores =
+              Match(*column, AnalyzeTerms(options.text), options.operator_and,
+                    options.minimum_should_match, k1, b);
           for (const auto& [document, score] : column_scores) {
             const auto [at, inserted] = scores.emplace(document, score * boost);
             if (!inserted) at->second = std::max(at->second, score * boost);
@@ -446,10 +442,10 @@ arrow::Result<std::vector<ReferenceHit>> ReferenceBm25::Search(
                        false, 1, k1, b);
         break;
       case query::TextQueryType::kFuzzy:
-        scores = Match(first,
-                       FuzzyTerms(first, Normalize(options.text), options.fuzziness,
-                                  options.max_expansions),
-                       false, 1, k1, b);
+        scores = Match(
+            first,
+            FuzzyTerms(first, Normalize(options.text), options.fuzziness, options.max_expansions),
+            false, 1, k1, b);
         break;
     }
   }

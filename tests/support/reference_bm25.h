@@ -73,10 +73,10 @@ class ReferenceBm25 {
                 int slop, double k1, double b) const;
   std::vector<std::string> PrefixTerms(const Column& column, const std::string& prefix,
                                        int max_expansions) const;
-  std::vector<std::string> FuzzyTerms(const Column& column, const std::string& word,
-                                      int fuzziness, int max_expansions) const;
-  arrow::Result<Scores> Boolean(const Column& column, const std::string& text, double k1,
-                                double b, int max_expansions) const;
+  std::vector<std::string> FuzzyTerms(const Column& column, const std::string& word, int fuzziness,
+                                      int max_expansions) const;
+  arrow::Result<Scores> Boolean(const Column& column, const std::string& text, double k1, double b,
+                                int max_expansions) const;
   Scores Evaluate(const Column& column, const BooleanNode& node, double k1, double b,
                   int max_expansions) const;
 

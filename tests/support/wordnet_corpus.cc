@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 
 #include "support/indexed_dataset.h"
 #include "tessera/status.h"
@@ -62,9 +62,8 @@ arrow::Result<std::vector<Synset>> ReadWordNet(const std::string& directory) {
     const std::string path = directory + "/data." + part;
     std::ifstream file(path);
     if (!file) {
-      return NotFound("WordNet data file ", path,
-                      " is missing: install the Debian package ", kWordNetPackage,
-                      " (scripts/bootstrap.sh does)");
+      return NotFound("WordNet data file ", path, " is missing: install the Debian package ",
+                      kWordNetPackage, " (scripts/bootstrap.sh does)");
     }
     std::string line;
     int64_t number = 0;
