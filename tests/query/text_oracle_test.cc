@@ -355,6 +355,9 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
     std::unique_ptr<ReferenceBm25> reference;          // of "one segment" (all rows live)
     std::unique_ptr<ReferenceBm25> deleted_reference;  // of "one segment, deletes"
     std::map<TextQueryType, std::vector<TextSearchOptions>> queries;
+    std::map<std::pair<const ReferenceBm25*, const TextSearchOptions*>,
+             std::vector<std::vector<ReferenceHit>>>
+        answers;
   };
 
   static arrow::Status Index(std::shared_ptr<dataset::Dataset>* dataset) {
@@ -477,7 +480,13 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
   // same within 1e-9 (a tie whose order the last bits of a sum decide).
   static void ExpectReference(const std::vector<Row>& rows, const ReferenceBm25& reference,
                               const TextSearchOptions& options) {
-    ASSERT_OK_AND_ASSIGN(auto hits, reference.Search(options));
+    // The reference's answers, computed once per (reference, query) for all layouts.
+    auto& cached = state_->answers[{&reference, &options}];
+    if (cached.empty()) {
+      ASSERT_OK_AND_ASSIGN(auto answer, reference.Search(options));
+      cached.push_back(std::move(answer));
+    }
+    const std::vector<ReferenceHit>& hits = cached[0];
     const size_t expected = std::min<size_t>(hits.size(), static_cast<size_t>(options.k));
     ASSERT_EQ(rows.size(), expected)
         << "tessera:" << Show(rows) << "\nreference:" << Show(hits, expected);

@@ -61,19 +61,23 @@ std::map<std::string, uint32_t> ReferenceBm25::Dictionary(const std::string& nam
 }
 
 int ReferenceBm25::EditDistance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<int>(i);
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<int>(j);
+  // d(i, j): the distance between the first i bytes of a and the first j bytes of b.
+  const size_t columns = b.size() + 1;
+  thread_local std::vector<int> table;
+  table.assign((a.size() + 1) * columns, 0);
+  auto d = [&](size_t i, size_t j) -> int& { return table[i * columns + j]; };
+  for (size_t i = 0; i <= a.size(); ++i) d(i, 0) = static_cast<int>(i);
+  for (size_t j = 0; j <= b.size(); ++j) d(0, j) = static_cast<int>(j);
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      d(i, j) = std::min({d(i - 1, j) + 1, d(i, j - 1) + 1, d(i - 1, j - 1) + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        d(i, j) = std::min(d(i, j), d(i - 2, j - 2) + 1);
       }
     }
   }
-  return d[a.size()][b.size()];
+  return d(a.size(), b.size());
 }
 
 std::vector<std::string> ReferenceBm25::AnalyzeTerms(const std::string& text) const {
@@ -202,10 +206,9 @@ ReferenceBm25::Scores ReferenceBm25::Phrase(
 std::vector<std::string> ReferenceBm25::PrefixTerms(const Column& column, const std::string& prefix,
                                                     int max_expansions) const {
   std::vector<std::pair<uint32_t, std::string>> candidates;
-  for (const auto& [term, documents] : column.postings) {
-    if (term.starts_with(prefix)) {
-      candidates.emplace_back(static_cast<uint32_t>(documents.size()), term);
-    }
+  for (auto at = column.postings.lower_bound(prefix);
+       at != column.postings.end() && at->first.starts_with(prefix); ++at) {
+    candidates.emplace_back(static_cast<uint32_t>(at->second.size()), at->first);
   }
   std::sort(candidates.begin(), candidates.end(), [](const auto& x, const auto& y) {
     return x.first != y.first ? x.first > y.first : x.second < y.second;
@@ -223,6 +226,10 @@ std::vector<std::string> ReferenceBm25::FuzzyTerms(const Column& column, const s
                                                    int fuzziness, int max_expansions) const {
   std::vector<std::tuple<int, uint32_t, std::string>> candidates;
   for (const auto& [term, documents] : column.postings) {
+    // Each edit changes the length by one at most: a shortcut, not a different rule.
+    const int length_difference =
+        std::abs(static_cast<int>(term.size()) - static_cast<int>(word.size()));
+    if (length_difference > fuzziness) continue;
     const int distance = EditDistance(word, term);
     if (distance <= fuzziness) {
       candidates.emplace_back(distance, static_cast<uint32_t>(documents.size()), term);
@@ -356,8 +363,20 @@ ReferenceBm25::Scores ReferenceBm25::Evaluate(const Column& column, const Boolea
         break;
     }
   }
+  // The candidates: a must clause's documents (the smallest list), or any should clause's.
+  std::set<uint32_t> candidates;
+  if (!must.empty()) {
+    const auto smallest =
+        std::min_element(must.begin(), must.end(),
+                         [](const Scores& x, const Scores& y) { return x.size() < y.size(); });
+    for (const auto& [document, score] : *smallest) candidates.insert(document);
+  } else {
+    for (const auto& scores : should) {
+      for (const auto& [document, score] : scores) candidates.insert(document);
+    }
+  }
   Scores result;
-  for (uint32_t document = 0; document < column.lengths.size(); ++document) {
+  for (uint32_t document : candidates) {
     bool matches = true;
     double score = 0;
     for (const auto& scores : must) {
