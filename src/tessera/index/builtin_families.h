@@ -23,5 +23,8 @@ std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfPqFamily();    // vector/ivf_family.cc
 }  // namespace vector
+namespace text {
+std::unique_ptr<IndexFamily> MakeInvertedFamily();  // text/inverted_family.cc
+}  // namespace text
 
 }  // namespace tessera::index

@@ -36,6 +36,9 @@
 namespace tessera::index {
 
 inline constexpr uint32_t kPostingBlockSize = 128;
+// The positions between the last token of one element of a list value and the first token of
+// the next: elements continue one position sequence, and a phrase never spans two of them.
+inline constexpr uint32_t kListElementPositionGap = 100;
 
 // A term of a segment's dictionary: what a cursor needs to open its postings.
 struct TermPostings {

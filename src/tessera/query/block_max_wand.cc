@@ -1,0 +1,122 @@
+#include "tessera/query/block_max_wand.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace tessera::query {
+
+namespace {
+
+using index::PostingCursor;
+
+struct Lane {
+  std::unique_ptr<PostingCursor> cursor;
+  double weight = 0;
+  double bound = 0;  // over every posting
+  size_t order = 0;  // the term's position in the query
+  uint32_t doc = PostingCursor::kEnd;
+};
+
+void SortByDocument(std::vector<Lane*>& lanes) {
+  // Nearly sorted after each step: insertion sort.
+  for (size_t i = 1; i < lanes.size(); ++i) {
+    Lane* lane = lanes[i];
+    size_t j = i;
+    while (j > 0 && lanes[j - 1]->doc > lane->doc) {
+      lanes[j] = lanes[j - 1];
+      --j;
+    }
+    lanes[j] = lane;
+  }
+}
+
+}  // namespace
+
+arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>& terms,
+                           const Bm25& bm25, TextTopK& top, ScoringCounters* counters) {
+  const index::TextSegmentReader& reader = *source.reader;
+  std::vector<Lane> lanes(terms.size());
+  std::vector<Lane*> sorted;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(lanes[i].cursor, reader.OpenPostings(terms[i].postings));
+    lanes[i].weight = terms[i].weight;
+    lanes[i].bound = bm25.TermBound(terms[i].weight);
+    lanes[i].order = i;
+    lanes[i].doc = lanes[i].cursor->doc();
+    if (counters != nullptr) counters->postings += terms[i].postings.document_frequency;
+    sorted.push_back(&lanes[i]);
+  }
+  std::vector<double> contributions(terms.size());
+  std::vector<size_t> matched;
+  matched.reserve(terms.size());
+  const size_t count = sorted.size();
+  for (;;) {
+    SortByDocument(sorted);
+    const double threshold = top.threshold();
+    double reach = 0;
+    size_t pivot = count;
+    for (size_t i = 0; i < count && sorted[i]->doc != PostingCursor::kEnd; ++i) {
+      reach += sorted[i]->bound;
+      if (reach >= threshold) {
+        pivot = i;
+        break;
+      }
+    }
+    if (pivot == count) break;
+    const uint32_t doc = sorted[pivot]->doc;
+    size_t last = pivot;
+    while (last + 1 < count && sorted[last + 1]->doc == doc) ++last;
+
+    double block_reach = 0;
+    uint32_t next = PostingCursor::kEnd;
+    for (size_t i = 0; i <= last; ++i) {
+      PostingCursor& cursor = *sorted[i]->cursor;
+      ARROW_RETURN_NOT_OK(cursor.ShallowAdvance(doc));
+      const uint32_t block_last = cursor.block_last_doc();
+      if (block_last == PostingCursor::kEnd) continue;  // no document >= doc in this list
+      block_reach += bm25.UpperBound(sorted[i]->weight, cursor.block_max_term_frequency(),
+                                     cursor.block_min_document_length());
+      next = std::min(next, block_last + 1);
+    }
+    if (block_reach < threshold) {
+      // No document in [doc, next) can enter: the lists after `last` start at or after their
+      // doc, and those up to `last` hold nothing above their block bounds before `next`.
+      if (last + 1 < count) next = std::min(next, sorted[last + 1]->doc);
+      for (size_t i = 0; i <= last; ++i) {
+        ARROW_RETURN_NOT_OK(sorted[i]->cursor->Advance(next));
+        sorted[i]->doc = sorted[i]->cursor->doc();
+      }
+      continue;
+    }
+    if (sorted[0]->doc == doc) {
+      if (source.Accepted(doc)) {
+        const uint32_t length = reader.document_length(doc);
+        matched.clear();
+        for (size_t i = 0; i <= last; ++i) {
+          const Lane& lane = *sorted[i];
+          contributions[lane.order] =
+              bm25.TermScore(lane.weight, lane.cursor->term_frequency(), length);
+          matched.push_back(lane.order);
+        }
+        std::sort(matched.begin(), matched.end());
+        double score = 0;
+        for (size_t order : matched) score += contributions[order];
+        if (counters != nullptr) counters->scored += matched.size();
+        top.Push(score, reader.row_address(doc));
+      }
+      for (size_t i = 0; i <= last; ++i) {
+        ARROW_RETURN_NOT_OK(sorted[i]->cursor->Next());
+        sorted[i]->doc = sorted[i]->cursor->doc();
+      }
+      continue;
+    }
+    for (size_t i = 0; i < pivot; ++i) {
+      if (sorted[i]->doc >= doc) break;
+      ARROW_RETURN_NOT_OK(sorted[i]->cursor->Advance(doc));
+      sorted[i]->doc = sorted[i]->cursor->doc();
+    }
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace tessera::query

@@ -1,0 +1,184 @@
+#include "tessera/query/text_query_eval.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "tessera/status.h"
+
+namespace tessera::query {
+
+namespace {
+
+using index::PostingCursor;
+
+int64_t Distance(int64_t left, int64_t right) { return left > right ? left - right : right - left; }
+
+// The distance from `target` to the nearest of `positions` (ascending, not empty).
+uint32_t NearestDistance(const std::vector<uint32_t>& positions, int64_t target) {
+  auto it = std::lower_bound(positions.begin(), positions.end(),
+                             static_cast<uint32_t>(std::max<int64_t>(target, 0)));
+  int64_t best = INT64_MAX;
+  if (it != positions.end()) best = Distance(static_cast<int64_t>(*it), target);
+  if (it != positions.begin()) {
+    best = std::min(best, Distance(static_cast<int64_t>(*(it - 1)), target));
+  }
+  return best > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(best);
+}
+
+arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSource& source,
+                                            size_t source_index, const Bm25& bm25,
+                                            ScoringCounters* counters) {
+  DocumentScores result;
+  const index::TextSegmentReader& reader = *source.reader;
+  if (node.min_match > node.terms.size() || node.terms.empty()) return result;
+  const uint32_t documents = reader.document_count();
+  std::vector<double> scores(documents, 0.0);
+  std::vector<uint32_t> matches(documents, 0);
+  for (const PlanTerm& term : node.terms) {
+    const auto& postings = term.postings[source_index];
+    if (!postings) continue;
+    ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
+    for (uint32_t doc = cursor->doc(); doc != PostingCursor::kEnd; doc = cursor->doc()) {
+      scores[doc] +=
+          bm25.TermScore(term.weight, cursor->term_frequency(), reader.document_length(doc));
+      ++matches[doc];
+      ARROW_RETURN_NOT_OK(cursor->Next());
+    }
+    if (counters != nullptr) {
+      counters->postings += postings->document_frequency;
+      counters->scored += postings->document_frequency;
+    }
+  }
+  for (uint32_t doc = 0; doc < documents; ++doc) {
+    if (matches[doc] >= node.min_match) {
+      result.docs.push_back(doc);
+      result.scores.push_back(scores[doc]);
+    }
+  }
+  return result;
+}
+
+arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSource& source,
+                                             size_t source_index, const Bm25& bm25,
+                                             ScoringCounters* counters) {
+  DocumentScores result;
+  const index::TextSegmentReader& reader = *source.reader;
+  if (!reader.has_positions()) {
+    return InvalidArgument("a phrase query needs positions, but segment ", source.segment_uuid,
+                           " of index '", source.index_name,
+                           "' was built without them; rebuild the index with the parameter "
+                           "with_position=true");
+  }
+  std::vector<std::unique_ptr<PostingCursor>> cursors;
+  for (const PlanTerm& term : node.terms) {
+    const auto& postings = term.postings[source_index];
+    if (!postings) return result;
+    ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
+    if (counters != nullptr) counters->postings += postings->document_frequency;
+    cursors.push_back(std::move(cursor));
+  }
+  std::vector<std::vector<uint32_t>> positions(cursors.size());
+  uint32_t doc = cursors[0]->doc();
+  while (doc != PostingCursor::kEnd) {
+    bool aligned = true;
+    for (auto& cursor : cursors) {
+      ARROW_RETURN_NOT_OK(cursor->Advance(doc));
+      if (cursor->doc() != doc) {
+        doc = cursor->doc();
+        aligned = false;
+        break;
+      }
+    }
+    if (!aligned) continue;
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      ARROW_ASSIGN_OR_RAISE(positions[i], cursors[i]->Positions());
+    }
+    if (counters != nullptr) counters->scored += cursors.size();
+    const uint32_t frequency = PhraseFrequency(positions, node.offsets, node.slop);
+    if (frequency > 0) {
+      result.docs.push_back(doc);
+      result.scores.push_back(
+          bm25.TermScore(node.phrase_weight, frequency, reader.document_length(doc)));
+    }
+    ARROW_RETURN_NOT_OK(cursors[0]->Next());
+    doc = cursors[0]->doc();
+  }
+  return result;
+}
+
+arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSource& source,
+                                              size_t source_index, const Bm25& bm25,
+                                              ScoringCounters* counters) {
+  DocumentScores result;
+  const uint32_t documents = source.reader->document_count();
+  std::vector<double> scores(documents, 0.0);
+  std::vector<uint32_t> musts(documents, 0);
+  std::vector<uint8_t> state(documents, 0);  // 1: a should child matched, 2: a must_not one
+  uint32_t must_children = 0;
+  bool should_children = false;
+  for (const PlanNode& child : node.children) {
+    if (child.occur == Occur::kMust) ++must_children;
+    if (child.occur == Occur::kShould) should_children = true;
+  }
+  if (must_children == 0 && !should_children) return result;
+  for (const PlanNode& child : node.children) {
+    ARROW_ASSIGN_OR_RAISE(auto matched, EvaluatePlan(child, source, source_index, bm25, counters));
+    if (child.occur == Occur::kMust && matched.docs.empty()) return result;
+    for (size_t i = 0; i < matched.docs.size(); ++i) {
+      const uint32_t doc = matched.docs[i];
+      switch (child.occur) {
+        case Occur::kMust:
+          ++musts[doc];
+          scores[doc] += matched.scores[i];
+          break;
+        case Occur::kShould:
+          state[doc] |= 1;
+          scores[doc] += matched.scores[i];
+          break;
+        case Occur::kMustNot:
+          state[doc] |= 2;
+          break;
+      }
+    }
+  }
+  for (uint32_t doc = 0; doc < documents; ++doc) {
+    if ((state[doc] & 2) != 0 || musts[doc] != must_children) continue;
+    if (must_children == 0 && (state[doc] & 1) == 0) continue;
+    result.docs.push_back(doc);
+    result.scores.push_back(scores[doc]);
+  }
+  return result;
+}
+
+}  // namespace
+
+uint32_t PhraseFrequency(const std::vector<std::vector<uint32_t>>& positions,
+                         const std::vector<uint32_t>& offsets, int slop) {
+  uint32_t frequency = 0;
+  for (uint32_t first : positions[0]) {
+    const int64_t start = static_cast<int64_t>(first) - offsets[0];
+    uint64_t moves = 0;
+    for (size_t i = 1; i < positions.size() && moves <= static_cast<uint64_t>(slop); ++i) {
+      moves += NearestDistance(positions[i], start + offsets[i]);
+    }
+    if (moves <= static_cast<uint64_t>(slop)) ++frequency;
+  }
+  return frequency;
+}
+
+arrow::Result<DocumentScores> EvaluatePlan(const PlanNode& node, const TextSource& source,
+                                           size_t source_index, const Bm25& bm25,
+                                           ScoringCounters* counters) {
+  switch (node.kind) {
+    case PlanNode::Kind::kTerms:
+      return EvaluateTerms(node, source, source_index, bm25, counters);
+    case PlanNode::Kind::kPhrase:
+      return EvaluatePhrase(node, source, source_index, bm25, counters);
+    case PlanNode::Kind::kBoolean:
+      return EvaluateBoolean(node, source, source_index, bm25, counters);
+  }
+  return DocumentScores{};
+}
+
+}  // namespace tessera::query

@@ -1,0 +1,40 @@
+// EvaluatePlan: every document of one source matching a TextQueryPlan node, with its score,
+// computed by scoring every posting of the node's terms — the exhaustive path of full-text
+// search, used for the query shapes block-max WAND does not serve (conjunctions, minimum
+// should match, phrases, boolean queries) and as the oracle it is compared with.
+//
+// Invariants: documents ascending; every document's score is summed in the plan's order from 0
+// (terms of a node, children of a boolean), as BlockMaxWand sums it; a phrase over a source
+// without positions is InvalidArgument naming the index and with_position=true. Deleted or
+// rejected documents are not filtered here: the caller admits only accepted ones.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tessera/query/block_max_wand.h"
+#include "tessera/query/bm25.h"
+#include "tessera/query/text_query_plan.h"
+#include "tessera/query/text_sources.h"
+
+namespace tessera::query {
+
+struct DocumentScores {
+  std::vector<uint32_t> docs;
+  std::vector<double> scores;
+};
+
+// `source_index`: the position of `source` in each PlanTerm::postings.
+arrow::Result<DocumentScores> EvaluatePlan(const PlanNode& node, const TextSource& source,
+                                           size_t source_index, const Bm25& bm25,
+                                           ScoringCounters* counters);
+
+// The phrase frequency of one document: how many occurrences of the first term have every
+// other term within `slop` total moves of where the phrase puts it (positions[i]: term i's
+// positions in the document, ascending; offsets[i]: its place in the phrase).
+uint32_t PhraseFrequency(const std::vector<std::vector<uint32_t>>& positions,
+                         const std::vector<uint32_t>& offsets, int slop);
+
+}  // namespace tessera::query
