@@ -40,7 +40,7 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 
 # Inputs a fuzzer found (regression-*, kept with the fix that made them pass) stay.
 find "$corpus" -type f ! -name 'regression-*' -delete 2>/dev/null || true
-mkdir -p "$corpus"/{manifest,transaction,deletion,segment_json,btree_segment,ivf_segment,scalar_family_segment,fragment,filter,vector_literal}
+mkdir -p "$corpus"/{manifest,transaction,deletion,segment_json,btree_segment,ivf_segment,scalar_family_segment,fragment,filter,vector_literal,analyzer}
 
 # Files in name order, so that seeds are numbered the same way on every run.
 sorted() { find "$@" -type f | LC_ALL=C sort; }
@@ -118,5 +118,22 @@ n=0; for f in "${filters[@]}"; do n=$((n + 1)); printf '%s' "$f" | seed filter "
 
 literals=("[0.1, 0.2, 0.3]" "0.1,0.2,0.3" "0.1 0.2 0.3" "[-1e-3,  2.5E+2 ,inf, nan]" "[ 1 ]")
 n=0; for l in "${literals[@]}"; do n=$((n + 1)); printf '%s' "$l" | seed vector_literal "vector$n"; done
+
+# analyzer selector (tests/fuzz/analyzer_fuzzer.cc): bits 0-2 tokenizer (simple, whitespace, raw,
+# ngram, icu), bit 3 lower_case, bit 4 ascii_folding, bit 5 stem and stop words, bits 6-7 the
+# n-gram lengths; each text under every tokenizer, with the default filters and without.
+texts=(
+  "The Running of the Connections: out of stock, 42 items!"
+  "Café naïve Ångström Straße ÆTHER łódź ﬁle ＡＢＣ ΕΛΛΗΝΙΚΆ Привет"
+  "私は東京に住んでいます 我喜欢北京 ภาษาไทย 한국어 🙂🍕 emoji"
+  $'broken \x80 utf\xC3 eight \xE2\x82 \xF0\x9F\x99 \xC0\xAF \xED\xA0\x80 \xFF end'
+)
+n=0
+for t in "${texts[@]}"; do
+  n=$((n + 1))
+  for selector in 000 070 001 071 002 032 103 343 004 074; do
+    printf '%s' "$t" | seed analyzer "text${n}_$selector" "$selector"
+  done
+done
 
 du -sh "$corpus"

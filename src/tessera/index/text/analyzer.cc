@@ -4,11 +4,12 @@
 #include "tessera/index/text/analyzer.h"
 
 #include <string>
-#include <unordered_set>
 
 #include "tessera/index/text/analyzer_options.h"
 #include "tessera/index/text/stemmer.h"
+#include "tessera/index/text/stop_word_set.h"
 #include "tessera/index/text/stop_words.h"
+#include "tessera/index/text/term_cache.h"
 #include "tessera/index/text/term_normalizer.h"
 #include "tessera/index/text/tokenizers.h"
 #include "tessera/status.h"
@@ -17,12 +18,12 @@ namespace tessera::index::text {
 
 namespace {
 
-// Looks string_views up without building a std::string per token.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
-};
-using StopWordSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+bool IsAsciiNumber(std::string_view term) {
+  for (char c : term) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
 
 class PipelineAnalyzer final : public Analyzer {
  public:
@@ -31,14 +32,16 @@ class PipelineAnalyzer final : public Analyzer {
       : Analyzer(std::move(options)),
         tokenizer_(std::move(tokenizer)),
         normalizer_(options_.lower_case, options_.ascii_folding),
-        stemmer_(std::move(stemmer)) {}
+        stemmer_(std::move(stemmer)),
+        word_steps_(stemmer_ != nullptr) {}
 
   // The list's words spelled as the pipeline spells terms, so "für" is still a German stop
   // word when ascii_folding turns the text's "für" into "fur".
   void SetStopWords(const std::vector<std::string_view>& words) {
-    for (std::string_view word : words) {
-      stop_words_.emplace(normalizer_.Normalize(word, &term_));
-    }
+    std::vector<std::string> spelled;
+    for (std::string_view word : words) spelled.emplace_back(normalizer_.Normalize(word, &term_));
+    stop_words_ = StopWordSet(spelled);
+    word_steps_ = word_steps_ || !stop_words_.empty();
   }
 
   uint32_t Analyze(std::string_view text, uint32_t first_position,
@@ -48,14 +51,29 @@ class PipelineAnalyzer final : public Analyzer {
         tokenizer_->Tokenize(text, [&](size_t begin, size_t end, uint32_t ordinal) {
           if (end - begin > max_length) return;
           std::string_view term = normalizer_.Normalize(text.substr(begin, end - begin), &term_);
-          if (!stop_words_.empty() && stop_words_.find(term) != stop_words_.end()) return;
-          if (stemmer_ != nullptr) term = stemmer_->Stem(term);
+          if (word_steps_ && !ApplyWordSteps(&term)) return;
           // A token of combining marks alone folds to nothing: no term to index.
           if (term.empty()) return;
           emit(Token{term, first_position + ordinal, static_cast<uint32_t>(begin),
                      static_cast<uint32_t>(end)});
         });
     return first_position + count;
+  }
+
+  // Stop-word removal and stemming, through the cache; false for a stop word.
+  bool ApplyWordSteps(std::string_view* term) {
+    // Numbers are neither stop words nor stemmed; and most are distinct, which would only churn
+    // the cache.
+    if (IsAsciiNumber(*term)) return true;
+    if (stop_words_.Contains(*term)) return false;
+    if (stemmer_ == nullptr) return true;
+    std::string_view stem;
+    if (!cache_.Find(*term, &stem)) {
+      stem = stemmer_->Stem(*term);
+      cache_.Insert(*term, stem);
+    }
+    *term = stem;
+    return true;
   }
 
   std::string NormalizeWord(std::string_view word) override {
@@ -67,6 +85,8 @@ class PipelineAnalyzer final : public Analyzer {
   TermNormalizer normalizer_;
   std::unique_ptr<Stemmer> stemmer_;  // null without stemming
   StopWordSet stop_words_;            // empty without stop-word removal
+  bool word_steps_;                   // stop words or stemming apply
+  TermCache cache_;                   // the stems of recent terms
   std::string term_;                  // the current term, when normalizing rewrote it
 };
 
