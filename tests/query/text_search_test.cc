@@ -286,6 +286,14 @@ TEST_F(TextSearchTest, PhraseWithAndWithoutSlop) {
   EXPECT_EQ(IdSet(Search(*small_, Query("lazy dog", TextQueryType::kPhrase))),
             (std::set<int64_t>{0}));
   EXPECT_TRUE(Search(*small_, Query("dog lazy", TextQueryType::kPhrase)).empty());
+  // Slop counts like Lucene's: max(p − q) − min(p − q) over the terms; one word inserted is 1.
+  auto inserted = Query("brown jumps", TextQueryType::kPhrase);
+  EXPECT_TRUE(Search(*small_, inserted).empty());
+  inserted.slop = 1;
+  EXPECT_EQ(IdSet(Search(*small_, inserted)), (std::set<int64_t>{0}));
+  auto spread = Query("quick fox jumps", TextQueryType::kPhrase);
+  spread.slop = 1;  // "quick brown fox jumps": fox and jumps each one place late
+  EXPECT_EQ(IdSet(Search(*small_, spread)), (std::set<int64_t>{0}));
 }
 
 TEST_F(TextSearchTest, BooleanQueries) {
@@ -301,6 +309,10 @@ TEST_F(TextSearchTest, BooleanQueries) {
             (std::set<int64_t>{0, 4}));
   EXPECT_EQ(IdSet(Search(*small_, Query("sleep* colr~1", TextQueryType::kBoolean))),
             (std::set<int64_t>{3, 7}));
+  // A must clause of stop words only is held by no document; a should one is dropped.
+  EXPECT_TRUE(Search(*small_, Query("+the fox", TextQueryType::kBoolean)).empty());
+  EXPECT_EQ(IdSet(Search(*small_, Query("the +fox", TextQueryType::kBoolean))),
+            (std::set<int64_t>{0, 2, 4}));
   // Only must_not clauses match nothing.
   EXPECT_TRUE(Search(*small_, Query("-fox", TextQueryType::kBoolean)).empty());
   // A should clause adds to a must clause's score.
