@@ -30,6 +30,31 @@ void SortByDocument(std::vector<Lane*>& lanes) {
   }
 }
 
+// The largest block bound of the term's postings: tighter than weight · (k1 + 1), the bound for
+// any tf and length, so fewer pivots pass. Walks the block headers of a second cursor, since the
+// search's cursor cannot move its block position back.
+arrow::Result<double> ListBound(const index::TextSegmentReader& reader,
+                                const index::TermPostings& postings, double weight,
+                                const Bm25& bm25, PostingCursor& cursor) {
+  std::unique_ptr<PostingCursor> walker;
+  PostingCursor* blocks = &cursor;
+  if (postings.document_frequency > index::kPostingBlockSize) {
+    ARROW_ASSIGN_OR_RAISE(walker, reader.OpenPostings(postings));
+    blocks = walker.get();
+  }
+  double bound = 0;
+  ARROW_RETURN_NOT_OK(blocks->ShallowAdvance(0));
+  for (;;) {
+    const uint32_t last = blocks->block_last_doc();
+    if (last == PostingCursor::kEnd) break;
+    bound = std::max(bound, bm25.UpperBound(weight, blocks->block_max_term_frequency(),
+                                            blocks->block_min_document_length()));
+    if (walker == nullptr || last == PostingCursor::kEnd - 1) break;
+    ARROW_RETURN_NOT_OK(blocks->ShallowAdvance(last + 1));
+  }
+  return bound;
+}
+
 }  // namespace
 
 arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>& terms,
@@ -40,7 +65,8 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
   for (size_t i = 0; i < terms.size(); ++i) {
     ARROW_ASSIGN_OR_RAISE(lanes[i].cursor, reader.OpenPostings(terms[i].postings));
     lanes[i].weight = terms[i].weight;
-    lanes[i].bound = bm25.TermBound(terms[i].weight);
+    ARROW_ASSIGN_OR_RAISE(lanes[i].bound, ListBound(reader, terms[i].postings, terms[i].weight,
+                                                    bm25, *lanes[i].cursor));
     lanes[i].order = i;
     lanes[i].doc = lanes[i].cursor->doc();
     if (counters != nullptr) counters->postings += terms[i].postings.document_frequency;

@@ -33,8 +33,6 @@ class Bm25 {
   double UpperBound(double weight, uint32_t max_tf, uint32_t min_length) const {
     return TermScore(weight, max_tf, min_length) * kBoundMargin;
   }
-  // A bound for any tf and length: weight · (k1 + 1).
-  double TermBound(double weight) const { return weight * (k1_ + 1.0) * kBoundMargin; }
 
   double document_count() const { return document_count_; }
 

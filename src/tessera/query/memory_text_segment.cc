@@ -114,7 +114,9 @@ arrow::Status MemoryTextSegment::AddAnalyzed(uint64_t row_address,
   scratch_.clear();
   uint32_t position = 0;
   for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) position += kListValuePositionGap;
+    if (i > 0 && position <= UINT32_MAX - 2 * index::kListElementPositionGap) {
+      position += index::kListElementPositionGap;
+    }
     position = analyzer.Analyze(values[i], position, [&](const index::text::Token& token) {
       scratch_.push_back({std::string(token.term), token.position});
     });

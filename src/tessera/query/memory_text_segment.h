@@ -36,7 +36,8 @@ class MemoryTextSegment final : public index::TextSegmentReader {
   };
   arrow::Status AddDocument(uint64_t row_address, uint32_t length, std::vector<Term> terms);
   // Analyzes the values of one row (several for a list value, continuing one position sequence
-  // with a gap of kListValuePositionGap) and adds them as a document.
+  // with a gap of index::kListElementPositionGap, as INVERTED
+  // segments do) and adds them as a document.
   arrow::Status AddAnalyzed(uint64_t row_address, const std::vector<std::string_view>& values,
                             index::text::Analyzer& analyzer);
 
@@ -75,9 +76,5 @@ class MemoryTextSegment final : public index::TextSegmentReader {
   std::vector<const TermData*> by_offset_;  // TermPostings::offset indexes this
   std::vector<MemoryTextSegment::Term> scratch_;
 };
-
-// The position gap between the elements of a list value (docs/indexes.md): a phrase never
-// spans two elements unless its slop covers the gap.
-inline constexpr uint32_t kListValuePositionGap = 100;
 
 }  // namespace tessera::query

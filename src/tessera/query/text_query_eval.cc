@@ -12,18 +12,55 @@ namespace {
 
 using index::PostingCursor;
 
-int64_t Distance(int64_t left, int64_t right) { return left > right ? left - right : right - left; }
-
-// The distance from `target` to the nearest of `positions` (ascending, not empty).
-uint32_t NearestDistance(const std::vector<uint32_t>& positions, int64_t target) {
-  auto it = std::lower_bound(positions.begin(), positions.end(),
-                             static_cast<uint32_t>(std::max<int64_t>(target, 0)));
-  int64_t best = INT64_MAX;
-  if (it != positions.end()) best = Distance(static_cast<int64_t>(*it), target);
-  if (it != positions.begin()) {
-    best = std::min(best, Distance(static_cast<int64_t>(*(it - 1)), target));
+// Every term required (operator and): a leapfrog over the cursors, rarest first, so only the
+// documents the rarest list reaches are visited; scores summed in plan order, as EvaluateTerms
+// sums them.
+arrow::Result<DocumentScores> EvaluateConjunction(const PlanNode& node, const TextSource& source,
+                                                  size_t source_index, const Bm25& bm25,
+                                                  ScoringCounters* counters) {
+  DocumentScores result;
+  const index::TextSegmentReader& reader = *source.reader;
+  std::vector<std::unique_ptr<PostingCursor>> cursors;
+  std::vector<size_t> by_rarity;
+  for (const PlanTerm& term : node.terms) {
+    const auto& postings = term.postings[source_index];
+    if (!postings) return result;
+    if (counters != nullptr) counters->postings += postings->document_frequency;
+    ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
+    by_rarity.push_back(cursors.size());
+    cursors.push_back(std::move(cursor));
   }
-  return best > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(best);
+  std::stable_sort(by_rarity.begin(), by_rarity.end(), [&](size_t left, size_t right) {
+    return node.terms[left].postings[source_index]->document_frequency <
+           node.terms[right].postings[source_index]->document_frequency;
+  });
+  PostingCursor& lead = *cursors[by_rarity[0]];
+  uint32_t doc = lead.doc();
+  while (doc != PostingCursor::kEnd) {
+    bool aligned = true;
+    for (size_t i = 1; i < by_rarity.size(); ++i) {
+      PostingCursor& cursor = *cursors[by_rarity[i]];
+      ARROW_RETURN_NOT_OK(cursor.Advance(doc));
+      if (cursor.doc() != doc) {
+        ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
+        doc = lead.doc();
+        aligned = false;
+        break;
+      }
+    }
+    if (!aligned) continue;
+    const uint32_t length = reader.document_length(doc);
+    double score = 0;
+    for (size_t t = 0; t < cursors.size(); ++t) {
+      score += bm25.TermScore(node.terms[t].weight, cursors[t]->term_frequency(), length);
+    }
+    if (counters != nullptr) counters->scored += cursors.size();
+    result.docs.push_back(doc);
+    result.scores.push_back(score);
+    ARROW_RETURN_NOT_OK(lead.Next());
+    doc = lead.doc();
+  }
+  return result;
 }
 
 arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSource& source,
@@ -32,6 +69,9 @@ arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSour
   DocumentScores result;
   const index::TextSegmentReader& reader = *source.reader;
   if (node.min_match > node.terms.size() || node.terms.empty()) return result;
+  if (node.min_match == node.terms.size() && node.terms.size() > 1) {
+    return EvaluateConjunction(node, source, source_index, bm25, counters);
+  }
   const uint32_t documents = reader.document_count();
   std::vector<double> scores(documents, 0.0);
   std::vector<uint32_t> matches(documents, 0);
@@ -156,13 +196,47 @@ arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSo
 uint32_t PhraseFrequency(const std::vector<std::vector<uint32_t>>& positions,
                          const std::vector<uint32_t>& offsets, int slop) {
   uint32_t frequency = 0;
-  for (uint32_t first : positions[0]) {
-    const int64_t start = static_cast<int64_t>(first) - offsets[0];
-    uint64_t moves = 0;
-    for (size_t i = 1; i < positions.size() && moves <= static_cast<uint64_t>(slop); ++i) {
-      moves += NearestDistance(positions[i], start + offsets[i]);
+  std::vector<uint32_t> used;
+  std::vector<int64_t> windows;
+  // Whether every other term has a position p, unused by the terms before it, with
+  // p − offset in [window, window + slop]; the smallest such p is taken, which finds an
+  // assignment whenever one exists for windows of equal length in phrase order.
+  auto fits = [&](uint32_t first, int64_t window) {
+    used.assign(1, first);
+    for (size_t i = 1; i < positions.size(); ++i) {
+      const int64_t low = window + offsets[i];
+      const int64_t high = low + slop;
+      if (high < 0) return false;
+      auto it = std::lower_bound(positions[i].begin(), positions[i].end(),
+                                 static_cast<uint32_t>(std::max<int64_t>(low, 0)));
+      while (it != positions[i].end() && static_cast<int64_t>(*it) <= high &&
+             std::find(used.begin(), used.end(), *it) != used.end()) {
+        ++it;
+      }
+      if (it == positions[i].end() || static_cast<int64_t>(*it) > high) return false;
+      used.push_back(*it);
     }
-    if (moves <= static_cast<uint64_t>(slop)) ++frequency;
+    return true;
+  };
+  for (uint32_t first : positions[0]) {
+    const int64_t base = static_cast<int64_t>(first) - offsets[0];
+    // The window's low end is the smallest of the chosen offsets p − offset: the first term's,
+    // or another term's within slop below it.
+    windows.assign(1, base);
+    for (size_t i = 1; i < positions.size() && slop > 0; ++i) {
+      const int64_t low = base - slop + offsets[i];
+      auto it = std::lower_bound(positions[i].begin(), positions[i].end(),
+                                 static_cast<uint32_t>(std::max<int64_t>(low, 0)));
+      for (; it != positions[i].end() && static_cast<int64_t>(*it) - offsets[i] < base; ++it) {
+        windows.push_back(static_cast<int64_t>(*it) - offsets[i]);
+      }
+    }
+    for (int64_t window : windows) {
+      if (fits(first, window)) {
+        ++frequency;
+        break;
+      }
+    }
   }
   return frequency;
 }

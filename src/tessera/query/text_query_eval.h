@@ -31,9 +31,11 @@ arrow::Result<DocumentScores> EvaluatePlan(const PlanNode& node, const TextSourc
                                            size_t source_index, const Bm25& bm25,
                                            ScoringCounters* counters);
 
-// The phrase frequency of one document: how many occurrences of the first term have every
-// other term within `slop` total moves of where the phrase puts it (positions[i]: term i's
-// positions in the document, ascending; offsets[i]: its place in the phrase).
+// The phrase frequency of one document: how many positions of the first term start an
+// occurrence — a position p_i of each term, no document position used twice, with
+// max(p_i − offsets[i]) − min(p_i − offsets[i]) <= slop (Lucene's sloppy phrase: slop 1 allows
+// one word inserted, slop 2 two words swapped). positions[i]: term i's positions in the
+// document, ascending; offsets[i]: its place in the phrase.
 uint32_t PhraseFrequency(const std::vector<std::vector<uint32_t>>& positions,
                          const std::vector<uint32_t>& offsets, int slop);
 

@@ -150,7 +150,12 @@ class Planner {
     node.kind = PlanNode::Kind::kBoolean;
     for (const TextClause& clause : clauses) {
       ARROW_ASSIGN_OR_RAISE(auto child, Clause(clause, sources));
-      if (!child) continue;  // analyzed to nothing (stop words): the clause is dropped
+      if (!child) {
+        // Analyzed to nothing (stop words): a must clause no document can hold matches nothing;
+        // a should or must_not clause is dropped.
+        if (clause.occur != Occur::kMust) continue;
+        child.emplace();
+      }
       child->occur = clause.occur;
       node.children.push_back(std::move(*child));
     }

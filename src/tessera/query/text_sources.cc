@@ -53,6 +53,7 @@ void MarkDocuments(const FragmentMap& live_rows, const FragmentMap& accepted_row
   if (all_live) {
     source.live_count = count;
     source.live_length = reader.total_length();
+    if (!prefiltered) return;  // every document live and accepted: nothing to mark
   } else {
     source.live.assign(count, 0);
   }
