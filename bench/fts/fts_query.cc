@@ -124,7 +124,8 @@ arrow::Status Build(const std::string& path, const std::string& memory_limit) {
     for (const auto& segment : definition.segments()) {
       index_bytes += segment.size_bytes();
       const auto& details = segment.details();
-      if (details.count("build_peak_memory_bytes")) accounted = details.at("build_peak_memory_bytes");
+      if (details.count("build_peak_memory_bytes"))
+        accounted = details.at("build_peak_memory_bytes");
       if (details.count("build_spill_runs")) spill_runs = details.at("build_spill_runs");
     }
   }
@@ -132,9 +133,9 @@ arrow::Status Build(const std::string& path, const std::string& memory_limit) {
             << ", \"accounted_peak_bytes\": " << accounted << ", \"spill_runs\": " << spill_runs
             << ", \"base_rss_bytes\": " << base_rss << ", \"peak_rss_bytes\": " << PeakRssBytes()
             << ", \"base_anonymous_bytes\": " << base_anonymous
-            << ", \"peak_anonymous_bytes\": " << anonymous_peak << ", \"arrow_pool_peak_bytes\": "
-            << arrow::default_memory_pool()->max_memory() << ", \"arrow_pool\": \""
-            << arrow::default_memory_pool()->backend_name() << "\""
+            << ", \"peak_anonymous_bytes\": " << anonymous_peak
+            << ", \"arrow_pool_peak_bytes\": " << arrow::default_memory_pool()->max_memory()
+            << ", \"arrow_pool\": \"" << arrow::default_memory_pool()->backend_name() << "\""
             << "}\n";
   return arrow::Status::OK();
 }

@@ -607,7 +607,7 @@ TEST_P(TextOracle, EveryLayoutScoresBitwiseTheSame) {
   EXPECT_EQ(gloss_index("compacted, optimized").unindexed_fragments, 0u);
   CheckLayoutsAgree("one segment",
                     {"N segments", "unindexed tail", "merged", "compacted", "compacted, optimized"},
-                    30);
+                    20);
 }
 
 TEST_P(TextOracle, EveryLayoutAfterDeletesScoresBitwiseTheSame) {
