@@ -229,15 +229,15 @@ def run_tessera(args, work, corpus_file, corpus_bytes, queries, rows):
 
 
 def overlap(a, b, base_rows):
-    """Mean |a ∩ b| / max(|a|, |b|) per query; ids modulo the unreplicated corpus, since the
+    """Mean |a ∩ b| / max(|a|, |b|) per query, as sets of ids modulo the unreplicated corpus, since the
     copies of a gloss are the same answer (which copy a tie returns is each system's choice)."""
     scores = []
     for x, y in zip(a, b):
-        x = [i % base_rows for i in x]
-        y = [i % base_rows for i in y]
+        x = {i % base_rows for i in x}
+        y = {i % base_rows for i in y}
         if not x and not y:
             continue
-        scores.append(len(set(x) & set(y)) / max(len(x), len(y)))
+        scores.append(len(x & y) / max(len(x), len(y)))
     return statistics.mean(scores) if scores else 1.0
 
 
