@@ -229,8 +229,8 @@ def run_tessera(args, work, corpus_file, corpus_bytes, queries, rows):
 
 
 def overlap(a, b, base_rows):
-    """Mean |a ∩ b| / max(|a|, |b|) per query, as sets of ids modulo the unreplicated corpus, since the
-    copies of a gloss are the same answer (which copy a tie returns is each system's choice)."""
+    """Mean |a ∩ b| / max(|a|, |b|) per query, as sets of ids modulo the unreplicated corpus:
+    the copies of a gloss are the same answer (which copy a tie returns is each system's)."""
     scores = []
     for x, y in zip(a, b):
         x = {i % base_rows for i in x}
