@@ -220,18 +220,24 @@ def run_tessera(args, work, corpus_file, corpus_bytes, queries, rows):
     measured = json.loads(result.stdout)
     out = {"build_s": default["build_s"], "index_bytes": default["index_bytes"],
            "data_bytes": data_bytes, "peak_rss_bytes": default["peak_rss_bytes"],
-           "bounded": bounded, "types": {}}
+           "accounted_peak_bytes": default["accounted_peak_bytes"],
+           "spill_runs": default["spill_runs"],
+           "bounded": bounded, "default_build": default, "types": {}}
     for kind in queries:
         out["types"][kind] = measured["types"][kind]
     return out
 
 
-def overlap(a, b):
+def overlap(a, b, base_rows):
+    """Mean |a ∩ b| / max(|a|, |b|) per query, as sets of ids modulo the unreplicated corpus:
+    the copies of a gloss are the same answer (which copy a tie returns is each system's)."""
     scores = []
     for x, y in zip(a, b):
+        x = {i % base_rows for i in x}
+        y = {i % base_rows for i in y}
         if not x and not y:
             continue
-        scores.append(len(set(x) & set(y)) / max(len(x), len(y)))
+        scores.append(len(x & y) / max(len(x), len(y)))
     return statistics.mean(scores) if scores else 1.0
 
 
@@ -268,6 +274,7 @@ def main():
     versions = {"tantivy": getattr(tantivy_module, "__version__", "0.27"),
                 "sqlite": sqlite3.sqlite_version}
     bounded = systems["tessera"]["bounded"]
+    default_build = systems["tessera"]["default_build"]
     lines = [
         f"# Full-text search: {rows} WordNet glosses (x{args.replicate}), "
         f"{args.queries} queries per type, {args.repetitions} repetitions (medians, warm)",
@@ -284,7 +291,7 @@ def main():
         first = True
         for kind, measured in system["types"].items():
             agreement = ("" if name == "tessera" else
-                         f"{overlap(systems['tessera']['types'][kind]['top10'], measured['top10']):.2f}")
+                         f"{overlap(systems['tessera']['types'][kind]['top10'], measured['top10'], len(synsets)):.2f}")
             build = f"{system['build_s']:.2f}" if first else ""
             size = f"{system['index_bytes'] / 2**20:.1f}" if first else ""
             lines.append(
@@ -294,17 +301,28 @@ def main():
             first = False
     lines += [
         "",
+        "Top-10 overlap of the peers with each other (both keep stop words): " + ", ".join(
+            f"{kind} {overlap(systems['tantivy']['types'][kind]['top10'], systems['sqlite fts5']['types'][kind]['top10'], len(synsets)):.2f}"
+            for kind in queries) + ".",
+        "",
         "Ratios (tessera / peer, same run): " + ", ".join(
             f"{peer} build {systems['tessera']['build_s'] / systems[peer]['build_s']:.2f}×, "
             + ", ".join(f"{kind} QPS {systems['tessera']['types'][kind]['qps'] / systems[peer]['types'][kind]['qps']:.2f}×"
                         for kind in queries)
             for peer in ("tantivy", "sqlite fts5")) + ".",
         "",
-        f"Bounded build: memory_limit = {bounded['budget_bytes'] / 2**20:.1f} MiB (corpus / 10): "
-        f"build {bounded['build_s']:.2f} s, peak RSS {bounded['peak_rss_bytes'] / 2**20:.1f} MiB "
-        f"(RSS after opening the dataset, before the build: {bounded['base_rss_bytes'] / 2**20:.1f} MiB; "
-        f"growth {(bounded['peak_rss_bytes'] - bounded['base_rss_bytes']) / 2**20:.1f} MiB), "
-        f"against {systems['tessera']['peak_rss_bytes'] / 2**20:.1f} MiB with the default limit.",
+        f"Bounded build: memory_limit = {bounded['budget_bytes'] / 2**20:.1f} MiB (corpus / 10), "
+        f"build {bounded['build_s']:.2f} s. Peak anonymous RSS (heap and Arrow's pool, sampled "
+        f"every ms) {bounded['peak_anonymous_bytes'] / 2**20:.1f} MiB, "
+        f"{(bounded['peak_anonymous_bytes'] - bounded['base_anonymous_bytes']) / 2**20:.1f} MiB "
+        f"above the {bounded['base_anonymous_bytes'] / 2**20:.1f} MiB before the build; peak RSS "
+        f"(VmHWM, mapped data file pages included) {bounded['peak_rss_bytes'] / 2**20:.1f} MiB; "
+        f"Arrow pool ({bounded['arrow_pool']}) peak {bounded['arrow_pool_peak_bytes'] / 2**20:.1f} MiB; "
+        f"the writer's accounted peak {bounded['accounted_peak_bytes'] / 2**20:.1f} MiB in "
+        f"{bounded['spill_runs']} spill runs. With the default limit (64 MiB): peak anonymous "
+        f"{default_build['peak_anonymous_bytes'] / 2**20:.1f} MiB, peak RSS "
+        f"{default_build['peak_rss_bytes'] / 2**20:.1f} MiB, accounted "
+        f"{default_build['accounted_peak_bytes'] / 2**20:.1f} MiB, {default_build['spill_runs']} spill runs.",
     ]
     print("\n".join(lines))
     with open(os.path.join(args.work, "fts.json"), "w") as f:

@@ -3,9 +3,12 @@
 //
 //   fts_query build DATASET [--memory-limit BYTES]
 //     (Re)creates the INVERTED index 'gloss_fts' (with positions) on column gloss, in one
-//     segment. Prints JSON: build_s, index_bytes (the segments' sizes), base_rss_bytes (resident
-//     memory after opening the dataset, before the build) and peak_rss_bytes (getrusage's
-//     maximum resident set of the process, the build included).
+//     segment. Prints JSON: build_s, index_bytes (the segments' sizes), accounted_peak_bytes and
+//     spill_runs (what the writer counted, from the segment's details), base_rss_bytes (resident
+//     memory after opening the dataset, before the build), peak_rss_bytes (VmHWM: the process's
+//     largest resident set, mapped file pages included), base/peak_anonymous_bytes (RssAnon
+//     before and, sampled, during the build: heap and Arrow's pool only) and
+//     arrow_pool_peak_bytes (the default Arrow pool's largest allocation total).
 //   fts_query query DATASET QUERIES [--repetitions R]
 //     QUERIES has one query a line, "TYPE<TAB>TEXT" (match, phrase, boolean). Runs each query once
 //     (warm-up, the answer), then R sequential passes over all of them, single-threaded, top 10.
@@ -14,13 +17,17 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <arrow/memory_pool.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
@@ -41,11 +48,46 @@ double Median(std::vector<double> values) {
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
-uint64_t PeakRssBytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+// A field of /proc/self/status in bytes ("VmHWM", "RssAnon"). VmHWM, unlike getrusage's
+// ru_maxrss, starts afresh at exec: ru_maxrss keeps the parent's peak (the Python driver's).
+uint64_t StatusBytes(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) {
+      std::istringstream value(line.substr(field.size() + 1));
+      uint64_t kilobytes = 0;
+      value >> kilobytes;
+      return kilobytes * 1024;
+    }
+  }
+  return 0;
 }
+
+uint64_t PeakRssBytes() { return StatusBytes("VmHWM"); }
+
+// The largest anonymous resident memory (heap, Arrow's pool; not file pages a reader maps)
+// seen while it runs, sampled every millisecond.
+class AnonymousPeak {
+ public:
+  AnonymousPeak()
+      : thread_([this] {
+          while (!stop_) {
+            peak_ = std::max<uint64_t>(peak_, StatusBytes("RssAnon"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+        }) {}
+  uint64_t Stop() {
+    stop_ = true;
+    thread_.join();
+    return std::max<uint64_t>(peak_, StatusBytes("RssAnon"));
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> peak_{0};
+  std::thread thread_;
+};
 
 uint64_t CurrentRssBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -67,18 +109,33 @@ arrow::Status Build(const std::string& path, const std::string& memory_limit) {
   ARROW_ASSIGN_OR_RAISE(auto dataset, tessera::dataset::Dataset::Open(path));
   ARROW_ASSIGN_OR_RAISE(dataset, tessera::index::DropIndex(*dataset, kIndexName, true));
   const uint64_t base_rss = CurrentRssBytes();
+  const uint64_t base_anonymous = StatusBytes("RssAnon");
+  AnonymousPeak anonymous;
   tessera::index::IndexSpec spec{kIndexName, "gloss", "INVERTED", {{"with_position", "true"}}};
   if (!memory_limit.empty()) spec.params["memory_limit"] = memory_limit;
   const auto start = Clock::now();
   ARROW_ASSIGN_OR_RAISE(auto indexed, tessera::index::CreateIndex(*dataset, spec));
   const double seconds = Seconds(start);
+  const uint64_t anonymous_peak = anonymous.Stop();
   uint64_t index_bytes = 0;
+  std::string accounted = "0", spill_runs = "0";
   for (const auto& definition : indexed->manifest().indexes()) {
     if (definition.name() != kIndexName) continue;
-    for (const auto& segment : definition.segments()) index_bytes += segment.size_bytes();
+    for (const auto& segment : definition.segments()) {
+      index_bytes += segment.size_bytes();
+      const auto& details = segment.details();
+      if (details.count("build_peak_memory_bytes"))
+        accounted = details.at("build_peak_memory_bytes");
+      if (details.count("build_spill_runs")) spill_runs = details.at("build_spill_runs");
+    }
   }
   std::cout << "{\"build_s\": " << seconds << ", \"index_bytes\": " << index_bytes
+            << ", \"accounted_peak_bytes\": " << accounted << ", \"spill_runs\": " << spill_runs
             << ", \"base_rss_bytes\": " << base_rss << ", \"peak_rss_bytes\": " << PeakRssBytes()
+            << ", \"base_anonymous_bytes\": " << base_anonymous
+            << ", \"peak_anonymous_bytes\": " << anonymous_peak
+            << ", \"arrow_pool_peak_bytes\": " << arrow::default_memory_pool()->max_memory()
+            << ", \"arrow_pool\": \"" << arrow::default_memory_pool()->backend_name() << "\""
             << "}\n";
   return arrow::Status::OK();
 }

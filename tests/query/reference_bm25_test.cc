@@ -96,10 +96,13 @@ TEST_F(ReferenceBm25Test, PhraseNeedsOrderUnlessTheSlopAllowsIt) {
   // A transposition is two moves.
   EXPECT_TRUE(Search(TextQueryType::kPhrase, "brown quick", 1).empty());
   EXPECT_EQ(Search(TextQueryType::kPhrase, "brown quick", 2).size(), 1u);
-  // "quick quick" occurs once in document 1 (one position cannot serve both terms).
+  // "quick quick" occurs once in document 1; slop counts each term's moves from where the
+  // first term puts it, summed: "quick fox brown" needs 1 + 1.
   const auto repeated = Search(TextQueryType::kPhrase, "quick quick");
   ASSERT_EQ(repeated.size(), 1u);
   EXPECT_DOUBLE_EQ(repeated[0].score, 2 * Idf(2) * Tf(1, 3));
+  EXPECT_TRUE(Search(TextQueryType::kPhrase, "quick fox brown", 1).empty());
+  EXPECT_EQ(Search(TextQueryType::kPhrase, "quick fox brown", 2).size(), 1u);
 }
 
 TEST_F(ReferenceBm25Test, BooleanClausesMustShouldMustNot) {
@@ -113,6 +116,9 @@ TEST_F(ReferenceBm25Test, BooleanClausesMustShouldMustNot) {
   EXPECT_EQ(Search(TextQueryType::kBoolean, "\"brown quick\"~2 dog").size(), 3u);
   EXPECT_EQ(Search(TextQueryType::kBoolean, "la* -dog").size(), 0u);
   EXPECT_EQ(Search(TextQueryType::kBoolean, "dgo~1").size(), 2u);
+  // A clause the analyzer leaves nothing of is dropped, not a must that nothing matches.
+  EXPECT_EQ(Search(TextQueryType::kBoolean, "+(, .) +fox").size(), 1u);
+  EXPECT_TRUE(Search(TextQueryType::kBoolean, "+\"\" -fox").empty());
   TextSearchOptions unterminated;
   unterminated.type = TextQueryType::kBoolean;
   unterminated.columns = {{"text", 1.0}};

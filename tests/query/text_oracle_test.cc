@@ -413,7 +413,8 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
     state.layouts["N segments"] = split;
 
     // An unindexed tail: a random share of the rows appended after the index was built.
-    const size_t indexed = state.corpus.size() / 2 + random() % (state.corpus.size() / 3);
+    // (small: every query analyzes the tail anew, and ASan runs are slow)
+    const size_t indexed = state.corpus.size() - 500 - random() % 1500;
     const std::vector<Synset> head(state.corpus.begin(),
                                    state.corpus.begin() + static_cast<std::ptrdiff_t>(indexed));
     const std::vector<Synset> tail(state.corpus.begin() + static_cast<std::ptrdiff_t>(indexed),
@@ -429,10 +430,31 @@ class TextOracle : public ::testing::TestWithParam<TextQueryType> {
     ARROW_ASSIGN_OR_RAISE(auto merged, index::OptimizeIndexes(*tailed, merge_all));
     state.layouts["merged"] = merged.dataset;
 
-    // Compaction rewrites every fragment (new row addresses, unindexed until optimize).
+    // Compaction rewrites the small fragments at the end (new row addresses, unindexed until
+    // optimize); the large ones stay, indexed.
+    const size_t large = state.corpus.size() - 1200;
+    ARROW_ASSIGN_OR_RAISE(
+        auto to_compact,
+        testing::CreateWordNetDataset(
+            path("compact"),
+            std::vector<Synset>(state.corpus.begin(),
+                                state.corpus.begin() + static_cast<std::ptrdiff_t>(large)),
+            kFragments));
+    ARROW_ASSIGN_OR_RAISE(
+        to_compact,
+        testing::AppendWordNet(
+            *to_compact,
+            std::vector<Synset>(state.corpus.begin() + static_cast<std::ptrdiff_t>(large),
+                                state.corpus.end()),
+            6));
+    ARROW_RETURN_NOT_OK(IndexInRandomSegments(&to_compact, random));
     dataset::CompactionOptions compaction;
-    compaction.target_rows_per_fragment = 3 * state.corpus.size() / kFragments;
-    ARROW_ASSIGN_OR_RAISE(auto compacted, dataset::Compact(split, compaction));
+    compaction.target_rows_per_fragment = 1000;
+    ARROW_ASSIGN_OR_RAISE(auto compacted, dataset::Compact(to_compact, compaction));
+    if (compacted.plan.fragments() < 2) {
+      return arrow::Status::Invalid("the compaction rewrote ", compacted.plan.fragments(),
+                                    " fragments");
+    }
     state.layouts["compacted"] = compacted.dataset;
     index::OptimizeOptions optimize;
     ARROW_ASSIGN_OR_RAISE(auto reindexed, index::OptimizeIndexes(*compacted.dataset, optimize));
@@ -560,12 +582,13 @@ TEST_P(TextOracle, OneSegmentEqualsTheReference) {
 
 TEST_P(TextOracle, RandomSegmentSplitsEqualTheReference) {
   ASSERT_OK(*setup_);
-  CheckLayoutAgainstReference("N segments", *state_->reference, kQueriesPerType);
+  CheckLayoutAgainstReference("N segments", *state_->reference, kQueriesPerType / 2);
 }
 
 TEST_P(TextOracle, AfterDeletesEqualsTheReferenceOverLiveRows) {
   ASSERT_OK(*setup_);
-  CheckLayoutAgainstReference("one segment, deletes", *state_->deleted_reference, 100);
+  CheckLayoutAgainstReference("one segment, deletes", *state_->deleted_reference,
+                              kQueriesPerType / 4);
 }
 
 TEST_P(TextOracle, EveryLayoutScoresBitwiseTheSame) {
@@ -584,7 +607,7 @@ TEST_P(TextOracle, EveryLayoutScoresBitwiseTheSame) {
   EXPECT_EQ(gloss_index("compacted, optimized").unindexed_fragments, 0u);
   CheckLayoutsAgree("one segment",
                     {"N segments", "unindexed tail", "merged", "compacted", "compacted, optimized"},
-                    60);
+                    20);
 }
 
 TEST_P(TextOracle, EveryLayoutAfterDeletesScoresBitwiseTheSame) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "tessera/status.h"
@@ -148,9 +149,10 @@ ReferenceBm25::Scores ReferenceBm25::Match(const Column& column,
   return scores;
 }
 
-// A phrase occurrence: positions p_i of the terms with max(p_i − q_i) − min(p_i − q_i) <= slop
-// (q_i the terms' query positions), each document position used by one term at most; the
-// phrase frequency is the number of distinct first-term positions that start an occurrence.
+// The phrase frequency, as query/text_query_eval.h defines slop: the number of positions p of
+// the first term from which every other term i is at most `slop` moves away in total, a term's
+// moves being the distance from p + (q_i − q_0) (q: the terms' query positions) to its nearest
+// position in the document.
 ReferenceBm25::Scores ReferenceBm25::Phrase(
     const Column& column, const std::vector<std::pair<std::string, uint32_t>>& terms, int slop,
     double k1, double b) const {
@@ -173,27 +175,18 @@ ReferenceBm25::Scores ReferenceBm25::Phrase(
     }
     if (positions.size() != terms.size()) continue;
     int frequency = 0;
-    for (uint32_t start : first_positions) {
-      // Depth-first over every choice of the other terms' positions.
-      std::vector<int64_t> offsets = {static_cast<int64_t>(start) - terms[0].second};
-      std::vector<uint32_t> used = {start};
-      std::function<bool(size_t)> search = [&](size_t i) -> bool {
-        if (i == terms.size()) {
-          const auto [low, high] = std::minmax_element(offsets.begin(), offsets.end());
-          return *high - *low <= slop;
-        }
+    for (uint32_t first : first_positions) {
+      int64_t moves = 0;
+      for (size_t i = 1; i < terms.size(); ++i) {
+        const int64_t wanted =
+            static_cast<int64_t>(first) + (static_cast<int64_t>(terms[i].second) - terms[0].second);
+        int64_t nearest = INT64_MAX;
         for (uint32_t p : *positions[i]) {
-          if (std::find(used.begin(), used.end(), p) != used.end()) continue;
-          offsets.push_back(static_cast<int64_t>(p) - terms[i].second);
-          used.push_back(p);
-          const bool found = search(i + 1);
-          offsets.pop_back();
-          used.pop_back();
-          if (found) return true;
+          nearest = std::min(nearest, std::abs(static_cast<int64_t>(p) - wanted));
         }
-        return false;
-      };
-      if (search(1)) ++frequency;
+        moves += nearest;
+      }
+      if (moves <= slop) ++frequency;
     }
     if (frequency > 0) {
       scores[document] = idf * TermScore(column, terms[0].first, frequency, document, k1, b);
@@ -332,25 +325,40 @@ struct ReferenceBm25::Context {
   }
 };
 
-ReferenceBm25::Scores ReferenceBm25::Evaluate(const Column& column, const BooleanNode& node,
-                                              double k1, double b, int max_expansions) const {
+// nullopt for a clause the analyzer leaves nothing of (stop words only, an empty prefix, a
+// group of such clauses): the clause is dropped, as if it were not written.
+std::optional<ReferenceBm25::Scores> ReferenceBm25::Evaluate(const Column& column,
+                                                             const BooleanNode& node, double k1,
+                                                             double b, int max_expansions) const {
   switch (node.kind) {
-    case BooleanNode::Kind::kWord:
-      return Match(column, AnalyzeTerms(node.text), false, 1, k1, b);
-    case BooleanNode::Kind::kPhrase:
-      return Phrase(column, AnalyzeTokens(node.text), node.number, k1, b);
+    case BooleanNode::Kind::kWord: {
+      const auto terms = AnalyzeTerms(node.text);
+      if (terms.empty()) return std::nullopt;
+      return Match(column, terms, false, 1, k1, b);
+    }
+    case BooleanNode::Kind::kPhrase: {
+      const auto tokens = AnalyzeTokens(node.text);
+      if (tokens.empty()) return std::nullopt;
+      return Phrase(column, tokens, node.number, k1, b);
+    }
     case BooleanNode::Kind::kPrefix:
-      return Match(column, PrefixTerms(column, Normalize(node.text), max_expansions), false, 1, k1,
-                   b);
-    case BooleanNode::Kind::kFuzzy:
-      return Match(column, FuzzyTerms(column, Normalize(node.text), node.number, max_expansions),
+    case BooleanNode::Kind::kFuzzy: {
+      const std::string word = Normalize(node.text);
+      if (word.empty()) return std::nullopt;
+      return Match(column,
+                   node.kind == BooleanNode::Kind::kPrefix
+                       ? PrefixTerms(column, word, max_expansions)
+                       : FuzzyTerms(column, word, node.number, max_expansions),
                    false, 1, k1, b);
+    }
     case BooleanNode::Kind::kGroup:
       break;
   }
   std::vector<Scores> must, should, must_not;
   for (const auto& clause : node.clauses) {
-    Scores scores = Evaluate(column, clause, k1, b, max_expansions);
+    std::optional<Scores> evaluated = Evaluate(column, clause, k1, b, max_expansions);
+    if (!evaluated) continue;
+    Scores scores = std::move(*evaluated);
     switch (clause.occur) {
       case BooleanNode::Occur::kMust:
         must.push_back(std::move(scores));
@@ -363,6 +371,7 @@ ReferenceBm25::Scores ReferenceBm25::Evaluate(const Column& column, const Boolea
         break;
     }
   }
+  if (must.empty() && should.empty() && must_not.empty()) return std::nullopt;
   // The candidates: a must clause's documents (the smallest list), or any should clause's.
   std::set<uint32_t> candidates;
   if (!must.empty()) {
@@ -414,7 +423,7 @@ arrow::Result<ReferenceBm25::Scores> ReferenceBm25::Boolean(const Column& column
   if (context.at < text.size()) {
     return InvalidArgument("reference: unbalanced ')' in '", text, "'");
   }
-  return Evaluate(column, root, k1, b, max_expansions);
+  return Evaluate(column, root, k1, b, max_expansions).value_or(Scores{});
 }
 
 arrow::Result<std::vector<ReferenceHit>> ReferenceBm25::Search(

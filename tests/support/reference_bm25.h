@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,8 +78,8 @@ class ReferenceBm25 {
                                       int max_expansions) const;
   arrow::Result<Scores> Boolean(const Column& column, const std::string& text, double k1, double b,
                                 int max_expansions) const;
-  Scores Evaluate(const Column& column, const BooleanNode& node, double k1, double b,
-                  int max_expansions) const;
+  std::optional<Scores> Evaluate(const Column& column, const BooleanNode& node, double k1, double b,
+                                 int max_expansions) const;
 
   std::vector<std::string> AnalyzeTerms(const std::string& text) const;
   std::vector<std::pair<std::string, uint32_t>> AnalyzeTokens(const std::string& text) const;
