@@ -120,9 +120,8 @@ TEST(InvertedCodec, PostingBlocksRoundTripAtBlockBoundaries) {
         uint32_t decoded[kPostingBlockSize];
         uint32_t decoded_frequencies[kPostingBlockSize];
         ASSERT_TRUE(DecodeDocumentBlock(
-            reinterpret_cast<const uint8_t*>(record.data()) + headers[b].doc_offset,
-            headers[b].doc_bytes, count, b == 0, b == 0 ? 0 : headers[b - 1].last_doc,
-            headers[b].last_doc, decoded, decoded_frequencies));
+            reinterpret_cast<const uint8_t*>(record.data()) + headers[b].doc_offset, headers[b],
+            count, b == 0, b == 0 ? 0 : headers[b - 1].last_doc, decoded, decoded_frequencies));
         uint32_t max_frequency = 0;
         uint32_t min_length = UINT32_MAX;
         uint64_t total = 0;
