@@ -14,8 +14,10 @@
 #include "support/scalar_family_testing.h"
 #include "support/status_assertions.h"
 #include "support/temp_directory.h"
+#include "tessera/index/segment_meta.h"
 #include "tessera/index/text/inverted_family.h"
 #include "tessera/index/text/inverted_files.h"
+#include "tessera/index/text/inverted_segment_reader.h"
 #include "tessera/index/text/inverted_segment_writer.h"
 #include "tessera/status.h"
 
@@ -106,6 +108,57 @@ TEST(InvertedSpill, WriterAccountsEveryTermAndSpillsBeforePassingTheLimit) {
   EXPECT_EQ(stats.num_terms, rows);
   EXPECT_GT(writer.spill_runs(), 1u);
   EXPECT_LE(writer.peak_accounted_bytes(), writer_options.memory_limit);
+}
+
+TEST(InvertedSpill, DocumentCutBetweenRunsIsJoined) {
+  // A limit far below one document's postings: runs cut documents in the middle, and the final
+  // merge joins each document's frequencies and positions again.
+  TempDirectory directory;
+  auto storage = Check(io::Storage::Open(directory.Child("w")));
+  Check(storage->CreateDirectory("seg"));
+  SegmentDirectory out{storage, "seg", "00000000-0000-0000-0000-000000000001"};
+  InvertedWriterOptions writer_options;
+  writer_options.memory_limit = 2048;
+  AnalyzerOptions options;
+  options.stem = false;
+  options.remove_stop_words = false;
+  InvertedSegmentWriter writer(out, writer_options, Check(Analyzer::Make(options)));
+  const uint32_t words = 3000;
+  std::string text;
+  for (uint32_t i = 0; i < words; ++i) text += i % 2 == 0 ? "x " : "y ";
+  Check(writer.BeginFragment(7, 2));
+  for (int doc = 0; doc < 2; ++doc) {
+    writer.BeginDocument();
+    Check(writer.AddValue(text));
+    writer.EndDocument();
+  }
+  auto stats = Check(writer.Finish());
+  EXPECT_GT(writer.spill_runs(), 10u);
+  EXPECT_EQ(stats.num_terms, 2u);
+  format::SegmentMeta meta;
+  meta.set_uuid(out.uuid);
+  meta.set_family("INVERTED");
+  meta.set_num_rows(2);
+  Roaring fragments;
+  fragments.add(7);
+  meta.set_fragment_bitmap(EncodeFragmentBitmap(fragments));
+  auto reader = Check(InvertedSegmentReader::Open(meta, out));
+  ASSERT_OK(reader->CheckAll());
+  auto x = Check(reader->FindTerm("x"));
+  ASSERT_TRUE(x.has_value());
+  auto cursor = Check(reader->OpenPostings(*x));
+  std::vector<uint32_t> even;
+  for (uint32_t i = 0; i < words; i += 2) even.push_back(i);
+  for (uint32_t doc = 0; doc < 2; ++doc) {
+    ASSERT_EQ(cursor->doc(), doc);
+    EXPECT_EQ(cursor->term_frequency(), words / 2);
+    EXPECT_EQ(Check(cursor->Positions()), even);
+    Check(cursor->Next());
+  }
+  EXPECT_EQ(cursor->doc(), PostingCursor::kEnd);
+  EXPECT_EQ(reader->document_length(1), words);
+  // The runs are gone.
+  EXPECT_EQ(Check(storage->List("seg")).size(), 8u);  // four files and their checksums
 }
 
 TEST(InvertedMerge, EqualsOneBuildOverTheUnion) {
