@@ -1,11 +1,12 @@
 // The integrity guarantee, swept: a dataset with data fragments, deletions, an unindexed tail
-// and five indexes (BTREE on a float and on a string column, NGRAM on a text column, IVF_FLAT
-// and IVF_PQ on the vectors) has every one of its files damaged in turn — truncated, a block
-// zeroed, random bytes flipped, the offsets of variable-length columns overwritten — and after
-// each damage every kind of read runs again (index-aware scans, counts with filters, a full
-// scan, a take, exact and refined nearest searches with and without a prefilter). Each read
-// must either return exactly what it returned before the damage (the damaged bytes were not
-// read) or fail with Corrupt naming the damaged file. A crash fails the whole test binary.
+// and six indexes (BTREE on a float and on a string column, NGRAM and INVERTED on a text
+// column, IVF_FLAT and IVF_PQ on the vectors) has every one of its files damaged in turn —
+// truncated, a block zeroed, random bytes flipped, the offsets of variable-length columns
+// overwritten — and after each damage every kind of read runs again (index-aware scans, counts with
+// filters, a full scan, a take, exact and refined nearest searches with and without a prefilter,
+// the postings of the full-text index). Each read must either return exactly what it returned
+// before the damage (the damaged bytes were not read) or fail with Corrupt naming the damaged file.
+// A crash fails the whole test binary.
 //
 // The sweep is sharded (kShards test instances, files split between them) so that CTest runs
 // the shards in parallel; the shards together apply more than 1,000 seeded mutations.
@@ -28,6 +29,8 @@
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/lifecycle.h"
+#include "tessera/index/segment_meta.h"
+#include "tessera/index/text_segment.h"
 #include "tessera/query/filtered_scan.h"
 #include "tessera/query/nearest.h"
 #include "tessera/query/segment_cache.h"
@@ -68,6 +71,42 @@ arrow::Result<std::string> NearestText(const dataset::Dataset& data,
   return TableText(*table);
 }
 
+// The documents, frequencies and positions of the terms starting with "b" of every segment of
+// the INVERTED index, opened through its family.
+arrow::Result<std::string> FullTextPostings(const dataset::Dataset& data) {
+  std::string text;
+  const index::IndexFamily* family = index::FindFamily("INVERTED");
+  for (const auto& definition : data.manifest().indexes()) {
+    if (definition.family() != "INVERTED") continue;
+    for (const auto& segment : definition.segments()) {
+      ARROW_ASSIGN_OR_RAISE(auto directory, index::DirectoryOf(data.storage(), segment));
+      ARROW_ASSIGN_OR_RAISE(auto reader, family->Open(segment, directory));
+      const index::TextSegmentReader& postings = *reader->AsText();
+      std::vector<index::TermPostings> terms;
+      ARROW_RETURN_NOT_OK(
+          postings.VisitTerms("b", [&](std::string_view term, const index::TermPostings& found) {
+            text += std::string(term) + ":";
+            terms.push_back(found);
+            return terms.size() < 40;
+          }));
+      for (const auto& term : terms) {
+        ARROW_ASSIGN_OR_RAISE(auto cursor, postings.OpenPostings(term));
+        while (cursor->doc() != index::PostingCursor::kEnd) {
+          text += " " + std::to_string(postings.row_address(cursor->doc())) + "/" +
+                  std::to_string(cursor->term_frequency());
+          ARROW_ASSIGN_OR_RAISE(auto positions, cursor->Positions());
+          for (uint32_t position : positions) text += "," + std::to_string(position);
+          ARROW_RETURN_NOT_OK(cursor->Next());
+        }
+        text += "\n";
+      }
+    }
+  }
+  // Not vacuous: the index has segments and terms starting with "b".
+  if (text.find(':') == std::string::npos) return InvalidArgument("no INVERTED terms read");
+  return text;
+}
+
 std::vector<Read> Reads(const std::vector<uint64_t>& take_addresses) {
   std::vector<Read> reads;
   const auto scan = [](std::string filter) {
@@ -85,6 +124,7 @@ std::vector<Read> Reads(const std::vector<uint64_t>& take_addresses) {
   reads.push_back(
       {"scan text substrings (NGRAM)", scan("contains(text, 'xyz q') OR text LIKE '%bab cd%'")});
   reads.push_back({"full scan", scan("")});
+  reads.push_back({"full-text postings (INVERTED)", FullTextPostings});
   reads.push_back({"count LIKE", [](const dataset::Dataset& data) -> arrow::Result<std::string> {
                      ARROW_ASSIGN_OR_RAISE(auto rows, data.CountRows("text LIKE '%ab%'"));
                      return std::to_string(rows);
@@ -209,6 +249,7 @@ class CorruptionSweep : public ::testing::TestWithParam<int> {
     create("price_idx", "price", "BTREE", {});
     create("category_idx", "category", "BTREE", {});
     create("text_ngram", "text", "NGRAM", {});
+    create("text_inverted", "text", "INVERTED", {});
     create("vec_flat", "vector", "IVF_FLAT", {{"num_partitions", "4"}, {"metric", "l2"}});
     create("vec_pq", "vector", "IVF_PQ",
            {{"num_partitions", "4"}, {"metric", "cosine"}, {"num_sub_vectors", "2"}});

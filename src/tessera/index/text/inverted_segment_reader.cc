@@ -110,9 +110,8 @@ class InvertedPostingCursor final : public PostingCursor {
                                          : document_frequency_ - block * kPostingBlockSize;
     const uint8_t* data = record_ + header.doc_offset;
     ARROW_RETURN_NOT_OK(reader_->VerifyPostings(data, header.doc_bytes));
-    if (!DecodeDocumentBlock(data, header.doc_bytes, count_, block == 0,
-                             block == 0 ? 0 : headers_[block - 1].last_doc, header.last_doc, docs_,
-                             frequencies_) ||
+    if (!DecodeDocumentBlock(data, header, count_, block == 0,
+                             block == 0 ? 0 : headers_[block - 1].last_doc, docs_, frequencies_) ||
         header.last_doc >= reader_->document_count()) {
       doc_ = kEnd;
       return reader_->Damaged(kPostingsFile,

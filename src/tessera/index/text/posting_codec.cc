@@ -157,11 +157,17 @@ bool DecodePostingHeaders(const uint8_t* data, uint64_t size, uint32_t document_
   return true;
 }
 
-bool DecodeDocumentBlock(const uint8_t* data, uint32_t size, uint32_t count, bool first_block,
-                         uint32_t previous_last, uint32_t expected_last, uint32_t* docs,
+bool DecodeDocumentBlock(const uint8_t* data, const PostingBlockHeader& header, uint32_t count,
+                         bool first_block, uint32_t previous_last, uint32_t* docs,
                          uint32_t* term_frequencies) {
+  const uint32_t expected_last = header.last_doc;
+  if (count == 1) {
+    docs[0] = header.last_doc;
+    term_frequencies[0] = header.max_term_frequency;
+    return header.doc_bytes == 0 && (first_block || header.last_doc > previous_last);
+  }
   const uint8_t* p = data;
-  const uint8_t* end = data + size;
+  const uint8_t* end = data + header.doc_bytes;
   if (!UnpackBits(&p, end, count, docs) || !UnpackBits(&p, end, count, term_frequencies) ||
       p != end) {
     return false;
@@ -226,9 +232,11 @@ void PostingListEncoder::FlushBlock() {
     max_frequency = std::max(max_frequency, frequencies_[i]);
     min_length = std::min(min_length, (*document_lengths_)[docs_[i]]);
   }
-  PackBits(scratch_values_, count_, &payloads_);
-  for (uint32_t i = 0; i < count_; ++i) scratch_values_[i] = frequencies_[i] - 1;
-  PackBits(scratch_values_, count_, &payloads_);
+  if (count_ > 1) {  // one document: the header says it all
+    PackBits(scratch_values_, count_, &payloads_);
+    for (uint32_t i = 0; i < count_; ++i) scratch_values_[i] = frequencies_[i] - 1;
+    PackBits(scratch_values_, count_, &payloads_);
+  }
   const uint32_t last = docs_[count_ - 1];
   PutVarint(has_last_block_ ? last - previous_last_ : last, &headers_);
   PutVarint(max_frequency, &headers_);

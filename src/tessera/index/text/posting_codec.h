@@ -10,7 +10,9 @@
 // pos_bytes each. Headers come first so that a cursor skips blocks (ShallowAdvance) without
 // decoding any document. A document payload is the bit-packed gaps between documents (minus
 // one) then the bit-packed term frequencies (minus one); a position payload is, per document,
-// the gaps between its positions (the first from 0), bit-packed in runs of 128 values.
+// the gaps between its positions (the first from 0), bit-packed in runs of 128 values. A block
+// of one document (most terms are in one document) has an empty document payload: its header
+// holds the document (last_doc) and its frequency (max_tf).
 // Invariant: the block count is ceil(document_frequency / kPostingBlockSize), every block but
 // the last holds exactly kPostingBlockSize documents, so neither counts are stored.
 #pragma once
@@ -56,10 +58,12 @@ bool DecodePostingHeaders(const uint8_t* data, uint64_t size, uint32_t document_
                           bool has_positions, std::vector<PostingBlockHeader>* headers,
                           std::string* problem);
 
-// Decodes the document payload of block `index` (`count` documents) whose previous block ended
-// at `previous_last` (ignored for block 0); checks that the last document is the header's.
-bool DecodeDocumentBlock(const uint8_t* data, uint32_t size, uint32_t count, bool first_block,
-                         uint32_t previous_last, uint32_t expected_last, uint32_t* docs,
+// Decodes the document payload of a block of `count` documents described by `header`, whose
+// previous block ended at `previous_last` (ignored for block 0); checks that the last document
+// is the header's. A block of one document has an empty payload: the header's last document
+// and largest frequency are that document's.
+bool DecodeDocumentBlock(const uint8_t* data, const PostingBlockHeader& header, uint32_t count,
+                         bool first_block, uint32_t previous_last, uint32_t* docs,
                          uint32_t* term_frequencies);
 
 // Where an encoder appends bytes: a file being written, with its running size.
