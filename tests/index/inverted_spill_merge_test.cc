@@ -55,7 +55,7 @@ TEST(InvertedSpill, BoundedBuildSpillsAndEqualsUnspilledBuild) {
   std::mt19937_64 random(5);
   TempDirectory directory;
   auto data = testing::MakeColumnDataset(
-      directory, testing::RandomTextColumn(random, 28000, 40000, 24, false), 7000);
+      directory, testing::RandomTextColumn(random, 32000, 40000, 24, false), 8000);
   auto family = MakeInvertedFamily();
   const auto fragments = AllFragments(*data.dataset);
   const int64_t limit = kMinMemoryLimit;

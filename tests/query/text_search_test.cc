@@ -309,8 +309,11 @@ TEST_F(TextSearchTest, BooleanQueries) {
             (std::set<int64_t>{0, 4}));
   EXPECT_EQ(IdSet(Search(*small_, Query("sleep* colr~1", TextQueryType::kBoolean))),
             (std::set<int64_t>{3, 7}));
-  // A must clause of stop words only is held by no document; a should one is dropped.
-  EXPECT_TRUE(Search(*small_, Query("+the fox", TextQueryType::kBoolean)).empty());
+  // A clause of stop words only is dropped, a must one too; a must clause of an absent term is
+  // held by no document.
+  EXPECT_EQ(IdSet(Search(*small_, Query("+the fox", TextQueryType::kBoolean))),
+            (std::set<int64_t>{0, 2, 4}));
+  EXPECT_TRUE(Search(*small_, Query("+zebra fox", TextQueryType::kBoolean)).empty());
   EXPECT_EQ(IdSet(Search(*small_, Query("the +fox", TextQueryType::kBoolean))),
             (std::set<int64_t>{0, 2, 4}));
   // Only must_not clauses match nothing.

@@ -149,10 +149,9 @@ ReferenceBm25::Scores ReferenceBm25::Match(const Column& column,
   return scores;
 }
 
-// The phrase frequency, as query/text_query_eval.h defines slop: the number of positions p of
-// the first term from which every other term i is at most `slop` moves away in total, a term's
-// moves being the distance from p + (q_i − q_0) (q: the terms' query positions) to its nearest
-// position in the document.
+// The phrase frequency with Lucene's slop, by brute force: the number of positions p_0 of the
+// first term for which every other term i has a document position p_i, no position used twice,
+// such that the offsets p_i − q_i (q: the terms' query positions) spread over at most `slop`.
 ReferenceBm25::Scores ReferenceBm25::Phrase(
     const Column& column, const std::vector<std::pair<std::string, uint32_t>>& terms, int slop,
     double k1, double b) const {
@@ -175,18 +174,26 @@ ReferenceBm25::Scores ReferenceBm25::Phrase(
     }
     if (positions.size() != terms.size()) continue;
     int frequency = 0;
-    for (uint32_t first : first_positions) {
-      int64_t moves = 0;
-      for (size_t i = 1; i < terms.size(); ++i) {
-        const int64_t wanted =
-            static_cast<int64_t>(first) + (static_cast<int64_t>(terms[i].second) - terms[0].second);
-        int64_t nearest = INT64_MAX;
-        for (uint32_t p : *positions[i]) {
-          nearest = std::min(nearest, std::abs(static_cast<int64_t>(p) - wanted));
-        }
-        moves += nearest;
+    std::vector<uint32_t> chosen;
+    // Tries every assignment of positions to terms 1.., given the offsets' range so far.
+    std::function<bool(size_t, int64_t, int64_t)> assign = [&](size_t i, int64_t low,
+                                                               int64_t high) {
+      if (high - low > slop) return false;
+      if (i == terms.size()) return true;
+      for (uint32_t p : *positions[i]) {
+        if (std::find(chosen.begin(), chosen.end(), p) != chosen.end()) continue;
+        const int64_t offset = static_cast<int64_t>(p) - terms[i].second;
+        chosen.push_back(p);
+        const bool fits = assign(i + 1, std::min(low, offset), std::max(high, offset));
+        chosen.pop_back();
+        if (fits) return true;
       }
-      if (moves <= slop) ++frequency;
+      return false;
+    };
+    for (uint32_t first : first_positions) {
+      const int64_t offset = static_cast<int64_t>(first) - terms[0].second;
+      chosen.assign(1, first);
+      if (assign(1, offset, offset)) ++frequency;
     }
     if (frequency > 0) {
       scores[document] = idf * TermScore(column, terms[0].first, frequency, document, k1, b);

@@ -150,12 +150,10 @@ class Planner {
     node.kind = PlanNode::Kind::kBoolean;
     for (const TextClause& clause : clauses) {
       ARROW_ASSIGN_OR_RAISE(auto child, Clause(clause, sources));
-      if (!child) {
-        // Analyzed to nothing (stop words): a must clause no document can hold matches nothing;
-        // a should or must_not clause is dropped.
-        if (clause.occur != Occur::kMust) continue;
-        child.emplace();
-      }
+      // A clause the analyzer leaves nothing of (only stop words) is dropped, whatever its
+      // occurrence, as Lucene drops it: "+the +cat" asks for cat. (A must clause of a term no
+      // document holds is kept, and matches nothing.)
+      if (!child) continue;
       child->occur = clause.occur;
       node.children.push_back(std::move(*child));
     }
