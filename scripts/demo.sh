@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A tour of the tessera CLI on synthetic data: create, append, filter, delete, time travel,
-# history, compaction, scalar and vector indexes, search, and cleanup. Usage: scripts/demo.sh [path/to/tessera]
+# history, compaction, scalar, vector and full-text indexes, search, and cleanup.
+# Usage: scripts/demo.sh [path/to/tessera]
 set -euo pipefail
 tessera=${1:-build/tessera}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo-XXXXXX")
@@ -40,6 +41,17 @@ step "$tessera" index create "$work/items" --name vec_pq --column vector --type 
 step "$tessera" gen "$work/queries.arrow" --queries 3 --dim 32 --seed 7
 step "$tessera" search "$work/items" --column vector --queries "$work/queries.arrow" --k 3 \
   --nprobes 4 --refine-factor 10 --columns id,category --explain
+echo
+echo "# full-text search: an INVERTED index, BM25 top-k with highlights, a boolean query with a"
+echo "# phrase and a prefilter, and a hybrid of text and vector search fused by rank"
+step "$tessera" index create "$work/items" --name text_fts --column text --type INVERTED
+step "$tessera" search "$work/items" --column text --text 'garden music' --k 3 \
+  --columns id,category --highlight --highlight-length 60
+step "$tessera" search "$work/items" --column text --text '"garden music"~1 -winter' \
+  --query-type boolean --k 3 --columns id,text --where "category = 'books'" --prefilter
+query_vector=$("$tessera" scan "$work/items" --columns vector --limit 1 --format csv | tail -1 | tr -d '"')
+step "$tessera" search "$work/items" --hybrid --column text --text 'garden music' \
+  --vector-column vector --vector "$query_vector" --k 3 --columns id,category,text
 step "$tessera" cleanup "$work/items" --older-than 0s --dry-run
 echo
 echo "# errors are typed and name the fix"
