@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/index/text/fixed_width.h"
 #include "tessera/io/checksummed_output.h"
 #include "tessera/status.h"
 
@@ -15,20 +16,6 @@ constexpr uint32_t kDocumentsMagic = 0x434f4454;  // "TDOC"
 constexpr uint32_t kDocumentsVersion = 1;
 constexpr size_t kHeaderBytes = 6 * 4 + 8;
 constexpr size_t kBufferBytes = 1 << 20;
-
-template <typename T>
-void PutFixed(T value, std::string* out) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out->append(bytes, sizeof(T));
-}
-
-template <typename T>
-T GetFixed(const uint8_t* data) {
-  T value;
-  std::memcpy(&value, data, sizeof(T));
-  return value;
-}
 
 }  // namespace
 

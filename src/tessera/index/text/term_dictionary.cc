@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tessera/index/text/fixed_width.h"
 #include "tessera/status.h"
 
 namespace tessera::index::text {
@@ -10,20 +11,6 @@ namespace tessera::index::text {
 namespace {
 
 constexpr size_t kFooterBytes = 8 + 8 + 4 + 4;
-
-template <typename T>
-void PutFixed(T value, std::string* out) {
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  out->append(bytes, sizeof(T));
-}
-
-template <typename T>
-T GetFixed(const uint8_t* data) {
-  T value;
-  std::memcpy(&value, data, sizeof(T));
-  return value;
-}
 
 size_t SharedPrefix(std::string_view a, std::string_view b) {
   const size_t limit = std::min(a.size(), b.size());
