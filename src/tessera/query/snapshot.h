@@ -79,11 +79,17 @@ class Snapshot {
   // Positions in manifest().indexes() of the indexes on schema field `field_index`.
   std::vector<int> IndexesOnField(int field_index) const;
 
+  // Dataset::Take on this version, through fragment readers kept open between calls: a reader
+  // is lent to one call at a time (a concurrent call opens another), then kept for the next.
+  arrow::Result<std::shared_ptr<arrow::Table>> Take(const std::vector<uint64_t>& row_addresses,
+                                                    const std::vector<std::string>& columns) const;
+
   Snapshot(std::shared_ptr<const dataset::Dataset> dataset, SegmentCache* cache);
   ~Snapshot();
 
  private:
   struct IndexSlot;
+  struct ReaderPool;
   arrow::Result<std::unique_ptr<OpenedIndex>> OpenIndex(int position) const;
 
   std::shared_ptr<const dataset::Dataset> dataset_;
@@ -92,6 +98,7 @@ class Snapshot {
   std::unique_ptr<dataset::DeletionVectors> deletions_;
   std::vector<int> field_of_index_;  // per index position: its schema field, or -1
   std::vector<std::unique_ptr<IndexSlot>> indexes_;
+  std::unique_ptr<ReaderPool> readers_;
 };
 
 }  // namespace tessera::query

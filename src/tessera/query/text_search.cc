@@ -181,6 +181,13 @@ std::string_view TextQueryTypeName(TextQueryType type) {
 arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& dataset,
                                                         const TextSearchOptions& options,
                                                         Explain* explain) {
+  return TextSearch(Snapshot::Borrowing(dataset), options, explain);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(
+    const std::shared_ptr<const Snapshot>& snapshot, const TextSearchOptions& options,
+    Explain* explain) {
+  const dataset::Dataset& dataset = snapshot->dataset();
   ARROW_RETURN_NOT_OK(ValidateOptions(dataset, options));
   std::vector<ColumnSearch> searches;
   for (const auto& column : options.columns) {
@@ -204,7 +211,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& 
     return InvalidArgument("highlight_length must be at least 1, got ", options.highlight_length);
   }
 
-  auto snapshot = Snapshot::Borrowing(dataset);
   std::shared_ptr<const expr::Filter> filter;
   std::optional<RowsByFragment> allowed;
   Explain prefilter_explain;
@@ -242,7 +248,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& 
       return HighlightColumn(values, first.sources.analyzer, first.query_terms, options);
     };
   }
-  TextResult result(dataset, projection, options.with_row_address,
+  TextResult result(*snapshot, projection, options.with_row_address,
                     options.prefilter ? nullptr : filter, searches.front().name,
                     std::move(highlighter));
   return result.Materialize(MergeColumns(searches, static_cast<size_t>(options.k)), explain);
