@@ -4,6 +4,7 @@
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,28 @@ TEST(SnapshotTakeTest, KeptReadersReturnWhatDatasetTakeReturns) {
     ASSERT_FALSE(taken.ok());
     EXPECT_EQ(KindOf(taken.status()), ErrorKind::kNotFound) << taken.status().ToString();
   }
+}
+
+TEST(SnapshotDerivedTest, MadeOnceThenSharedAndErrorsAreNotKept) {
+  TempDirectory directory;
+  ASSERT_OK_AND_ASSIGN(auto data,
+                       dataset::Dataset::Create(directory.Child("data"), ReaderOf(Documents())));
+  auto snapshot = Snapshot::Make(data);
+  int made = 0;
+  std::function<arrow::Result<std::shared_ptr<const int>>()> make =
+      [&]() -> arrow::Result<std::shared_ptr<const int>> {
+    ++made;
+    return std::make_shared<const int>(made);
+  };
+  ASSERT_OK_AND_ASSIGN(auto first, snapshot->Derived<int>("a", make));
+  ASSERT_OK_AND_ASSIGN(auto second, snapshot->Derived<int>("a", make));
+  EXPECT_EQ(first.get(), second.get());
+  EXPECT_EQ(made, 1);
+  std::function<arrow::Result<std::shared_ptr<const int>>()> failing =
+      []() -> arrow::Result<std::shared_ptr<const int>> { return NotFound("not yet"); };
+  EXPECT_FALSE(snapshot->Derived<int>("b", failing).ok());
+  ASSERT_OK_AND_ASSIGN(auto third, snapshot->Derived<int>("b", make));
+  EXPECT_EQ(*third, 2);
 }
 
 }  // namespace

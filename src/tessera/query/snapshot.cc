@@ -23,6 +23,11 @@ struct Snapshot::ReaderPool {
   std::map<Key, std::vector<std::unique_ptr<dataset::FragmentReader>>> idle;
 };
 
+struct Snapshot::DerivedValues {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const void>> values;
+};
+
 std::shared_ptr<const Snapshot> Snapshot::Make(std::shared_ptr<const dataset::Dataset> dataset,
                                                SegmentCache* cache) {
   return std::make_shared<const Snapshot>(std::move(dataset),
@@ -41,7 +46,10 @@ arrow::Result<std::shared_ptr<const Snapshot>> Snapshot::Open(std::string_view u
 }
 
 Snapshot::Snapshot(std::shared_ptr<const dataset::Dataset> dataset, SegmentCache* cache)
-    : dataset_(std::move(dataset)), cache_(cache), readers_(std::make_unique<ReaderPool>()) {
+    : dataset_(std::move(dataset)),
+      cache_(cache),
+      readers_(std::make_unique<ReaderPool>()),
+      derived_(std::make_unique<DerivedValues>()) {
   for (const auto& fragment : manifest().fragments()) fragment_ids_.add(fragment.id());
   // The manifest is owned by the dataset; an aliasing pointer keeps the dataset alive with it.
   std::shared_ptr<const format::Manifest> owned_manifest(dataset_, &dataset_->manifest());
@@ -96,6 +104,20 @@ arrow::Result<std::shared_ptr<arrow::Table>> Snapshot::Take(
   std::lock_guard<std::mutex> lock(readers_->mutex);
   for (auto& [key, reader] : lent) readers_->idle[key].push_back(std::move(reader));
   return taken;
+}
+
+arrow::Result<std::shared_ptr<const void>> Snapshot::DerivedValue(
+    const std::string& key,
+    const std::function<arrow::Result<std::shared_ptr<const void>>()>& make) const {
+  {
+    std::lock_guard<std::mutex> lock(derived_->mutex);
+    auto it = derived_->values.find(key);
+    if (it != derived_->values.end()) return it->second;
+  }
+  // Made outside the lock: `make` may itself use the snapshot (its indexes, its readers).
+  ARROW_ASSIGN_OR_RAISE(auto value, make());
+  std::lock_guard<std::mutex> lock(derived_->mutex);
+  return derived_->values.emplace(key, std::move(value)).first->second;
 }
 
 arrow::Result<const OpenedIndex*> Snapshot::Index(int position) const {
