@@ -145,7 +145,8 @@ arrow::Result<tessera::query::TextQueryType> TypeOf(const std::string& name) {
 }
 
 arrow::Status Query(const std::string& path, const std::string& queries_path, int repetitions) {
-  ARROW_ASSIGN_OR_RAISE(auto dataset, tessera::dataset::Dataset::Open(path));
+  // One snapshot for every query, as a server or Python keeps one per version.
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, tessera::query::Snapshot::Open(path));
   std::ifstream file(queries_path);
   if (!file) return arrow::Status::IOError("cannot read ", queries_path);
   std::vector<std::pair<std::string, tessera::query::TextSearchOptions>> queries;
@@ -166,7 +167,7 @@ arrow::Status Query(const std::string& path, const std::string& queries_path, in
 
   std::vector<std::vector<int64_t>> answers(queries.size());
   for (size_t i = 0; i < queries.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto table, tessera::query::TextSearch(*dataset, queries[i].second));
+    ARROW_ASSIGN_OR_RAISE(auto table, tessera::query::TextSearch(snapshot, queries[i].second));
     ARROW_ASSIGN_OR_RAISE(table, table->CombineChunks());
     if (table->num_rows() > 0) {
       const auto& ids =
@@ -184,7 +185,7 @@ arrow::Status Query(const std::string& path, const std::string& queries_path, in
       for (size_t m = 0; m < members.size(); ++m) {
         const auto start = Clock::now();
         ARROW_ASSIGN_OR_RAISE(auto table,
-                              tessera::query::TextSearch(*dataset, queries[members[m]].second));
+                              tessera::query::TextSearch(snapshot, queries[members[m]].second));
         latencies[m].push_back(Seconds(start));
       }
       passes.push_back(Seconds(pass_start));

@@ -37,6 +37,22 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::vector<uint64_t>& row_addresses,
                                                       const std::vector<std::string>& columns) {
+  std::vector<std::unique_ptr<FragmentReader>> opened;
+  auto open = [&](const format::Fragment& fragment,
+                  const std::vector<int>& indices) -> arrow::Result<const FragmentReader*> {
+    ARROW_ASSIGN_OR_RAISE(auto reader, FragmentReader::Open(storage, fragment, schema, indices));
+    opened.push_back(std::move(reader));
+    return opened.back().get();
+  };
+  return TakeRows(storage, manifest, schema, row_addresses, columns, open);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage,
+                                                      const format::Manifest& manifest,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::vector<uint64_t>& row_addresses,
+                                                      const std::vector<std::string>& columns,
+                                                      const FragmentReaders& readers) {
   ARROW_ASSIGN_OR_RAISE(auto column_indices, ResolveColumns(*schema, columns));
   std::unordered_map<uint32_t, int> fragment_index;
   for (int i = 0; i < manifest.fragments_size(); ++i)
@@ -62,8 +78,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
   piece_positions.reserve(row_addresses.size());
   for (auto& [fragment_id, requests] : by_fragment) {
     const format::Fragment& fragment = manifest.fragments(fragment_index[fragment_id]);
-    ARROW_ASSIGN_OR_RAISE(auto reader,
-                          FragmentReader::Open(storage, fragment, schema, column_indices));
+    ARROW_ASSIGN_OR_RAISE(const FragmentReader* reader, readers(fragment, column_indices));
     std::sort(requests.begin(), requests.end(),
               [](const Request& a, const Request& b) { return a.offset < b.offset; });
     std::vector<uint32_t> offsets;

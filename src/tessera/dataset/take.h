@@ -8,6 +8,7 @@
 #include <arrow/result.h>
 #include <arrow/table.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,20 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                                       const std::shared_ptr<arrow::Schema>& schema,
                                                       const std::vector<uint64_t>& row_addresses,
                                                       const std::vector<std::string>& columns);
+
+// The reader of `fragment` decoding `columns` (indices into the schema), which stays valid for
+// the call it serves: how a caller that keeps readers open across takes (query::Snapshot)
+// supplies them.
+using FragmentReaders = std::function<arrow::Result<const FragmentReader*>(
+    const format::Fragment& fragment, const std::vector<int>& columns)>;
+
+// The same, the fragments read through `readers` instead of opened for this call.
+arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage,
+                                                      const format::Manifest& manifest,
+                                                      const std::shared_ptr<arrow::Schema>& schema,
+                                                      const std::vector<uint64_t>& row_addresses,
+                                                      const std::vector<std::string>& columns,
+                                                      const FragmentReaders& readers);
 
 // The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
 // fragment's row count) of the fragment

@@ -1,5 +1,10 @@
 #include "tessera/query/snapshot.h"
 
+#include <map>
+#include <utility>
+
+#include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/take.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
@@ -9,6 +14,18 @@ namespace tessera::query {
 struct Snapshot::IndexSlot {
   std::mutex mutex;
   std::unique_ptr<OpenedIndex> opened;
+};
+
+// Idle fragment readers by (fragment id, decoded columns).
+struct Snapshot::ReaderPool {
+  using Key = std::pair<uint32_t, std::vector<int>>;
+  std::mutex mutex;
+  std::map<Key, std::vector<std::unique_ptr<dataset::FragmentReader>>> idle;
+};
+
+struct Snapshot::DerivedValues {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const void>> values;
 };
 
 std::shared_ptr<const Snapshot> Snapshot::Make(std::shared_ptr<const dataset::Dataset> dataset,
@@ -29,7 +46,10 @@ arrow::Result<std::shared_ptr<const Snapshot>> Snapshot::Open(std::string_view u
 }
 
 Snapshot::Snapshot(std::shared_ptr<const dataset::Dataset> dataset, SegmentCache* cache)
-    : dataset_(std::move(dataset)), cache_(cache) {
+    : dataset_(std::move(dataset)),
+      cache_(cache),
+      readers_(std::make_unique<ReaderPool>()),
+      derived_(std::make_unique<DerivedValues>()) {
   for (const auto& fragment : manifest().fragments()) fragment_ids_.add(fragment.id());
   // The manifest is owned by the dataset; an aliasing pointer keeps the dataset alive with it.
   std::shared_ptr<const format::Manifest> owned_manifest(dataset_, &dataset_->manifest());
@@ -55,6 +75,49 @@ std::vector<int> Snapshot::IndexesOnField(int field_index) const {
     }
   }
   return positions;
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> Snapshot::Take(
+    const std::vector<uint64_t>& row_addresses, const std::vector<std::string>& columns) const {
+  std::vector<std::pair<ReaderPool::Key, std::unique_ptr<dataset::FragmentReader>>> lent;
+  auto lend =
+      [&](const format::Fragment& fragment,
+          const std::vector<int>& indices) -> arrow::Result<const dataset::FragmentReader*> {
+    ReaderPool::Key key{fragment.id(), indices};
+    std::unique_ptr<dataset::FragmentReader> reader;
+    {
+      std::lock_guard<std::mutex> lock(readers_->mutex);
+      auto it = readers_->idle.find(key);
+      if (it != readers_->idle.end() && !it->second.empty()) {
+        reader = std::move(it->second.back());
+        it->second.pop_back();
+      }
+    }
+    if (reader == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(reader,
+                            dataset::FragmentReader::Open(*storage(), fragment, schema(), indices));
+    }
+    lent.emplace_back(std::move(key), std::move(reader));
+    return lent.back().second.get();
+  };
+  auto taken = dataset::TakeRows(*storage(), manifest(), schema(), row_addresses, columns, lend);
+  std::lock_guard<std::mutex> lock(readers_->mutex);
+  for (auto& [key, reader] : lent) readers_->idle[key].push_back(std::move(reader));
+  return taken;
+}
+
+arrow::Result<std::shared_ptr<const void>> Snapshot::DerivedValue(
+    const std::string& key,
+    const std::function<arrow::Result<std::shared_ptr<const void>>()>& make) const {
+  {
+    std::lock_guard<std::mutex> lock(derived_->mutex);
+    auto it = derived_->values.find(key);
+    if (it != derived_->values.end()) return it->second;
+  }
+  // Made outside the lock: `make` may itself use the snapshot (its indexes, its readers).
+  ARROW_ASSIGN_OR_RAISE(auto value, make());
+  std::lock_guard<std::mutex> lock(derived_->mutex);
+  return derived_->values.emplace(key, std::move(value)).first->second;
 }
 
 arrow::Result<const OpenedIndex*> Snapshot::Index(int position) const {

@@ -16,6 +16,7 @@
 #include <roaring/roaring.hh>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -79,11 +80,37 @@ class Snapshot {
   // Positions in manifest().indexes() of the indexes on schema field `field_index`.
   std::vector<int> IndexesOnField(int field_index) const;
 
+  // Dataset::Take on this version, through fragment readers kept open between calls: a reader
+  // is lent to one call at a time (a concurrent call opens another), then kept for the next.
+  arrow::Result<std::shared_ptr<arrow::Table>> Take(const std::vector<uint64_t>& row_addresses,
+                                                    const std::vector<std::string>& columns) const;
+
+  // A value derived from this version alone (what a query layer prepares once per version,
+  // e.g. full-text search's sources of a column), made by `make` on the first call for `key`
+  // and shared by every later one. Errors are returned, not kept: a later call tries again.
+  // Thread-safe; two first calls at once may both run `make`, and the first result is kept.
+  template <typename T>
+  arrow::Result<std::shared_ptr<const T>> Derived(
+      const std::string& key,
+      const std::function<arrow::Result<std::shared_ptr<const T>>()>& make) const {
+    ARROW_ASSIGN_OR_RAISE(auto value,
+                          DerivedValue(key, [&]() -> arrow::Result<std::shared_ptr<const void>> {
+                            ARROW_ASSIGN_OR_RAISE(auto made, make());
+                            return std::shared_ptr<const void>(std::move(made));
+                          }));
+    return std::static_pointer_cast<const T>(std::move(value));
+  }
+
   Snapshot(std::shared_ptr<const dataset::Dataset> dataset, SegmentCache* cache);
   ~Snapshot();
 
  private:
   struct IndexSlot;
+  struct ReaderPool;
+  struct DerivedValues;
+  arrow::Result<std::shared_ptr<const void>> DerivedValue(
+      const std::string& key,
+      const std::function<arrow::Result<std::shared_ptr<const void>>()>& make) const;
   arrow::Result<std::unique_ptr<OpenedIndex>> OpenIndex(int position) const;
 
   std::shared_ptr<const dataset::Dataset> dataset_;
@@ -92,6 +119,8 @@ class Snapshot {
   std::unique_ptr<dataset::DeletionVectors> deletions_;
   std::vector<int> field_of_index_;  // per index position: its schema field, or -1
   std::vector<std::unique_ptr<IndexSlot>> indexes_;
+  std::unique_ptr<ReaderPool> readers_;
+  std::unique_ptr<DerivedValues> derived_;
 };
 
 }  // namespace tessera::query

@@ -72,28 +72,38 @@ arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSour
   if (node.min_match == node.terms.size() && node.terms.size() > 1) {
     return EvaluateConjunction(node, source, source_index, bm25, counters);
   }
-  const uint32_t documents = reader.document_count();
-  std::vector<double> scores(documents, 0.0);
-  std::vector<uint32_t> matches(documents, 0);
+  // A merge of the terms' cursors in document order: per document, the cursors on it add their
+  // scores in plan order (as a per-document accumulator would), with no per-document array.
+  std::vector<std::unique_ptr<PostingCursor>> cursors;
+  std::vector<const PlanTerm*> cursor_terms;
   for (const PlanTerm& term : node.terms) {
     const auto& postings = term.postings[source_index];
     if (!postings) continue;
     ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
-    for (uint32_t doc = cursor->doc(); doc != PostingCursor::kEnd; doc = cursor->doc()) {
-      scores[doc] +=
-          bm25.TermScore(term.weight, cursor->term_frequency(), reader.document_length(doc));
-      ++matches[doc];
-      ARROW_RETURN_NOT_OK(cursor->Next());
-    }
+    cursors.push_back(std::move(cursor));
+    cursor_terms.push_back(&term);
     if (counters != nullptr) {
       counters->postings += postings->document_frequency;
       counters->scored += postings->document_frequency;
     }
   }
-  for (uint32_t doc = 0; doc < documents; ++doc) {
-    if (matches[doc] >= node.min_match) {
+  while (true) {
+    uint32_t doc = PostingCursor::kEnd;
+    for (const auto& cursor : cursors) doc = std::min(doc, cursor->doc());
+    if (doc == PostingCursor::kEnd) break;
+    const uint32_t length = reader.document_length(doc);
+    double score = 0.0;
+    uint32_t matches = 0;
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      PostingCursor& cursor = *cursors[i];
+      if (cursor.doc() != doc) continue;
+      score += bm25.TermScore(cursor_terms[i]->weight, cursor.term_frequency(), length);
+      ++matches;
+      ARROW_RETURN_NOT_OK(cursor.Next());
+    }
+    if (matches >= node.min_match) {
       result.docs.push_back(doc);
-      result.scores.push_back(scores[doc]);
+      result.scores.push_back(score);
     }
   }
   return result;
@@ -147,14 +157,20 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
   return result;
 }
 
+// Whether `doc` is in `docs` (ascending), advancing `position` (monotonically, as the documents
+// asked about ascend) to the first entry not below it.
+bool Contains(const std::vector<uint32_t>& docs, size_t& position, uint32_t doc) {
+  while (position < docs.size() && docs[position] < doc) ++position;
+  return position < docs.size() && docs[position] == doc;
+}
+
+// Sorted merges of the children's document lists (each ascending): the candidates are the
+// intersection of the must lists (else the union of the should ones) less the must_not ones,
+// and a candidate's score sums its must and should children's scores in child order.
 arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSource& source,
                                               size_t source_index, const Bm25& bm25,
                                               ScoringCounters* counters) {
   DocumentScores result;
-  const uint32_t documents = source.reader->document_count();
-  std::vector<double> scores(documents, 0.0);
-  std::vector<uint32_t> musts(documents, 0);
-  std::vector<uint8_t> state(documents, 0);  // 1: a should child matched, 2: a must_not one
   uint32_t must_children = 0;
   bool should_children = false;
   for (const PlanNode& child : node.children) {
@@ -162,31 +178,54 @@ arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSo
     if (child.occur == Occur::kShould) should_children = true;
   }
   if (must_children == 0 && !should_children) return result;
-  for (const PlanNode& child : node.children) {
-    ARROW_ASSIGN_OR_RAISE(auto matched, EvaluatePlan(child, source, source_index, bm25, counters));
-    if (child.occur == Occur::kMust && matched.docs.empty()) return result;
-    for (size_t i = 0; i < matched.docs.size(); ++i) {
-      const uint32_t doc = matched.docs[i];
-      switch (child.occur) {
-        case Occur::kMust:
-          ++musts[doc];
-          scores[doc] += matched.scores[i];
-          break;
-        case Occur::kShould:
-          state[doc] |= 1;
-          scores[doc] += matched.scores[i];
-          break;
-        case Occur::kMustNot:
-          state[doc] |= 2;
-          break;
+  std::vector<DocumentScores> matched(node.children.size());
+  for (size_t c = 0; c < node.children.size(); ++c) {
+    const PlanNode& child = node.children[c];
+    ARROW_ASSIGN_OR_RAISE(matched[c], EvaluatePlan(child, source, source_index, bm25, counters));
+    if (child.occur == Occur::kMust && matched[c].docs.empty()) return result;
+  }
+  std::vector<uint32_t> candidates;
+  if (must_children > 0) {
+    size_t rarest = node.children.size();
+    for (size_t c = 0; c < node.children.size(); ++c) {
+      if (node.children[c].occur != Occur::kMust) continue;
+      if (rarest == node.children.size() || matched[c].docs.size() < matched[rarest].docs.size()) {
+        rarest = c;
       }
     }
+    std::vector<size_t> positions(node.children.size(), 0);
+    for (uint32_t doc : matched[rarest].docs) {
+      bool all = true;
+      for (size_t c = 0; c < node.children.size() && all; ++c) {
+        if (c == rarest || node.children[c].occur != Occur::kMust) continue;
+        all = Contains(matched[c].docs, positions[c], doc);
+      }
+      if (all) candidates.push_back(doc);
+    }
+  } else {
+    for (size_t c = 0; c < node.children.size(); ++c) {
+      if (node.children[c].occur != Occur::kShould) continue;
+      candidates.insert(candidates.end(), matched[c].docs.begin(), matched[c].docs.end());
+    }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
-  for (uint32_t doc = 0; doc < documents; ++doc) {
-    if ((state[doc] & 2) != 0 || musts[doc] != must_children) continue;
-    if (must_children == 0 && (state[doc] & 1) == 0) continue;
+  std::vector<size_t> positions(node.children.size(), 0);
+  for (uint32_t doc : candidates) {
+    bool excluded = false;
+    double score = 0.0;
+    for (size_t c = 0; c < node.children.size(); ++c) {
+      const bool found = Contains(matched[c].docs, positions[c], doc);
+      if (!found) continue;
+      if (node.children[c].occur == Occur::kMustNot) {
+        excluded = true;
+        break;
+      }
+      score += matched[c].scores[positions[c]];
+    }
+    if (excluded) continue;
     result.docs.push_back(doc);
-    result.scores.push_back(scores[doc]);
+    result.scores.push_back(score);
   }
   return result;
 }

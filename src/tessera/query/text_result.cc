@@ -20,10 +20,11 @@ void AddColumn(std::vector<std::string>& columns, const std::string& name) {
 
 }  // namespace
 
-TextResult::TextResult(const dataset::Dataset& dataset, std::vector<int> projection,
-                       bool with_row_address, std::shared_ptr<const expr::Filter> postfilter,
-                       std::string highlighted, Highlighter highlighter)
-    : dataset_(dataset),
+TextResult::TextResult(const Snapshot& snapshot, std::vector<int> projection, bool with_row_address,
+                       std::shared_ptr<const expr::Filter> postfilter, std::string highlighted,
+                       Highlighter highlighter)
+    : snapshot_(snapshot),
+      dataset_(snapshot.dataset()),
       projection_(std::move(projection)),
       with_row_address_(with_row_address),
       postfilter_(std::move(postfilter)),
@@ -71,7 +72,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextResult::Materialize(
 
   std::shared_ptr<arrow::RecordBatch> taken;
   if (!take_columns_.empty()) {
-    ARROW_ASSIGN_OR_RAISE(auto table, dataset_.Take(addresses, take_columns_));
+    ARROW_ASSIGN_OR_RAISE(auto table, snapshot_.Take(addresses, take_columns_));
     ARROW_ASSIGN_OR_RAISE(taken, table->CombineChunksToBatch());
   }
   const auto& schema = *dataset_.schema();

@@ -18,6 +18,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/expr/filter.h"
 #include "tessera/query/explain.h"
+#include "tessera/query/snapshot.h"
 #include "tessera/query/text_top_k.h"
 
 namespace tessera::query {
@@ -29,8 +30,9 @@ using Highlighter =
 class TextResult {
  public:
   // `projection`: indexes into dataset.schema(); `postfilter`: null when none; `highlighted`:
-  // the column whose values `highlighter` gets (ignored without one). `dataset` must outlive this.
-  TextResult(const dataset::Dataset& dataset, std::vector<int> projection, bool with_row_address,
+  // the column whose values `highlighter` gets (ignored without one). `snapshot` (whose Take
+  // reads the rows) must outlive this.
+  TextResult(const Snapshot& snapshot, std::vector<int> projection, bool with_row_address,
              std::shared_ptr<const expr::Filter> postfilter, std::string highlighted,
              Highlighter highlighter);
 
@@ -38,6 +40,7 @@ class TextResult {
                                                            Explain* explain) const;
 
  private:
+  const Snapshot& snapshot_;
   const dataset::Dataset& dataset_;
   std::vector<int> projection_;
   bool with_row_address_;

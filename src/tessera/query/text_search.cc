@@ -96,7 +96,7 @@ struct ColumnSearch {
   std::string name;
   double boost = 1;
   int column_index = -1;
-  TextSources sources;
+  std::shared_ptr<const TextSources> sources;
   TextStatistics statistics;
   std::optional<PlanNode> plan;
   std::vector<std::string> query_terms;
@@ -108,24 +108,37 @@ struct ColumnSearch {
 arrow::Status SearchColumn(const Snapshot& snapshot, const TextSearchOptions& options,
                            const EligibleRows& live, const EligibleRows& accepted,
                            ColumnSearch& search) {
-  ARROW_ASSIGN_OR_RAISE(search.sources,
-                        OpenTextSources(snapshot, search.column_index, live, accepted));
-  search.statistics = CollectStatistics(search.sources);
+  auto open = [&]() -> arrow::Result<std::shared_ptr<const TextSources>> {
+    ARROW_ASSIGN_OR_RAISE(auto sources,
+                          OpenTextSources(snapshot, search.column_index, live, accepted));
+    return std::make_shared<const TextSources>(std::move(sources));
+  };
+  if (accepted.prefiltered()) {
+    ARROW_ASSIGN_OR_RAISE(search.sources, open());
+  } else {
+    // Without a prefilter the sources depend on the version alone: opened (segments chosen,
+    // dead documents marked, the tail analyzed) once per snapshot and column.
+    ARROW_ASSIGN_OR_RAISE(
+        search.sources,
+        snapshot.Derived<TextSources>("text_sources:" + std::to_string(search.column_index), open));
+  }
+  const TextSources& sources = *search.sources;
+  search.statistics = CollectStatistics(sources);
   const Bm25 bm25(options.k1, options.b, static_cast<double>(search.statistics.document_count),
                   search.statistics.average_length());
-  ARROW_ASSIGN_OR_RAISE(auto analyzer, index::text::Analyzer::Make(search.sources.analyzer));
-  TermTable terms(search.sources);
+  ARROW_ASSIGN_OR_RAISE(auto analyzer, index::text::Analyzer::Make(sources.analyzer));
+  TermTable terms(sources);
   const TextQueryType type =
       options.type == TextQueryType::kMultiMatch ? TextQueryType::kMatch : options.type;
-  ARROW_ASSIGN_OR_RAISE(search.plan, BuildPlan(options, type, *analyzer, search.sources, terms,
-                                               bm25, &search.query_terms));
+  ARROW_ASSIGN_OR_RAISE(
+      search.plan, BuildPlan(options, type, *analyzer, sources, terms, bm25, &search.query_terms));
   if (!search.plan || search.statistics.document_count == 0) return arrow::Status::OK();
   const PlanNode& plan = *search.plan;
   TextTopK top(static_cast<size_t>(
       std::min<uint64_t>(static_cast<uint64_t>(options.k), search.statistics.document_count)));
   search.wand = !options.exhaustive && IsPureDisjunction(plan);
-  for (size_t s = 0; s < search.sources.sources.size(); ++s) {
-    const TextSource& source = search.sources.sources[s];
+  for (size_t s = 0; s < sources.sources.size(); ++s) {
+    const TextSource& source = sources.sources[s];
     if (search.wand) {
       std::vector<WandTerm> lanes;
       for (const PlanTerm& term : plan.terms) {
@@ -181,6 +194,13 @@ std::string_view TextQueryTypeName(TextQueryType type) {
 arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& dataset,
                                                         const TextSearchOptions& options,
                                                         Explain* explain) {
+  return TextSearch(Snapshot::Borrowing(dataset), options, explain);
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(
+    const std::shared_ptr<const Snapshot>& snapshot, const TextSearchOptions& options,
+    Explain* explain) {
+  const dataset::Dataset& dataset = snapshot->dataset();
   ARROW_RETURN_NOT_OK(ValidateOptions(dataset, options));
   std::vector<ColumnSearch> searches;
   for (const auto& column : options.columns) {
@@ -204,7 +224,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& 
     return InvalidArgument("highlight_length must be at least 1, got ", options.highlight_length);
   }
 
-  auto snapshot = Snapshot::Borrowing(dataset);
   std::shared_ptr<const expr::Filter> filter;
   std::optional<RowsByFragment> allowed;
   Explain prefilter_explain;
@@ -230,8 +249,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& 
 
   std::vector<TextColumnExplain> explained;
   for (const ColumnSearch& search : searches) {
-    explained.push_back({search.name, &search.sources, search.statistics, search.plan.has_value(),
-                         search.wand, search.counters});
+    explained.push_back({search.name, search.sources.get(), search.statistics,
+                         search.plan.has_value(), search.wand, search.counters});
   }
   ExplainTextSearch(options, dataset.manifest(), explained, prefilter_explain, explain);
 
@@ -239,10 +258,10 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& 
   if (options.highlight) {
     const ColumnSearch& first = searches.front();
     highlighter = [&](const arrow::Array& values) {
-      return HighlightColumn(values, first.sources.analyzer, first.query_terms, options);
+      return HighlightColumn(values, first.sources->analyzer, first.query_terms, options);
     };
   }
-  TextResult result(dataset, projection, options.with_row_address,
+  TextResult result(*snapshot, projection, options.with_row_address,
                     options.prefilter ? nullptr : filter, searches.front().name,
                     std::move(highlighter));
   return result.Materialize(MergeColumns(searches, static_cast<size_t>(options.k)), explain);

@@ -61,6 +61,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/query/explain.h"
 #include "tessera/query/nearest.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
@@ -112,6 +113,13 @@ struct TextSearchOptions {
 arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(const dataset::Dataset& dataset,
                                                         const TextSearchOptions& options,
                                                         Explain* explain = nullptr);
+// The same on a snapshot of the dataset's version: what it loads (segments, deletion vectors,
+// fragment readers for the projected rows) serves every query on it. A process answering many
+// queries keeps one snapshot per version (query/snapshot.h); the answer is that of the call
+// above on snapshot->dataset().
+arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(
+    const std::shared_ptr<const Snapshot>& snapshot, const TextSearchOptions& options,
+    Explain* explain = nullptr);
 
 // Hybrid search: a nearest-neighbour query and a text query over one dataset, fused.
 enum class Fusion {

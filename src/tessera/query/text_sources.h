@@ -12,7 +12,8 @@
 // documents that are rows of the fragments it serves and not deleted (empty: all are), and
 // `accepted` those a search may return (live and, with a prefilter, passing it; empty: all
 // are). Statistics count `live` documents, top-k admits `accepted` ones. The tail is read once
-// per query (only its live rows become documents).
+// per OpenTextSources call (only its live rows become documents); TextSearch makes that call
+// once per snapshot and column when there is no prefilter (Snapshot::Derived).
 #pragma once
 
 #include <arrow/result.h>
