@@ -10,6 +10,9 @@ ASAN_BUILD_DIR ?= build-asan
 FUZZ_BUILD_DIR ?= build-fuzz
 # Seconds each fuzz target runs in `make test`; targets run JOBS at a time.
 FUZZ_SECONDS ?= 20
+# Unity builds (CMakeLists.txt): batches of sources compiled as one translation unit, which
+# more than halves a clean build; UNITY_BUILD=OFF builds file by file (quicker to rebuild one file).
+UNITY_BUILD ?= ON
 CMAKE_FLAGS ?=
 
 .PHONY: all bootstrap build build-asan build-fuzz demo test test-release test-asan test-fuzz bench bench-ann format check-format clean
@@ -20,19 +23,19 @@ bootstrap:
 	bash scripts/bootstrap.sh
 
 build: bootstrap
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 build-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON \
-	  -DTESSERA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DTESSERA_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 
 # libFuzzer targets (clang): the library under ASan + UBSan + coverage, -O1 with assertions.
 build-fuzz: bootstrap
 	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON \
-	  -DTESSERA_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DTESSERA_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
 
 demo: build

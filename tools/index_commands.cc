@@ -83,15 +83,6 @@ std::string Coverage(const index::IndexSummary& summary) {
   return text;
 }
 
-// Indexes in name order (the manifest's order changes with every commit of an index).
-std::vector<index::IndexSummary> SortedIndexes(const dataset::Dataset& snapshot,
-                                               bool include_system = false) {
-  auto summaries = index::ListIndexes(snapshot, include_system);
-  std::stable_sort(summaries.begin(), summaries.end(),
-                   [](const auto& a, const auto& b) { return a.name < b.name; });
-  return summaries;
-}
-
 arrow::Status FlushOutput() {
   std::cout.flush();
   if (!std::cout) return Error(ErrorKind::kIOError, "writing the output failed");
@@ -180,7 +171,7 @@ arrow::Status RunOptimize(const OptimizeArguments& args) {
     ARROW_ASSIGN_OR_RAISE(auto summary, index::DescribeIndex(after, *options.name));
     summaries.push_back(std::move(summary));
   } else {
-    summaries = SortedIndexes(after);
+    summaries = index::ListIndexes(after);
   }
   for (const auto& summary : summaries) {
     std::cout << "  " << summary.name << ": " << Coverage(summary) << "\n";
@@ -364,7 +355,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> IndexesBatch(
 arrow::Status RunList(const InspectArguments& args) {
   ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  ARROW_ASSIGN_OR_RAISE(auto batch, IndexesBatch(SortedIndexes(*snapshot, args.system)));
+  ARROW_ASSIGN_OR_RAISE(auto batch, IndexesBatch(index::ListIndexes(*snapshot, args.system)));
   return PrintBatch(*batch, format, std::cout);
 }
 

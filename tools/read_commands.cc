@@ -94,14 +94,6 @@ arrow::Result<Summary> Summarize(const dataset::Dataset& snapshot) {
   return summary;
 }
 
-// The (non-system) indexes of a version, in name order.
-std::vector<index::IndexSummary> SortedIndexes(const dataset::Dataset& snapshot) {
-  auto indexes = index::ListIndexes(snapshot);
-  std::stable_sort(indexes.begin(), indexes.end(),
-                   [](const auto& a, const auto& b) { return a.name < b.name; });
-  return indexes;
-}
-
 std::chrono::system_clock::time_point CreatedAt(const dataset::Dataset& snapshot) {
   return std::chrono::system_clock::time_point(
       std::chrono::microseconds(snapshot.manifest().created_at_micros()));
@@ -122,7 +114,7 @@ void PrintInfoText(const dataset::Dataset& snapshot, const Summary& summary) {
   std::cout << "fragments:  " << snapshot.manifest().fragments_size() << "\n";
   std::cout << "data size:  " << FormatBytes(summary.data_bytes) << " (" << summary.data_bytes
             << " bytes in " << Quantity(summary.data_files, "file") << ")\n";
-  const auto indexes = SortedIndexes(snapshot);
+  const auto indexes = index::ListIndexes(snapshot);
   std::cout << "indexes:    " << indexes.size();
   for (size_t i = 0; i < indexes.size(); ++i) {
     std::cout << (i == 0 ? " (" : ", ") << indexes[i].name << ": " << indexes[i].family << " on "
@@ -165,7 +157,7 @@ void PrintInfoJson(const dataset::Dataset& snapshot, const Summary& summary) {
   text += ",\"data_files\":" + std::to_string(summary.data_files);
   text += ",\"data_bytes\":" + std::to_string(summary.data_bytes);
   text += ",\"indexes\":[";
-  const auto indexes = SortedIndexes(snapshot);
+  const auto indexes = index::ListIndexes(snapshot);
   for (size_t i = 0; i < indexes.size(); ++i) {
     text += i > 0 ? ",{\"name\":" : "{\"name\":";
     AppendJsonString(indexes[i].name, &text);

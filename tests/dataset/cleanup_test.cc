@@ -16,7 +16,7 @@
 #include "tessera/format/paths.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::cleanup_test {
 namespace {
 
 using testing::SimpleReader;
@@ -313,4 +313,4 @@ TEST(DatasetCleanupCorruptManifest, KeepsTheNewestReadableVersion) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::cleanup_test

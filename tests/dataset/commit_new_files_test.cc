@@ -16,7 +16,7 @@
 #include "tessera/format/paths.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::commit_new_files_test {
 namespace {
 
 using testing::SimpleReader;
@@ -115,4 +115,4 @@ TEST(CommitNewFiles, RebasedDeleteRemovesTheDeletionFileItReplaced) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::commit_new_files_test

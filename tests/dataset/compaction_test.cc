@@ -15,7 +15,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::compaction_test {
 namespace {
 
 using testing::AppendSimpleRows;
@@ -161,4 +161,4 @@ TEST(CompactionConflicts, ACompactionIsCompatibleWithAConcurrentAppendAndDisjoin
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::compaction_test

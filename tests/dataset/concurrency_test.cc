@@ -27,7 +27,7 @@
 #include "tessera/dataset/options.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::concurrency_test {
 namespace {
 
 using testing::ChildProcess;
@@ -744,4 +744,4 @@ TEST_F(ConcurrencyTest, AppendsRacingDeletesAllTakeEffect) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::concurrency_test

@@ -29,7 +29,7 @@
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::crash_test {
 namespace {
 
 using testing::ChildProcess;
@@ -279,4 +279,4 @@ TEST(CrashOfStaleWriter, LeavesNewerVersionIntact) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::crash_test

@@ -16,7 +16,7 @@
 #include "tessera/format/paths.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::dataset_test {
 namespace {
 
 using testing::Int64Column;
@@ -337,4 +337,4 @@ TEST(Dataset, OverwriteKeepsFieldIdsOfUnchangedFields) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::dataset_test

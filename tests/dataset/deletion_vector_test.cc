@@ -14,7 +14,7 @@
 #include "tessera/io/framed_file.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::deletion_vector_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -87,4 +87,4 @@ TEST_F(DamagedDeletionFile, AnIntactFileStillLoads) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::deletion_vector_test

@@ -17,7 +17,7 @@
 #include "support/temp_directory.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::deletion_vectors_test {
 namespace {
 
 using testing::TempDirectory;
@@ -134,4 +134,4 @@ TEST_F(DeletionVectorsTest, AVectorThatFailsToLoadIsNotKept) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::deletion_vectors_test

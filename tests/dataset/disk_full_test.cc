@@ -14,7 +14,7 @@
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::disk_full_test {
 namespace {
 
 using testing::SimpleReader;
@@ -69,4 +69,4 @@ TEST(DiskFull, EveryWritePathReportsResourceExhaustedNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::disk_full_test

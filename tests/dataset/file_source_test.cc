@@ -13,7 +13,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/status.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::file_source_test {
 namespace {
 
 using testing::Int64Column;
@@ -114,4 +114,4 @@ TEST(DatasetFiles, AMalformedInputBatchIsInvalidArgumentNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::file_source_test

@@ -13,7 +13,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera {
+namespace tessera::format_version_test {
 namespace {
 
 TEST(FormatVersion, AManifestOfAnotherFormatIsUnsupportedNamingItAndTheFix) {
@@ -60,4 +60,4 @@ TEST(FormatVersion, ASegmentOfIndexFormatOneIsUnsupportedAtCommit) {
 }
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::format_version_test

@@ -9,7 +9,7 @@
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::fragment_reader_test {
 namespace {
 
 TEST(FragmentReader, SelectedColumnsOfALocalFileAreReadWithoutCopying) {
@@ -39,4 +39,4 @@ TEST(FragmentReader, SelectedColumnsOfALocalFileAreReadWithoutCopying) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::fragment_reader_test

@@ -9,7 +9,7 @@
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::history_property_test {
 namespace {
 
 using testing::Int64Column;
@@ -153,4 +153,4 @@ TEST(DatasetProperty, RandomHistoriesReadBackExactlyAtEveryVersion) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::history_property_test

@@ -13,7 +13,7 @@
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/status.h"
 
-namespace tessera {
+namespace tessera::manifest_creation_time_test {
 namespace {
 
 TEST(ManifestCreationTime, OutOfRangeIsCorruptAndListedAsUnreadable) {
@@ -54,4 +54,4 @@ TEST(ManifestCreationTime, OutOfRangeIsCorruptAndListedAsUnreadable) {
 }
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::manifest_creation_time_test

@@ -17,7 +17,7 @@
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::take_test {
 namespace {
 
 using testing::TempDirectory;
@@ -130,4 +130,4 @@ TEST_F(TakeFromFragmentTest, AnOffsetPastTheRowsIsAnError) {
 }
 
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::take_test

@@ -10,7 +10,7 @@
 #include "expr/filter_test_util.h"
 #include "tessera/expr/filter.h"
 
-namespace tessera::expr {
+namespace tessera::expr::expression_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -297,9 +297,9 @@ TEST(Expressions, TypeErrorsNameTheExpressionAndTypes) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::expression_test
 
-namespace tessera::expr {
+namespace tessera::expr::expression_test {
 namespace {
 
 std::shared_ptr<arrow::RecordBatch> Times() {
@@ -399,4 +399,4 @@ TEST(Expressions, RegularExpressions) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::expression_test

@@ -6,7 +6,7 @@
 #include "expr/filter_test_util.h"
 #include "tessera/expr/filter.h"
 
-namespace tessera::expr {
+namespace tessera::expr::filter_evaluate_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -289,4 +289,4 @@ TEST(FilterEvaluate, BatchesAreMatchedByName) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::filter_evaluate_test

@@ -7,7 +7,7 @@
 #include "tessera/expr/filter.h"
 #include "tessera/expr/parser.h"
 
-namespace tessera::expr {
+namespace tessera::expr::filter_parse_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -341,4 +341,4 @@ TEST(FilterBind, ReferencedColumnsAreDeduplicatedInFirstUseOrder) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::filter_parse_test

@@ -20,7 +20,7 @@
 #include "expr/filter_test_util.h"
 #include "tessera/expr/filter.h"
 
-namespace tessera::expr {
+namespace tessera::expr::filter_property_test {
 namespace {
 
 using Int128 = __int128;
@@ -856,4 +856,4 @@ TEST(FilterProperty, EvaluateMatchesARowByRowReference) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::filter_property_test

@@ -11,7 +11,7 @@
 #include "tessera/expr/filter.h"
 #include "tessera/expr/like_pattern.h"
 
-namespace tessera::expr {
+namespace tessera::expr::like_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -268,4 +268,4 @@ TEST(Like, LiteralRunsBetweenWildcards) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::like_test

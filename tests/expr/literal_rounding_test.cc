@@ -12,7 +12,7 @@
 #include "tessera/expr/filter.h"
 #include "tessera/expr/literal.h"
 
-namespace tessera::expr {
+namespace tessera::expr::literal_rounding_test {
 namespace {
 
 using ::testing::HasSubstr;
@@ -135,4 +135,4 @@ TEST(LiteralRounding, OverflowIsAnErrorNamingTheLiteral) {
 }
 
 }  // namespace
-}  // namespace tessera::expr
+}  // namespace tessera::expr::literal_rounding_test

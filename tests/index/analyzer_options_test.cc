@@ -12,7 +12,7 @@
 #include "tessera/index/text/analyzer.h"
 #include "tessera/status.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::analyzer_options_test {
 namespace {
 
 constexpr std::string_view kFamily = "INVERTED";
@@ -159,4 +159,4 @@ TEST(AnalyzerOptionsTest, ParamKeysAreTheAnalyzerKeys) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::analyzer_options_test

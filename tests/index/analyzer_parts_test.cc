@@ -15,7 +15,7 @@
 #include "tessera/index/text/term_cache.h"
 #include "tessera/status.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::analyzer_parts_test {
 namespace {
 
 TEST(StopWordListTest, HoldsTheSnowballLists) {
@@ -118,4 +118,4 @@ TEST(TermCacheTest, AnalyzerStemsAsTheStemmerWouldAcrossCacheRefills) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::analyzer_parts_test

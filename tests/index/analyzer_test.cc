@@ -13,7 +13,7 @@
 
 #include "support/status_assertions.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::analyzer_test {
 namespace {
 
 struct Term {
@@ -259,4 +259,4 @@ TEST(AnalyzerTest, AnalyzesAMultiMegabyteValue) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::analyzer_test

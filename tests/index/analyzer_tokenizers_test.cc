@@ -9,7 +9,7 @@
 #include "support/status_assertions.h"
 #include "tessera/index/text/analyzer.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::analyzer_tokenizers_test {
 namespace {
 
 struct Term {
@@ -175,4 +175,4 @@ TEST(AnalyzerTokenizerTest, NgramAndRawIgnoreStemAndStopWordsGivenToMake) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::analyzer_tokenizers_test

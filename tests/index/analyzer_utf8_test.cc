@@ -10,7 +10,7 @@
 
 #include "tessera/index/text/analyzer.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::analyzer_utf8_test {
 namespace {
 
 constexpr TokenizerKind kAllTokenizers[] = {TokenizerKind::kSimple, TokenizerKind::kWhitespace,
@@ -145,4 +145,4 @@ TEST(AnalyzerUtf8Test, RandomBytesGiveTokensInsideTheTextWithOrderedPositions) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::analyzer_utf8_test

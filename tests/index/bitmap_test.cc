@@ -29,7 +29,7 @@
 #include "tessera/io/storage.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::bitmap_test {
 namespace {
 
 using testing::BuiltSegment;
@@ -467,4 +467,4 @@ TEST(BitmapAssess, CostsFromCountsWithoutReadingPostings) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::bitmap_test

@@ -33,7 +33,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::bloomfilter_test {
 namespace {
 
 using testing::BuiltSegment;
@@ -455,4 +455,4 @@ TEST(BloomFilterOpen, InconsistentFiltersAreCorrupt) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::bloomfilter_test

@@ -33,7 +33,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::btree_test {
 namespace {
 
 using dataset::Dataset;
@@ -474,4 +474,4 @@ TEST(BtreeOpen, DamagedFilesAreCorruptNotFatal) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::btree_test

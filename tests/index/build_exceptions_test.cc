@@ -16,7 +16,7 @@
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
-namespace tessera::index {
+namespace tessera::index::build_exceptions_test {
 namespace {
 
 // Builds by running a parallel loop whose body throws std::bad_alloc, as a real family's
@@ -89,4 +89,4 @@ TEST(IndexBuildExceptions, BecomeTypedErrorsNamingTheIndex) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::build_exceptions_test

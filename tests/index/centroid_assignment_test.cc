@@ -17,7 +17,7 @@
 #include "tessera/index/vector/random.h"
 #include "tessera/status.h"
 
-namespace tessera::index::vector {
+namespace tessera::index::vector::centroid_assignment_test {
 namespace {
 
 constexpr Metric kMetrics[] = {Metric::kL2, Metric::kCosine, Metric::kDot};
@@ -237,4 +237,4 @@ TEST(CentroidAssignment, RejectsImpossibleShapes) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector
+}  // namespace tessera::index::vector::centroid_assignment_test

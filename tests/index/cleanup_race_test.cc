@@ -21,7 +21,7 @@
 #include "tessera/query/filtered_scan.h"
 #include "tessera/query/nearest.h"
 
-namespace tessera::index {
+namespace tessera::index::cleanup_race_test {
 namespace {
 
 using testing::ChildProcess;
@@ -143,4 +143,4 @@ TEST(CleanupRace, ZeroRetentionCleanupLoopLosesNoWrite) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::cleanup_race_test

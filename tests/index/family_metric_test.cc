@@ -7,7 +7,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/vector/distance.h"
 
-namespace tessera::index {
+namespace tessera::index::family_metric_test {
 namespace {
 
 using vector::Metric;
@@ -41,4 +41,4 @@ TEST(FamilyMetric, OtherFamiliesHaveNone) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::family_metric_test

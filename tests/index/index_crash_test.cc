@@ -14,7 +14,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/io/fault_injection.h"
 
-namespace tessera::index {
+namespace tessera::index::index_crash_test {
 namespace {
 
 using testing::ChildProcess;
@@ -114,4 +114,4 @@ TEST(IndexConcurrency, ProcessesCreatingOneNameHaveOneWinner) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::index_crash_test

@@ -22,7 +22,7 @@
 #include "tessera/index/text_segment.h"
 #include "tessera/status.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::inverted_build_test {
 namespace {
 
 using testing::AllFragments;
@@ -116,4 +116,4 @@ TEST(InvertedBuild, EmptyBuildOpensWithNoDocuments) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::inverted_build_test

@@ -23,7 +23,7 @@
 #include "tessera/io/checksummed_output.h"
 #include "tessera/status.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::inverted_files_test {
 namespace {
 
 using testing::AllFragments;
@@ -395,4 +395,4 @@ TEST(InvertedVerify, ChecksTheDefinitionAndEveryPosting) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::inverted_files_test

@@ -21,7 +21,7 @@
 #include "tessera/index/text/inverted_segment_writer.h"
 #include "tessera/status.h"
 
-namespace tessera::index::text {
+namespace tessera::index::text::inverted_spill_merge_test {
 namespace {
 
 using testing::AllFragments;
@@ -212,4 +212,4 @@ TEST(InvertedMerge, RefusesInputsOfDifferentAnalyzersOrPositions) {
 }
 
 }  // namespace
-}  // namespace tessera::index::text
+}  // namespace tessera::index::text::inverted_spill_merge_test

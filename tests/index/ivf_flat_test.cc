@@ -27,7 +27,7 @@
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 
-namespace tessera::index::vector {
+namespace tessera::index::vector::ivf_flat_test {
 namespace {
 
 using dataset::Dataset;
@@ -715,4 +715,4 @@ TEST(IvfFlat, DamagedSegmentFilesAreReportedAsCorrupt) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector
+}  // namespace tessera::index::vector::ivf_flat_test

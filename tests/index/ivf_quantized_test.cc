@@ -27,7 +27,7 @@
 #include "tessera/synthetic/embedding_generator.h"
 #include "tessera/util/thread_pool.h"
 
-namespace tessera::index::vector {
+namespace tessera::index::vector::ivf_quantized_test {
 namespace {
 
 using testing::TempDirectory;
@@ -422,4 +422,4 @@ TEST(IvfQuantizedFamilies, DamagedModelIsCorrupt) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector
+}  // namespace tessera::index::vector::ivf_quantized_test

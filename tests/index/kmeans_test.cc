@@ -15,7 +15,7 @@
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 
-namespace tessera::index::vector {
+namespace tessera::index::vector::kmeans_test {
 namespace {
 
 // `clusters` blobs of `per_cluster` points around far-apart centres; labels in *truth.
@@ -343,4 +343,4 @@ TEST(KMeansSampling, PositionsAreAUniformSampleWithoutReplacement) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector
+}  // namespace tessera::index::vector::kmeans_test

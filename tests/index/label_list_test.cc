@@ -26,7 +26,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::label_list_test {
 namespace {
 
 using testing::BuiltSegment;
@@ -301,4 +301,4 @@ TEST(LabelListLookup, IntegerValuesOfAnotherTypeCompareMathematically) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::label_list_test

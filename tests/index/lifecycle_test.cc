@@ -14,7 +14,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index {
+namespace tessera::index::lifecycle_test {
 namespace {
 
 using dataset::Dataset;
@@ -385,4 +385,4 @@ TEST(IndexLifecycle, ConcurrentChangesFollowTheConflictMatrix) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::lifecycle_test

@@ -12,7 +12,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/status.h"
 
-namespace tessera::index {
+namespace tessera::index::model_file_test {
 namespace {
 
 using dataset::Dataset;
@@ -159,4 +159,4 @@ TEST(CommitSegments, WithoutParametersTakesThoseTheSegmentsWereBuiltWith) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::model_file_test

@@ -34,7 +34,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::ngram_test {
 namespace {
 
 using dataset::Dataset;
@@ -604,4 +604,4 @@ TEST(NgramPlanner, FrequentGramsOnLargeSegmentsFallBackToTheScan) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::ngram_test

@@ -19,7 +19,7 @@
 #include "support/string_literals.h"
 #include "tessera/expr/filter.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::ngrams_test {
 namespace {
 
 using Grams = std::vector<Gram>;
@@ -283,4 +283,4 @@ TEST(Ngrams, EveryMatchingValueHoldsEveryRequiredGram) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::ngrams_test

@@ -17,7 +17,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::posting_lists_test {
 namespace {
 
 using testing::TempDirectory;
@@ -373,4 +373,4 @@ TEST(PostingLists, MalformedFilesAreCorruptNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::posting_lists_test

@@ -16,7 +16,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index {
+namespace tessera::index::segment_files_test {
 namespace {
 
 using dataset::Dataset;
@@ -127,4 +127,4 @@ TEST(SegmentFiles, OptimizeLeavesOnlyTheSegmentsItCommits) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::segment_files_test

@@ -21,7 +21,7 @@
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
 
-namespace tessera::index {
+namespace tessera::index::segment_metadata_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -396,4 +396,4 @@ TEST(SegmentMetadata, EmptyOrMalformedFragmentBitmapsSayWhatIsWrong) {
 }
 
 }  // namespace
-}  // namespace tessera::index
+}  // namespace tessera::index::segment_metadata_test

@@ -34,7 +34,7 @@
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
 
-namespace tessera::index::scalar {
+namespace tessera::index::scalar::zonemap_test {
 namespace {
 
 using testing::BuiltSegment;
@@ -550,4 +550,4 @@ TEST(ZoneMapOpen, InconsistentZoneTablesAreCorrupt) {
 }
 
 }  // namespace
-}  // namespace tessera::index::scalar
+}  // namespace tessera::index::scalar::zonemap_test

@@ -36,7 +36,7 @@
 #include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
 
-namespace tessera {
+namespace tessera::corruption_sweep_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -343,4 +343,4 @@ TEST_P(CorruptionSweep, EveryReadIsRightOrCorruptNamingTheFile) {
 INSTANTIATE_TEST_SUITE_P(Shards, CorruptionSweep, ::testing::Range(0, kShards));
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::corruption_sweep_test

@@ -19,7 +19,7 @@
 #include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
 
-namespace tessera {
+namespace tessera::damaged_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -213,4 +213,4 @@ TEST_F(DamagedFiles, IvfRowAddressesAndCodesAreVerified) {
 }
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::damaged_files_test

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-namespace tessera::io {
+namespace tessera::io::checksum_test {
 namespace {
 
 TEST(Crc32c, MatchesTheStandardCheckValue) {
@@ -55,4 +55,4 @@ TEST(Crc32c, OfBlocksEqualsOneChecksumPerBlock) {
 }
 
 }  // namespace
-}  // namespace tessera::io
+}  // namespace tessera::io::checksum_test

@@ -14,7 +14,7 @@
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
 
-namespace tessera::io {
+namespace tessera::io::replace_file_test {
 namespace {
 
 using testing::TempDirectory;
@@ -105,4 +105,4 @@ TEST(ReplaceFile, APathWithoutDirectoryIsInTheWorkingDirectory) {
 }
 
 }  // namespace
-}  // namespace tessera::io
+}  // namespace tessera::io::replace_file_test

@@ -8,7 +8,7 @@
 
 #include "tessera/io/roaring_check.h"
 
-namespace tessera::io {
+namespace tessera::io::roaring_check_test {
 namespace {
 
 std::string Portable(Roaring bitmap, bool optimize) {
@@ -116,4 +116,4 @@ TEST(RoaringCheck, RejectsEveryTruncation) {
 }
 
 }  // namespace
-}  // namespace tessera::io
+}  // namespace tessera::io::roaring_check_test

@@ -14,7 +14,7 @@
 #include "tessera/io/checksummed_output.h"
 #include "tessera/status.h"
 
-namespace tessera::io {
+namespace tessera::io::verified_file_test {
 namespace {
 
 class VerifiedFileTest : public ::testing::Test {
@@ -124,4 +124,4 @@ TEST_F(VerifiedFileTest, RangesOutsideTheFileAreCorrupt) {
 }
 
 }  // namespace
-}  // namespace tessera::io
+}  // namespace tessera::io::verified_file_test

@@ -19,7 +19,7 @@
 #include "tessera/query/text_query_eval.h"
 #include "tessera/query/text_query_plan.h"
 
-namespace tessera::query {
+namespace tessera::query::block_max_wand_test {
 namespace {
 
 struct RandomSources {
@@ -149,4 +149,4 @@ TEST(BlockMaxWand, SkipsPostingsWhenKIsSmall) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::block_max_wand_test

@@ -30,7 +30,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::compaction_index_test {
 namespace {
 
 using testing::MixedFilterBatch;
@@ -242,4 +242,4 @@ TEST(CompactionCrash, KilledAtRandomMomentsLeavesACommittedVersionWithCorrectInd
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::compaction_index_test

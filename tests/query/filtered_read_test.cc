@@ -33,7 +33,7 @@
 #endif
 #endif
 
-namespace tessera::query {
+namespace tessera::query::filtered_read_test {
 namespace {
 
 using testing::AddBtree;
@@ -573,4 +573,4 @@ TEST(QueryFilteredRead, AHalfSelectiveReadOfMillionsOfRowsStaysWithinAMemoryBoun
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::filtered_read_test

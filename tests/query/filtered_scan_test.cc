@@ -18,7 +18,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::filtered_scan_test {
 namespace {
 
 using testing::MixedFilterBatch;
@@ -287,4 +287,4 @@ TEST(QueryFilteredScan, ExplainNamesIndexesAndScansPerFragmentGroup) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::filtered_scan_test

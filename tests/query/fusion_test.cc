@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-namespace tessera::query {
+namespace tessera::query::fusion_test {
 namespace {
 
 void ExpectFused(const std::vector<FusedRow>& actual,
@@ -89,4 +89,4 @@ TEST(Fusion, ValuesThatAreNotFiniteGoToTheirEnd) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::fusion_test

@@ -19,7 +19,7 @@
 #include "tessera/query/text_search.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::hybrid_search_test {
 namespace {
 
 using testing::TempDirectory;
@@ -305,4 +305,4 @@ TEST(HybridSearch, AHugeKIsCappedWithoutOverflow) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::hybrid_search_test

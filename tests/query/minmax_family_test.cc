@@ -25,7 +25,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::minmax_family_test {
 namespace {
 
 using testing::ReaderOf;
@@ -398,4 +398,4 @@ TEST_F(QueryMinMaxFamily, ValidatesColumnsParametersAndFiles) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::minmax_family_test

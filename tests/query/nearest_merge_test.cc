@@ -15,7 +15,7 @@
 #include <random>
 #include <vector>
 
-namespace tessera::query {
+namespace tessera::query::nearest_merge_test {
 namespace {
 
 using index::ScoredRow;
@@ -129,4 +129,4 @@ TEST(MergeResults, EqualsBruteForceOverRandomInputs) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::nearest_merge_test

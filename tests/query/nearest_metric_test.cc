@@ -15,7 +15,7 @@
 #include "tessera/query/nearest.h"
 #include "tessera/synthetic/embedding_generator.h"
 
-namespace tessera::query {
+namespace tessera::query::nearest_metric_test {
 namespace {
 
 using index::vector::Metric;
@@ -72,4 +72,4 @@ TEST(NearestMetric, IndexWithoutLiveSegmentsStillGivesTheDefaultMetric) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::nearest_metric_test

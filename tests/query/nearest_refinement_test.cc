@@ -23,7 +23,7 @@
 #include "tessera/query/prepared_nearest.h"
 #include "tessera/synthetic/embedding_generator.h"
 
-namespace tessera::query {
+namespace tessera::query::nearest_refinement_test {
 namespace {
 
 using index::ScoredRow;
@@ -130,4 +130,4 @@ TEST(RefinementWithDistanceRange, LowerBoundFindsKRowsBeyondTheNearestCandidates
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::nearest_refinement_test

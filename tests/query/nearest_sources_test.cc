@@ -10,7 +10,7 @@
 
 #include "support/fake_vector_segment.h"
 
-namespace tessera::query {
+namespace tessera::query::nearest_sources_test {
 namespace {
 
 using index::vector::Metric;
@@ -152,4 +152,4 @@ TEST_F(AssignSourcesTest, MoveToExactTailHandsOverEverySegmentFragment) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::nearest_sources_test

@@ -26,7 +26,7 @@
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 
-namespace tessera::query {
+namespace tessera::query::nearest_test {
 namespace {
 
 using index::vector::Metric;
@@ -557,4 +557,4 @@ TEST(QueryNearest, InvalidArgumentsAreRejectedClearly) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::nearest_test

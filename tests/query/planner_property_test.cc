@@ -33,7 +33,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::planner_property_test {
 namespace {
 
 using testing::MixedFilterBatch;
@@ -551,4 +551,4 @@ TEST(QueryPlannerProperty, LargeFragmentsStreamInBoundedBatchesAndStopAtLimits) 
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::planner_property_test

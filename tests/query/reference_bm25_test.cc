@@ -11,7 +11,7 @@
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 
-namespace tessera::testing {
+namespace tessera::testing::reference_bm25_test {
 namespace {
 
 using query::TextQueryType;
@@ -139,4 +139,4 @@ TEST_F(ReferenceBm25Test, PrefixAndFuzzyExpandToDictionaryTerms) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::reference_bm25_test

@@ -22,7 +22,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::segment_cache_test {
 namespace {
 
 using testing::AddBtree;
@@ -348,4 +348,4 @@ TEST_F(SegmentCacheTest, AFailedOpenIsNotCached) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::segment_cache_test

@@ -19,7 +19,7 @@
 #include "tessera/query/segment_cache.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::snapshot_test {
 namespace {
 
 using testing::AddBtree;
@@ -177,4 +177,4 @@ TEST(QuerySnapshot, DeletionVectorsAreSharedByItsReads) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::snapshot_test

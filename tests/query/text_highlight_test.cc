@@ -15,7 +15,7 @@
 #include "support/status_assertions.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::text_highlight_test {
 namespace {
 
 using index::text::AnalyzerOptions;
@@ -329,4 +329,4 @@ TEST(TextHighlight, RandomTextsGetTheBestWindow) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_highlight_test

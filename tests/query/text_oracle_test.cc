@@ -34,7 +34,7 @@
 #include "tessera/index/text/analyzer.h"
 #include "tessera/query/text_search.h"
 
-namespace tessera::query {
+namespace tessera::query::text_oracle_test {
 namespace {
 
 using testing::ReferenceBm25;
@@ -647,4 +647,4 @@ INSTANTIATE_TEST_SUITE_P(QueryTypes, TextOracle,
                          QueryTypeTestName);
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_oracle_test

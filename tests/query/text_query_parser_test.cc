@@ -7,7 +7,7 @@
 #include "support/status_assertions.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::text_query_parser_test {
 namespace {
 
 using Kind = TextClause::Kind;
@@ -74,4 +74,4 @@ TEST(TextQueryParser, InvalidQueriesNameThePosition) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_query_parser_test

@@ -19,7 +19,7 @@
 #include "tessera/query/text_search.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::text_search_index_test {
 namespace {
 
 using testing::ReaderOf;
@@ -290,4 +290,4 @@ TEST_F(TextSearchIndexTest, ExplainNamesSegmentsAndTheTail) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_search_index_test

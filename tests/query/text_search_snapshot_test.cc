@@ -18,7 +18,7 @@
 #include "tessera/query/text_search.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::text_search_snapshot_test {
 namespace {
 
 using testing::ReaderOf;
@@ -163,4 +163,4 @@ TEST(SnapshotDerivedTest, MadeOnceThenSharedAndErrorsAreNotKept) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_search_snapshot_test

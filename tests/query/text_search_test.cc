@@ -23,7 +23,7 @@
 #include "tessera/dataset/options.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::text_search_test {
 namespace {
 
 using testing::ReaderOf;
@@ -446,4 +446,4 @@ TEST_F(TextSearchTest, ResultColumnsAndExplain) {
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::text_search_test

@@ -18,7 +18,7 @@
 #include "tessera/index/vector/ivf_search.h"
 #include "tessera/status.h"
 
-namespace tessera::query {
+namespace tessera::query::vector_segment_search_test {
 namespace {
 
 using index::ScoredRow;
@@ -250,4 +250,4 @@ TEST_F(SegmentSearchTest, ScoresAllowedRowsExactlyWhenFewerThanTheProbesWouldSca
 }
 
 }  // namespace
-}  // namespace tessera::query
+}  // namespace tessera::query::vector_segment_search_test

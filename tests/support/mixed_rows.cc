@@ -6,13 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-namespace tessera::testing {
+#include "support/checked.h"
 
-namespace {
-void Check(const arrow::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.ToString());
-}
-}  // namespace
+namespace tessera::testing {
 
 std::shared_ptr<arrow::RecordBatch> MixedRows(int64_t first_id, int64_t rows, uint32_t seed) {
   std::mt19937 random(seed);

@@ -2,13 +2,9 @@
 
 #include <stdexcept>
 
-namespace tessera::testing {
+#include "support/checked.h"
 
-namespace {
-void Check(const arrow::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.ToString());
-}
-}  // namespace
+namespace tessera::testing {
 
 std::shared_ptr<arrow::Schema> SimpleSchema(int dim) {
   return arrow::schema({arrow::field("id", arrow::int64()), arrow::field("value", arrow::float64()),

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "support/checked.h"
 #include "support/indexed_dataset.h"
 #include "tessera/status.h"
 
@@ -48,10 +49,6 @@ bool ParseLine(const std::string& line, Synset* synset) {
   if (gloss.empty()) return false;
   synset->gloss = std::move(gloss);
   return true;
-}
-
-void Check(const arrow::Status& status) {
-  if (!status.ok()) throw std::runtime_error(status.ToString());
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 
 #include "tessera/status.h"
 
-namespace tessera::synthetic {
+namespace tessera::synthetic::embedding_generator_test {
 namespace {
 
 std::shared_ptr<arrow::Table> Generate(const EmbeddingOptions& options) {
@@ -263,4 +263,4 @@ TEST(SyntheticEmbeddings, RejectsBadOptions) {
 }
 
 }  // namespace
-}  // namespace tessera::synthetic
+}  // namespace tessera::synthetic::embedding_generator_test

@@ -9,7 +9,7 @@
 #include "support/cli_fixture.h"
 #include "support/dataset_inspection.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_compact_test {
 namespace {
 
 class CliCompactTest : public CliFixture {};
@@ -70,4 +70,4 @@ TEST_F(CliCompactTest, OptionsOutOfRangeAreInvalidArgumentBeforeAnyWork) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_compact_test

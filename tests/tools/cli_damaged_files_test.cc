@@ -16,7 +16,7 @@
 #include "tessera/format/paths.h"
 #include "tessera/io/framed_file.h"
 
-namespace tessera {
+namespace tessera::cli_damaged_files_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +70,4 @@ TEST_F(CliDamagedFiles, AManifestThatDoesNotDecodePrintsOnlyItsError) {
 }
 
 }  // namespace
-}  // namespace tessera
+}  // namespace tessera::cli_damaged_files_test

@@ -11,7 +11,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_float_format_test {
 namespace {
 
 class CliFloatFormatTest : public CliFixture {
@@ -79,4 +79,4 @@ TEST_F(CliFloatFormatTest, CsvAndTableSpellNanAndInfinities) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_float_format_test

@@ -10,7 +10,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_index_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -446,4 +446,4 @@ TEST_F(CliIndexTest, CliIndexErrors) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_index_test

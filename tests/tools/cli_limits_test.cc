@@ -12,7 +12,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_limits_test {
 namespace {
 
 // Sets an environment variable for the CLI processes a test starts; restores it at scope exit.
@@ -171,4 +171,4 @@ TEST_F(CliLimitsTest, ControlCharactersInUserTextAreEscaped) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_limits_test

@@ -11,7 +11,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_ngram_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -147,4 +147,4 @@ TEST_F(CliNgramTest, BadDefinitionsFailBeforeAnyWork) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_ngram_test

@@ -8,7 +8,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_read_test {
 namespace {
 
 class CliReadTest : public CliFixture {
@@ -150,4 +150,4 @@ TEST_F(CliReadTest, DeleteExplainsWhichIndexFoundTheRows) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_read_test

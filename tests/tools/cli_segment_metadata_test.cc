@@ -14,7 +14,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/manifest_store.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_segment_metadata_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -189,4 +189,4 @@ TEST_F(CliSegmentMetadataTest, EmptyFragmentBitmapPrintsOnlyTheError) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_segment_metadata_test

@@ -13,7 +13,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -329,4 +329,4 @@ TEST_F(CliTest, FormatsEscapeValuesAndShowNulls) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_test

@@ -9,7 +9,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_text_search_test {
 namespace {
 
 constexpr const char* kQuery = "[0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]";
@@ -242,4 +242,4 @@ TEST_F(CliTextSearchTest, QueriesOfOnlyStopWordsOrNothingReturnNoRows) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_text_search_test

@@ -9,7 +9,7 @@
 
 #include "support/cli_fixture.h"
 
-namespace tessera::testing {
+namespace tessera::testing::cli_zone_index_test {
 namespace {
 
 class CliZoneIndexTest : public CliFixture {
@@ -95,4 +95,4 @@ TEST_F(CliZoneIndexTest, CliZoneIndexesRejectBadDefinitions) {
 }
 
 }  // namespace
-}  // namespace tessera::testing
+}  // namespace tessera::testing::cli_zone_index_test

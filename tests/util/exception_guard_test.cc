@@ -12,7 +12,7 @@
 #include "support/status_assertions.h"
 #include "tessera/status.h"
 
-namespace tessera::util {
+namespace tessera::util::exception_guard_test {
 namespace {
 
 TEST(ExceptionGuard, ReturnsTheBodysValueWhenNothingIsThrown) {
@@ -61,4 +61,4 @@ TEST(ExceptionGuard, OperationNamesNestAndRestore) {
 }
 
 }  // namespace
-}  // namespace tessera::util
+}  // namespace tessera::util::exception_guard_test

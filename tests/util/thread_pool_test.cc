@@ -18,7 +18,7 @@
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
 
-namespace tessera::util {
+namespace tessera::util::thread_pool_test {
 namespace {
 
 TEST(ThreadPool, NumThreadsIsPositive) { EXPECT_GE(NumThreads(), 1); }
@@ -250,4 +250,4 @@ TEST(ThreadPool, ConcurrentCallersFromOutsideThreads) {
 }
 
 }  // namespace
-}  // namespace tessera::util
+}  // namespace tessera::util::thread_pool_test

@@ -94,20 +94,23 @@ arrow::Result<Datum> EvaluateContains(const Arguments& arguments, const TypePtr&
   return Contains(arguments[0], arguments[1], length, /*sql_any=*/false);
 }
 
-arrow::Result<Signature> ResolveAny(const TypeList& types) { return ResolveListAndValue(types, 1); }
+arrow::Result<Signature> ResolveListAny(const TypeList& types) {
+  return ResolveListAndValue(types, 1);
+}
 
 arrow::Result<Datum> EvaluateAny(const Arguments& arguments, const TypePtr&, int64_t length) {
   return Contains(arguments[1], arguments[0], length, /*sql_any=*/true);
 }
 
-arrow::Result<Signature> ResolveLength(const TypeList& types) {
+arrow::Result<Signature> ResolveListLength(const TypeList& types) {
   if (!IsList(*types[0])) {
     return arrow::Status::TypeError("a list is needed, not ", types[0]->ToString());
   }
   return Signature{types, arrow::int64()};
 }
 
-arrow::Result<Datum> EvaluateLength(const Arguments& arguments, const TypePtr& result, int64_t) {
+arrow::Result<Datum> EvaluateListLength(const Arguments& arguments, const TypePtr& result,
+                                        int64_t) {
   ARROW_ASSIGN_OR_RAISE(auto lengths, compute::CallFunction("list_value_length", {arguments[0]}));
   return compute::Cast(lengths, result);
 }
@@ -118,9 +121,10 @@ const std::vector<FunctionSpec>& ListFunctionSpecs() {
   static const std::vector<FunctionSpec> specs = {
       {"array_contains", "array_contains", Style::kFunction, 2, 2, false, 0,
        "array_contains(list, value)", ResolveContains, EvaluateContains},
-      {"= any", "= ANY", Style::kAny, 2, 2, false, 0, "value = ANY(list)", ResolveAny, EvaluateAny},
+      {"= any", "= ANY", Style::kAny, 2, 2, false, 0, "value = ANY(list)", ResolveListAny,
+       EvaluateAny},
       {"array_length", "array_length", Style::kFunction, 1, 1, false, 0, "array_length(list)",
-       ResolveLength, EvaluateLength},
+       ResolveListLength, EvaluateListLength},
   };
   return specs;
 }

@@ -125,7 +125,7 @@ arrow::TimeUnit::type FinerUnit(arrow::TimeUnit::type a, arrow::TimeUnit::type b
 
 // timestamp ± duration → timestamp in the finer of the two units; a date becomes a timestamp
 // (a date plus hours is a point in time), as in DuckDB.
-arrow::Result<Signature> ResolveShift(const TypeList& types) {
+arrow::Result<Signature> ResolveTemporalShift(const TypeList& types) {
   const auto& left = types[0];
   const auto& right = types[1];
   if (!IsTemporal(*left) || right->id() != arrow::Type::DURATION) {
@@ -152,8 +152,8 @@ arrow::Result<Datum> EvaluateShift(const Arguments& arguments, const TypePtr&, i
   return compute::CallFunction(kKernel, arguments);
 }
 
-constexpr char kAddChecked[] = "add_checked";
-constexpr char kSubtractChecked[] = "subtract_checked";
+constexpr char kTemporalAdd[] = "add_checked";
+constexpr char kTemporalSubtract[] = "subtract_checked";
 
 // --- date_part / extract --------------------------------------------------------------------
 
@@ -389,9 +389,9 @@ const std::vector<FunctionSpec>& TemporalFunctionSpecs() {
       {"interval", "interval", Style::kFunction, 1, 2, false, 0b11,
        "INTERVAL '3' DAY or INTERVAL '3 days'", ResolveInterval, EvaluateInterval, CheckInterval},
       {"date_add", "date_add", Style::kFunction, 2, 2, true, 0, "date_add(timestamp, INTERVAL ...)",
-       ResolveShift, EvaluateShift<kAddChecked>},
+       ResolveTemporalShift, EvaluateShift<kTemporalAdd>},
       {"date_sub", "date_sub", Style::kFunction, 2, 2, true, 0, "date_sub(timestamp, INTERVAL ...)",
-       ResolveShift, EvaluateShift<kSubtractChecked>},
+       ResolveTemporalShift, EvaluateShift<kTemporalSubtract>},
       {"date_part", "date_part", Style::kFunction, 2, 2, false, 0b01,
        "date_part('field', timestamp) or extract(field FROM timestamp)", ResolvePart, EvaluatePart,
        CheckPart},

@@ -1,4 +1,6 @@
 // Inspection of indexes: logical summaries with coverage, physical segment entries.
+#include <algorithm>
+
 #include "tessera/dataset/operation.h"
 #include "tessera/index/build_context.h"
 #include "tessera/index/lifecycle.h"
@@ -43,6 +45,9 @@ std::vector<IndexSummary> ListIndexes(const dataset::Dataset& dataset, bool incl
     if (!include_system && IsSystemIndexName(definition.name())) continue;
     summaries.push_back(Summarize(dataset, definition));
   }
+  // Name order: the manifest's order changes with every commit of an index.
+  std::stable_sort(summaries.begin(), summaries.end(),
+                   [](const IndexSummary& a, const IndexSummary& b) { return a.name < b.name; });
   return summaries;
 }
 

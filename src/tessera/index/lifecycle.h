@@ -115,6 +115,7 @@ struct IndexSummary {
   std::vector<format::SegmentMeta> segments;
 };
 
+// The indexes of a version, in name order.
 std::vector<IndexSummary> ListIndexes(const dataset::Dataset& dataset, bool include_system = false);
 arrow::Result<IndexSummary> DescribeIndex(const dataset::Dataset& dataset, std::string_view name);
 // Physical entries: every segment of every (non-system) index.

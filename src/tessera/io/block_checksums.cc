@@ -11,9 +11,9 @@ namespace tessera::io {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'S', 'B', 'L', 'K', 'C', 'R', 'C'};
+constexpr char kChecksumMagic[8] = {'T', 'S', 'B', 'L', 'K', 'C', 'R', 'C'};
 constexpr uint32_t kFormatVersion = 1;
-constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 + 4 + 8;  // magic, version, block, size
+constexpr size_t kHeaderBytes = sizeof(kChecksumMagic) + 4 + 4 + 8;  // magic, version, block, size
 
 void Put(std::string& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
@@ -45,7 +45,7 @@ bool IsChecksumPath(std::string_view path) {
 std::string EncodeBlockChecksums(const BlockChecksums& checksums) {
   std::string payload;
   payload.reserve(kHeaderBytes + 4 * checksums.crcs.size());
-  payload.append(kMagic, sizeof(kMagic));
+  payload.append(kChecksumMagic, sizeof(kChecksumMagic));
   Put(payload, kFormatVersion, 4);
   Put(payload, checksums.block_bytes, 4);
   Put(payload, checksums.file_bytes, 8);
@@ -58,10 +58,11 @@ arrow::Result<BlockChecksums> DecodeBlockChecksums(std::string_view bytes,
   arrow::Buffer buffer(reinterpret_cast<const uint8_t*>(bytes.data()),
                        static_cast<int64_t>(bytes.size()));
   ARROW_ASSIGN_OR_RAISE(std::string_view payload, Unframe(buffer, file_name));
-  if (payload.size() < kHeaderBytes || std::memcmp(payload.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (payload.size() < kHeaderBytes ||
+      std::memcmp(payload.data(), kChecksumMagic, sizeof(kChecksumMagic)) != 0) {
     return Corrupt("checksum file ", file_name, " is not a tessera block checksum file");
   }
-  const char* header = payload.data() + sizeof(kMagic);
+  const char* header = payload.data() + sizeof(kChecksumMagic);
   if (Get(header, 4) != kFormatVersion) {
     return Corrupt("checksum file ", file_name, " has format version ", Get(header, 4),
                    "; this build reads version ", kFormatVersion);

@@ -9,8 +9,8 @@ namespace tessera::io {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'E', 'S', 'S', 'F', 'R', 'M', '1'};
-constexpr size_t kFooterSize = 8 + 4 + 4 + sizeof(kMagic);  // length, crc, reserved, magic
+constexpr char kFrameMagic[8] = {'T', 'E', 'S', 'S', 'F', 'R', 'M', '1'};
+constexpr size_t kFooterSize = 8 + 4 + 4 + sizeof(kFrameMagic);  // length, crc, reserved, magic
 
 void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
@@ -31,7 +31,7 @@ std::string Frame(std::string_view payload) {
   PutLittleEndian(out, payload.size(), 8);
   PutLittleEndian(out, Crc32c(payload.data(), payload.size()), 4);
   PutLittleEndian(out, 0, 4);
-  out.append(kMagic, sizeof(kMagic));
+  out.append(kFrameMagic, sizeof(kFrameMagic));
   return out;
 }
 
@@ -42,7 +42,7 @@ arrow::Result<std::string_view> Unframe(const arrow::Buffer& file, std::string_v
                    " bytes, shorter than its footer); restore it or check out an older version");
   }
   const uint8_t* footer = file.data() + size - kFooterSize;
-  if (std::memcmp(footer + 16, kMagic, sizeof(kMagic)) != 0) {
+  if (std::memcmp(footer + 16, kFrameMagic, sizeof(kFrameMagic)) != 0) {
     return Corrupt("file ", file_name,
                    " has no tessera footer (truncated or overwritten); restore it or check out "
                    "an older version");

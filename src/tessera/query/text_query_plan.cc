@@ -23,10 +23,10 @@ std::vector<QueryToken> AnalyzeText(index::text::Analyzer& analyzer, std::string
   return tokens;
 }
 
-class Planner {
+class TextPlanner {
  public:
-  Planner(const TextSearchOptions& options, index::text::Analyzer& analyzer, TermTable& terms,
-          const Bm25& bm25, std::vector<std::string>* query_terms)
+  TextPlanner(const TextSearchOptions& options, index::text::Analyzer& analyzer, TermTable& terms,
+              const Bm25& bm25, std::vector<std::string>* query_terms)
       : options_(options),
         analyzer_(analyzer),
         terms_(terms),
@@ -203,7 +203,7 @@ arrow::Result<std::optional<PlanNode>> BuildPlan(const TextSearchOptions& option
                                                  const TextSources& sources, TermTable& terms,
                                                  const Bm25& bm25,
                                                  std::vector<std::string>* query_terms) {
-  Planner planner(options, analyzer, terms, bm25, query_terms);
+  TextPlanner planner(options, analyzer, terms, bm25, query_terms);
   switch (type) {
     case TextQueryType::kMatch:
     case TextQueryType::kMultiMatch:

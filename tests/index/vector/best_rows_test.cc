@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-namespace tessera::index::vector {
+namespace tessera::index::vector::best_rows_test {
 namespace {
 
 TEST(BestRows, KeepsTheBestRowsInOrder) {
@@ -56,4 +56,4 @@ TEST(TopRows, KOfTheLargestIntKeepsEveryRowOffered) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector
+}  // namespace tessera::index::vector::best_rows_test

@@ -16,7 +16,7 @@
 #include "tessera/index/vector/distance.h"
 #include "tessera/index/vector/simd/kernel_tables.h"
 
-namespace tessera::index::vector::simd {
+namespace tessera::index::vector::simd::simd_kernels_test {
 namespace {
 
 constexpr int kDims[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100, 127, 128, 129, 255, 768, 1000};
@@ -372,4 +372,4 @@ TEST(SimdLevelTest, DistancesRunOnTheActiveKernels) {
 }
 
 }  // namespace
-}  // namespace tessera::index::vector::simd
+}  // namespace tessera::index::vector::simd::simd_kernels_test

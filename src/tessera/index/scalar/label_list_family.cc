@@ -46,9 +46,9 @@ void ForEachList(const arrow::Array& column, Visit&& visit, OnNull&& on_null) {
 }
 
 template <typename Key>
-arrow::Result<PostingListStats> BuildTyped(const BuildInput& input,
-                                           const std::shared_ptr<arrow::DataType>& element_type,
-                                           const SegmentDirectory& out, uint64_t* num_rows) {
+arrow::Result<PostingListStats> BuildLabelListTyped(
+    const BuildInput& input, const std::shared_ptr<arrow::DataType>& element_type,
+    const SegmentDirectory& out, uint64_t* num_rows) {
   std::vector<PostingEntry<Key>> entries;
   std::vector<uint64_t> nulls;
   // String keys view into the column data: keep the arrays alive until the files are written.
@@ -107,7 +107,7 @@ arrow::Result<format::SegmentMeta> LabelListFamily::Build(const BuildInput& inpu
   ARROW_ASSIGN_OR_RAISE(KeyDomain domain, DomainOf(*element_type));
   uint64_t num_rows = 0;
   auto stats = DispatchKeyDomain(domain, [&](auto key) {
-    return BuildTyped<decltype(key)>(input, element_type, out, &num_rows);
+    return BuildLabelListTyped<decltype(key)>(input, element_type, out, &num_rows);
   });
   if (!stats.ok()) {
     return WithBuildContext(stats.status(), kLabelListFamilyName, input, *field);

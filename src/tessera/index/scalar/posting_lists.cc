@@ -12,7 +12,7 @@ namespace tessera::index::scalar {
 
 namespace {
 
-std::string FilePath(const SegmentDirectory& directory, std::string_view name) {
+std::string PostingFilePath(const SegmentDirectory& directory, std::string_view name) {
   return directory.path + "/" + std::string(name);
 }
 
@@ -187,7 +187,7 @@ arrow::Result<std::unique_ptr<io::VerifiedIpcFile>> OpenPostingFile(
     const arrow::Schema* expected) {
   ARROW_ASSIGN_OR_RAISE(
       auto file, io::VerifiedIpcFile::Open(
-                     *directory.storage, FilePath(directory, name),
+                     *directory.storage, PostingFilePath(directory, name),
                      Concat("file ", name, " of ", segment.family(), " segment ", segment.uuid()),
                      "rebuild the index (tessera index create --replace) or drop it"));
   if (expected != nullptr && !file->schema()->Equals(*expected, /*check_metadata=*/false)) {

@@ -21,10 +21,10 @@ constexpr int kMinColumn = kZoneCommonColumns + 1;
 constexpr int kMaxColumn = kZoneCommonColumns + 2;
 
 template <typename Key>
-class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
+class TypedZoneSearcher final : public ZoneMapSegmentReader::Searcher {
  public:
-  TypedSearcher(const ZoneMapSegmentReader& reader, std::vector<bool> has_values,
-                std::vector<Key> mins, std::vector<Key> maxs)
+  TypedZoneSearcher(const ZoneMapSegmentReader& reader, std::vector<bool> has_values,
+                    std::vector<Key> mins, std::vector<Key> maxs)
       : reader_(reader),
         has_values_(std::move(has_values)),
         mins_(std::move(mins)),
@@ -88,7 +88,7 @@ class TypedSearcher final : public ZoneMapSegmentReader::Searcher {
 
 // Reads the family's columns of every zone, checking them against the zone's counts.
 template <typename Key>
-arrow::Result<std::unique_ptr<ZoneMapSegmentReader::Searcher>> MakeSearcher(
+arrow::Result<std::unique_ptr<ZoneMapSegmentReader::Searcher>> MakeZoneSearcher(
     const ZoneMapSegmentReader& reader) {
   const ZoneFile& file = reader.zone_file();
   const size_t count = file.zones.size();
@@ -135,8 +135,8 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader::Searcher>> MakeSearcher(
       }
     }
   }
-  return std::make_unique<TypedSearcher<Key>>(reader, std::move(has_values), std::move(mins),
-                                              std::move(maxs));
+  return std::make_unique<TypedZoneSearcher<Key>>(reader, std::move(has_values), std::move(mins),
+                                                  std::move(maxs));
 }
 
 }  // namespace
@@ -170,7 +170,7 @@ arrow::Result<std::unique_ptr<ZoneMapSegmentReader>> ZoneMapSegmentReader::Open(
   }
   if (!domain) return file.Corrupted("has an unexpected schema " + schema.ToString());
   ARROW_ASSIGN_OR_RAISE(reader->searcher_, DispatchKeyDomain(*domain, [&](auto key) {
-                          return MakeSearcher<decltype(key)>(*reader);
+                          return MakeZoneSearcher<decltype(key)>(*reader);
                         }));
   return reader;
 }

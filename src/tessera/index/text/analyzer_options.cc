@@ -12,16 +12,16 @@ namespace tessera::index::text {
 
 namespace {
 
-constexpr std::string_view kTrue = "true";
-constexpr std::string_view kFalse = "false";
+constexpr std::string_view kTrueText = "true";
+constexpr std::string_view kFalseText = "false";
 constexpr int kDefaultNgramLength = 3;
 
 arrow::Result<bool> BooleanParam(const Params& params, std::string_view family,
                                  std::string_view key, bool default_value) {
-  ARROW_ASSIGN_OR_RAISE(
-      std::string value,
-      ChoiceParam(params, family, key, default_value ? kTrue : kFalse, {kTrue, kFalse}));
-  return value == kTrue;
+  ARROW_ASSIGN_OR_RAISE(std::string value,
+                        ChoiceParam(params, family, key, default_value ? kTrueText : kFalseText,
+                                    {kTrueText, kFalseText}));
+  return value == kTrueText;
 }
 
 std::string Join(const std::vector<std::string>& names) {
@@ -30,7 +30,7 @@ std::string Join(const std::vector<std::string>& names) {
   return text;
 }
 
-std::string Lower(std::string_view text) {
+std::string LowerAscii(std::string_view text) {
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return lower;
@@ -103,7 +103,7 @@ arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::s
   options.max_token_length = static_cast<int>(max_token_length);
 
   auto language = params.find("language");
-  options.language = language == params.end() ? "english" : Lower(language->second);
+  options.language = language == params.end() ? "english" : LowerAscii(language->second);
   if (!HasStemmer(options.language) && !HasStopWordList(options.language)) {
     return InvalidArgument("index parameter 'language' of ", family, " must be one of ",
                            Join(StemmerLanguages()), ", got '", options.language, "'");
@@ -135,7 +135,7 @@ arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::s
 }
 
 Params AnalyzerParams(const AnalyzerOptions& options) {
-  auto boolean = [](bool value) { return std::string(value ? kTrue : kFalse); };
+  auto boolean = [](bool value) { return std::string(value ? kTrueText : kFalseText); };
   return Params{{"tokenizer", std::string(TokenizerName(options.tokenizer))},
                 {"ngram_min", std::to_string(options.ngram_min)},
                 {"ngram_max", std::to_string(options.ngram_max)},

@@ -22,22 +22,22 @@ namespace tessera::index::text {
 
 namespace {
 
-constexpr std::string_view kTrue = "true";
-constexpr std::string_view kFalse = "false";
+constexpr std::string_view kPositionsOn = "true";
+constexpr std::string_view kPositionsOff = "false";
 
-bool IsStringType(const arrow::DataType& type) {
+bool IsTextColumnType(const arrow::DataType& type) {
   return type.id() == arrow::Type::STRING || type.id() == arrow::Type::LARGE_STRING;
 }
 
 bool IsTextType(const arrow::DataType& type) {
-  if (IsStringType(type)) return true;
+  if (IsTextColumnType(type)) return true;
   if (type.id() == arrow::Type::LIST || type.id() == arrow::Type::LARGE_LIST) {
-    return IsStringType(*static_cast<const arrow::BaseListType&>(type).value_type());
+    return IsTextColumnType(*static_cast<const arrow::BaseListType&>(type).value_type());
   }
   return false;
 }
 
-arrow::Status CheckColumnType(const arrow::Field& column) {
+arrow::Status CheckTextColumn(const arrow::Field& column) {
   if (IsTextType(*column.type())) return arrow::Status::OK();
   return Unsupported("an INVERTED index cannot be built on column '", column.name(), "' of type ",
                      column.type()->ToString(),
@@ -65,13 +65,13 @@ struct Scheme {
   int64_t memory_limit = kDefaultMemoryLimit;
 };
 
-arrow::Result<Scheme> ParseScheme(const Params& params) {
+arrow::Result<Scheme> ParseInvertedScheme(const Params& params) {
   Scheme scheme;
   ARROW_ASSIGN_OR_RAISE(scheme.analyzer, ParseAnalyzerOptions(params, kInvertedFamilyName));
-  ARROW_ASSIGN_OR_RAISE(
-      std::string position,
-      ChoiceParam(params, kInvertedFamilyName, kParamWithPosition, kTrue, {kTrue, kFalse}));
-  scheme.with_position = position == kTrue;
+  ARROW_ASSIGN_OR_RAISE(std::string position,
+                        ChoiceParam(params, kInvertedFamilyName, kParamWithPosition, kPositionsOn,
+                                    {kPositionsOn, kPositionsOff}));
+  scheme.with_position = position == kPositionsOn;
   ARROW_ASSIGN_OR_RAISE(scheme.memory_limit,
                         IntegerParam(params, kInvertedFamilyName, kParamMemoryLimit,
                                      kDefaultMemoryLimit, kMinMemoryLimit, kMaxMemoryLimit));
@@ -81,7 +81,8 @@ arrow::Result<Scheme> ParseScheme(const Params& params) {
 // What a segment's postings depend on: the analyzer and with_position (not memory_limit).
 Params ContentParams(const Scheme& scheme) {
   Params params = AnalyzerParams(scheme.analyzer);
-  params[std::string(kParamWithPosition)] = std::string(scheme.with_position ? kTrue : kFalse);
+  params[std::string(kParamWithPosition)] =
+      std::string(scheme.with_position ? kPositionsOn : kPositionsOff);
   return params;
 }
 
@@ -97,8 +98,8 @@ Params ContentParamsOfSegment(const format::SegmentMeta& segment) {
   return params;
 }
 
-void SetDetails(const Params& content, const InvertedFileStats& stats, uint64_t peak, uint32_t runs,
-                format::SegmentMeta* meta) {
+void SetInvertedDetails(const Params& content, const InvertedFileStats& stats, uint64_t peak,
+                        uint32_t runs, format::SegmentMeta* meta) {
   auto& details = *meta->mutable_details();
   for (const auto& [key, value] : content) details[key] = value;
   details[std::string(kDetailNumTerms)] = std::to_string(stats.num_terms);
@@ -309,9 +310,9 @@ std::string_view InvertedFamily::name() const { return kInvertedFamilyName; }
 
 arrow::Result<Params> InvertedFamily::Validate(const arrow::Field& column,
                                                const Params& params) const {
-  ARROW_RETURN_NOT_OK(CheckColumnType(column));
+  ARROW_RETURN_NOT_OK(CheckTextColumn(column));
   ARROW_RETURN_NOT_OK(RejectUnknown(params));
-  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseScheme(params));
+  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseInvertedScheme(params));
   Params normalized = ContentParams(scheme);
   normalized[std::string(kParamMemoryLimit)] = std::to_string(scheme.memory_limit);
   return normalized;
@@ -321,7 +322,7 @@ arrow::Result<format::SegmentMeta> InvertedFamily::Build(const BuildInput& input
                                                          const SegmentDirectory& out) const {
   ARROW_ASSIGN_OR_RAISE(auto field, scalar::ColumnToBuild(input, "an INVERTED build"));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, input.params));
-  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseScheme(params));
+  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseInvertedScheme(params));
   ARROW_ASSIGN_OR_RAISE(auto analyzer, Analyzer::Make(scheme.analyzer));
   InvertedWriterOptions options;
   options.has_positions = scheme.with_position;
@@ -332,8 +333,8 @@ arrow::Result<format::SegmentMeta> InvertedFamily::Build(const BuildInput& input
     return scalar::WithBuildContext(stats.status(), kInvertedFamilyName, input, *field);
   }
   format::SegmentMeta meta;
-  SetDetails(ContentParams(scheme), *stats, writer.peak_accounted_bytes(), writer.spill_runs(),
-             &meta);
+  SetInvertedDetails(ContentParams(scheme), *stats, writer.peak_accounted_bytes(),
+                     writer.spill_runs(), &meta);
   ARROW_RETURN_NOT_OK(FillCommonMeta(input, kInvertedFamilyName, out, &meta));
   return meta;
 }
@@ -373,7 +374,7 @@ arrow::Result<format::SegmentMeta> InvertedFamily::Merge(
   auto stats = MergeFiles(merge_inputs, positions, out);
   if (!stats.ok()) return scalar::WithMergeContext(stats.status(), kInvertedFamilyName, head);
   format::SegmentMeta meta;
-  SetDetails(content, *stats, 0, 0, &meta);
+  SetInvertedDetails(content, *stats, 0, 0, &meta);
   ARROW_RETURN_NOT_OK(FillCommonMeta(checked.merged, kInvertedFamilyName, out, &meta));
   return meta;
 }
@@ -398,7 +399,7 @@ arrow::Status InvertedFamily::Verify(const BuildInput& definition,
   ARROW_ASSIGN_OR_RAISE(auto field,
                         scalar::ColumnToVerify(definition, kInvertedFamilyName, segment));
   ARROW_ASSIGN_OR_RAISE(Params params, Validate(*field, definition.params));
-  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseScheme(params));
+  ARROW_ASSIGN_OR_RAISE(Scheme scheme, ParseInvertedScheme(params));
   const Params expected = ContentParams(scheme);
   const Params found = ContentParamsOfSegment(segment);
   if (found != expected) {

@@ -10,7 +10,7 @@ namespace tessera::index::text {
 
 namespace {
 
-constexpr std::string_view kRemedy =
+constexpr std::string_view kRebuildRemedy =
     "rebuild the index (tessera index create --replace) or drop it";
 
 class InvertedPostingCursor final : public PostingCursor {
@@ -176,7 +176,7 @@ arrow::Result<std::shared_ptr<io::VerifiedFile>> OpenFile(const format::SegmentM
   return io::VerifiedFile::Open(*directory.storage, directory.path + "/" + std::string(name),
                                 Concat("file ", name, " of INVERTED segment ", segment.uuid(),
                                        " (index '", segment.index_name(), "')"),
-                                std::string(kRemedy));
+                                std::string(kRebuildRemedy));
 }
 
 arrow::Result<std::shared_ptr<arrow::Buffer>> ReadWhole(io::VerifiedFile* file, bool verify) {
@@ -233,7 +233,7 @@ arrow::Result<std::unique_ptr<InvertedSegmentReader>> InvertedSegmentReader::Ope
 arrow::Status InvertedSegmentReader::Damaged(std::string_view file,
                                              std::string_view problem) const {
   return Corrupt("file ", file, " of INVERTED segment ", meta_.uuid(), " (index '",
-                 meta_.index_name(), "') is damaged: ", problem, "; ", kRemedy);
+                 meta_.index_name(), "') is damaged: ", problem, "; ", kRebuildRemedy);
 }
 
 arrow::Status InvertedSegmentReader::VerifyPostings(const uint8_t* data, uint64_t size) const {

@@ -8,7 +8,7 @@ namespace tessera::index::text {
 namespace {
 
 // FNV-1a: words are a few bytes long, where it beats a block hash.
-uint32_t HashOf(std::string_view word) {
+uint32_t StopWordHash(std::string_view word) {
   uint32_t hash = 2166136261u;
   for (char c : word) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
   return hash;
@@ -29,7 +29,7 @@ StopWordSet::StopWordSet(const std::vector<std::string>& words) {
       long_.push_back(word);
       continue;
     }
-    size_t index = HashOf(word) & mask_;
+    size_t index = StopWordHash(word) & mask_;
     while (slots_[index].length != 0) index = (index + 1) & mask_;
     slots_[index].length = static_cast<uint8_t>(word.size());
     std::memcpy(slots_[index].bytes, word.data(), word.size());
@@ -41,7 +41,7 @@ bool StopWordSet::Contains(std::string_view word) const {
   if (word.size() > kInline) {
     return std::find(long_.begin(), long_.end(), word) != long_.end();
   }
-  for (size_t index = HashOf(word) & mask_;; index = (index + 1) & mask_) {
+  for (size_t index = StopWordHash(word) & mask_;; index = (index + 1) & mask_) {
     const Slot& slot = slots_[index];
     if (slot.length == 0) return false;
     if (slot.length == word.size() && std::memcmp(slot.bytes, word.data(), word.size()) == 0) {

@@ -11,7 +11,7 @@ constexpr size_t kFirstSlots = size_t{1} << 10;  // powers of two; at most half 
 constexpr size_t kMaxSlots = size_t{1} << 16;
 
 // FNV-1a: terms are a few bytes long, where it beats a block hash.
-uint32_t HashOf(std::string_view term) {
+uint32_t TermHash(std::string_view term) {
   uint32_t hash = 2166136261u;
   for (char c : term) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
   return hash;
@@ -21,7 +21,7 @@ uint32_t HashOf(std::string_view term) {
 
 bool TermCache::Find(std::string_view term, std::string_view* stem) const {
   if (term.empty() || term.size() > kInline || slots_.empty()) return false;
-  const uint32_t hash = HashOf(term);
+  const uint32_t hash = TermHash(term);
   const size_t mask = slots_.size() - 1;
   for (size_t index = hash & mask;; index = (index + 1) & mask) {
     const Slot& slot = slots_[index];
@@ -61,7 +61,7 @@ void TermCache::Insert(std::string_view term, std::string_view stem) {
       used_ = 0;
     }
   }
-  const uint32_t hash = HashOf(term);
+  const uint32_t hash = TermHash(term);
   const size_t mask = slots_.size() - 1;
   size_t index = hash & mask;
   for (; slots_[index].term_length != 0; index = (index + 1) & mask) {

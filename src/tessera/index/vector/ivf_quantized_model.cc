@@ -11,15 +11,15 @@ namespace tessera::index::vector {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'S', 'I', 'V', 'F', 'Q', 'N', 'T'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr char kQuantizedMagic[8] = {'T', 'S', 'I', 'V', 'F', 'Q', 'N', 'T'};
+constexpr uint32_t kQuantizedFormatVersion = 1;
 
-void AppendU32(std::string& out, uint32_t value) {
+void AppendQuantizedU32(std::string& out, uint32_t value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
 }
 
 // Reads a uint32 at `*at` and advances it; false when the bytes end first.
-bool ReadU32(std::string_view bytes, size_t* at, uint32_t* value) {
+bool ReadQuantizedU32(std::string_view bytes, size_t* at, uint32_t* value) {
   if (bytes.size() - *at < sizeof(uint32_t)) return false;
   std::memcpy(value, bytes.data() + *at, sizeof(uint32_t));
   *at += sizeof(uint32_t);
@@ -29,7 +29,7 @@ bool ReadU32(std::string_view bytes, size_t* at, uint32_t* value) {
 // Reads a length-prefixed section at `*at` and advances past it.
 bool ReadSection(std::string_view bytes, size_t* at, std::string_view* section) {
   uint32_t size = 0;
-  if (!ReadU32(bytes, at, &size) || bytes.size() - *at < size) return false;
+  if (!ReadQuantizedU32(bytes, at, &size) || bytes.size() - *at < size) return false;
   *section = bytes.substr(*at, size);
   *at += size;
   return true;
@@ -38,27 +38,27 @@ bool ReadSection(std::string_view bytes, size_t* at, std::string_view* section) 
 }  // namespace
 
 std::string IvfQuantizedModel::Serialize() const {
-  std::string bytes(kMagic, sizeof(kMagic));
-  AppendU32(bytes, kFormatVersion);
-  AppendU32(bytes, static_cast<uint32_t>(kind));
+  std::string bytes(kQuantizedMagic, sizeof(kQuantizedMagic));
+  AppendQuantizedU32(bytes, kQuantizedFormatVersion);
+  AppendQuantizedU32(bytes, static_cast<uint32_t>(kind));
   const std::string ivf_bytes = ivf.Serialize();
-  AppendU32(bytes, static_cast<uint32_t>(ivf_bytes.size()));
+  AppendQuantizedU32(bytes, static_cast<uint32_t>(ivf_bytes.size()));
   bytes += ivf_bytes;
   const std::string quantizer_bytes = quantizer->Serialize();
-  AppendU32(bytes, static_cast<uint32_t>(quantizer_bytes.size()));
+  AppendQuantizedU32(bytes, static_cast<uint32_t>(quantizer_bytes.size()));
   bytes += quantizer_bytes;
-  AppendU32(bytes, io::Crc32c(bytes.data(), bytes.size()));
+  AppendQuantizedU32(bytes, io::Crc32c(bytes.data(), bytes.size()));
   return bytes;
 }
 
 std::optional<QuantizerKind> QuantizedModelKindOf(std::string_view bytes) {
   // magic, format version, quantizer kind
-  if (bytes.size() < sizeof(kMagic) + 2 * sizeof(uint32_t) ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (bytes.size() < sizeof(kQuantizedMagic) + 2 * sizeof(uint32_t) ||
+      std::memcmp(bytes.data(), kQuantizedMagic, sizeof(kQuantizedMagic)) != 0) {
     return std::nullopt;
   }
   uint32_t kind = 0;
-  std::memcpy(&kind, bytes.data() + sizeof(kMagic) + sizeof(uint32_t), sizeof(kind));
+  std::memcpy(&kind, bytes.data() + sizeof(kQuantizedMagic) + sizeof(uint32_t), sizeof(kind));
   if (kind == static_cast<uint32_t>(QuantizerKind::kScalar8)) return QuantizerKind::kScalar8;
   if (kind == static_cast<uint32_t>(QuantizerKind::kProduct8)) return QuantizerKind::kProduct8;
   return std::nullopt;
@@ -67,8 +67,8 @@ std::optional<QuantizerKind> QuantizedModelKindOf(std::string_view bytes) {
 arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view bytes,
                                                                 QuantizerKind kind,
                                                                 std::string_view what) {
-  if (bytes.size() < sizeof(kMagic) + 3 * sizeof(uint32_t) ||
-      std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+  if (bytes.size() < sizeof(kQuantizedMagic) + 3 * sizeof(uint32_t) ||
+      std::memcmp(bytes.data(), kQuantizedMagic, sizeof(kQuantizedMagic)) != 0) {
     return Corrupt(what, " is not a quantized IVF model (", bytes.size(), " bytes, bad header)");
   }
   const size_t body = bytes.size() - sizeof(uint32_t);
@@ -78,19 +78,19 @@ arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view
     return Corrupt(what, " fails its checksum: the quantized IVF model is damaged");
   }
   const std::string_view content = bytes.substr(0, body);
-  size_t at = sizeof(kMagic);
+  size_t at = sizeof(kQuantizedMagic);
   uint32_t version = 0;
   uint32_t stored_kind = 0;
   std::string_view ivf_bytes;
   std::string_view quantizer_bytes;
-  if (!ReadU32(content, &at, &version) || !ReadU32(content, &at, &stored_kind) ||
+  if (!ReadQuantizedU32(content, &at, &version) || !ReadQuantizedU32(content, &at, &stored_kind) ||
       !ReadSection(content, &at, &ivf_bytes) || !ReadSection(content, &at, &quantizer_bytes) ||
       at != content.size()) {
     return Corrupt(what, " has sections that do not add up to its ", bytes.size(), " bytes");
   }
-  if (version != kFormatVersion) {
+  if (version != kQuantizedFormatVersion) {
     return Corrupt(what, " has quantized IVF model format version ", version,
-                   "; this build reads version ", kFormatVersion);
+                   "; this build reads version ", kQuantizedFormatVersion);
   }
   if (stored_kind != static_cast<uint32_t>(kind)) {
     return Corrupt(what, " holds quantizer kind ", stored_kind, "; expected ",
