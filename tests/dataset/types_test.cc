@@ -1,14 +1,17 @@
 // Every supported column type, with nulls, survives create → scan and take unchanged.
 #include <arrow/api.h>
+#include <arrow/compute/api.h>
 #include <arrow/ipc/api.h>
 #include <arrow/json/from_string.h>
 #include <gtest/gtest.h>
+
+#include <random>
 
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 
-namespace tessera::dataset {
+namespace tessera::dataset::types_test {
 namespace {
 
 using testing::ReaderOf;
@@ -86,5 +89,41 @@ TEST(DatasetTypes, EverySupportedTypeRoundTripsWithNulls) {
   EXPECT_TRUE(taken_batch->Equals(*expected, false, kNansEqual)) << taken_batch->ToString();
 }
 
+// A take copies few rows one by one and runs Arrow's take kernel for many (dataset/take.cc):
+// both give the rows asked for, in the order asked, repeats and nulls included, for every type.
+TEST(DatasetTypes, FewAndManyRowTakesGiveTheRowsAskedForOfEveryType) {
+  TempDirectory directory;
+  auto rows = AllTypesBatch();
+  arrow::RecordBatchVector copies(100, rows);
+  auto table = arrow::Table::FromRecordBatches(copies).ValueOrDie();
+  auto batch = table->CombineChunksToBatch().ValueOrDie();
+  WriteOptions options;
+  options.rows_per_batch = 7;
+  options.max_rows_per_file = 150;  // three fragments
+  ASSERT_TRUE(Dataset::Create(directory.Child("ds"), ReaderOf(batch), options).ok());
+  auto opened = Dataset::Open(directory.Child("ds")).ValueOrDie();
+  ASSERT_EQ(opened->manifest().fragments_size(), 3);
+
+  std::mt19937 random(7);
+  for (size_t count : {size_t{1}, size_t{10}, size_t{256}, size_t{257}, size_t{1000}}) {
+    std::vector<uint64_t> addresses;
+    std::vector<int64_t> positions;
+    for (size_t i = 0; i < count; ++i) {
+      const int64_t row = static_cast<int64_t>(random() % 400);  // repeats when count > 20 or so
+      positions.push_back(row);
+      addresses.push_back(MakeRowAddress(opened->manifest().fragments(row / 150).id(),
+                                         static_cast<uint32_t>(row % 150)));
+    }
+    auto taken = opened->Take(addresses);
+    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+    auto taken_batch = (*taken)->CombineChunksToBatch().ValueOrDie();
+    arrow::Int64Builder indices;
+    ASSERT_TRUE(indices.AppendValues(positions).ok());
+    auto expected = arrow::compute::Take(batch, indices.Finish().ValueOrDie()).ValueOrDie();
+    EXPECT_TRUE(taken_batch->Equals(*expected.record_batch(), false, kNansEqual))
+        << count << " rows";
+  }
+}
+
 }  // namespace
-}  // namespace tessera::dataset
+}  // namespace tessera::dataset::types_test

@@ -18,6 +18,11 @@ namespace tessera::dataset {
 namespace {
 
 constexpr uint64_t kDenseFraction = 16;
+// Up to this many rows a take copies row by row into builders (Gather below) instead of running
+// Arrow's take kernel per batch and again to restore the caller's order: each kernel call costs
+// microseconds of dispatch (a search's top 10 would pay it a dozen times), a row slice about a
+// hundred nanoseconds per column.
+constexpr size_t kGatherLimit = 256;
 
 struct Request {
   uint32_t offset;
@@ -28,6 +33,46 @@ arrow::Result<std::shared_ptr<arrow::Array>> MakeIndices(const std::vector<uint3
   arrow::UInt32Builder builder;
   ARROW_RETURN_NOT_OK(builder.AppendValues(values));
   return builder.Finish();
+}
+
+// Batch `batch_index` of `reader`, verified where `local` (rows of it) needs it: a few rows only
+// their blocks; beyond a sixteenth of the batch they touch most blocks anyway, and checking the
+// whole batch in a few long ranges is cheaper.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadTouchedBatch(
+    const FragmentReader& reader, int batch_index, const std::vector<uint32_t>& local,
+    bool whole_batches) {
+  if (whole_batches || local.size() * kDenseFraction >= reader.rows_per_batch()) {
+    return reader.ReadBatch(batch_index);
+  }
+  return reader.ReadRowsOfBatch(batch_index, local);
+}
+
+// A row to copy: row `row` of touched batch `batch`.
+struct GatherSource {
+  size_t batch;
+  int64_t row;
+};
+
+// The rows `sources` names, in that order, copied into fresh arrays of `schema`'s columns.
+// NotImplemented when a column's builder cannot append slices (the caller then takes instead).
+arrow::Result<std::shared_ptr<arrow::Table>> Gather(
+    const std::shared_ptr<arrow::Schema>& schema,
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+    const std::vector<GatherSource>& sources) {
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int column = 0; column < schema->num_fields(); ++column) {
+    std::vector<arrow::ArraySpan> spans;
+    spans.reserve(batches.size());
+    for (const auto& batch : batches) spans.emplace_back(*batch->column(column)->data());
+    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(schema->field(column)->type()));
+    ARROW_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(sources.size())));
+    for (const GatherSource& source : sources) {
+      ARROW_RETURN_NOT_OK(builder->AppendArraySlice(spans[source.batch], source.row, 1));
+    }
+    ARROW_ASSIGN_OR_RAISE(auto array, builder->Finish());
+    columns.push_back(std::move(array));
+  }
+  return arrow::Table::Make(schema, std::move(columns), static_cast<int64_t>(sources.size()));
 }
 
 }  // namespace
@@ -73,16 +118,21 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
   for (int index : column_indices) fields.push_back(schema->field(index));
   auto output_schema = arrow::schema(fields);
 
-  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
-  std::vector<int64_t> piece_positions;  // caller position of each row of the concatenated pieces
-  piece_positions.reserve(row_addresses.size());
+  // Checked offsets (ascending) of each fragment, with their callers' positions.
+  struct FragmentTake {
+    const FragmentReader* reader;
+    std::vector<uint32_t> offsets;
+    std::vector<int64_t> positions;
+  };
+  std::vector<FragmentTake> takes;
   for (auto& [fragment_id, requests] : by_fragment) {
     const format::Fragment& fragment = manifest.fragments(fragment_index[fragment_id]);
     ARROW_ASSIGN_OR_RAISE(const FragmentReader* reader, readers(fragment, column_indices));
     std::sort(requests.begin(), requests.end(),
               [](const Request& a, const Request& b) { return a.offset < b.offset; });
-    std::vector<uint32_t> offsets;
-    offsets.reserve(requests.size());
+    FragmentTake take{reader, {}, {}};
+    take.offsets.reserve(requests.size());
+    take.positions.reserve(requests.size());
     for (const Request& request : requests) {
       const uint32_t row = request.offset;
       if (row >= reader->physical_rows()) {
@@ -94,11 +144,50 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                         " was deleted in version ", manifest.version(), " of dataset ",
                         storage.root());
       }
-      offsets.push_back(row);
-      piece_positions.push_back(request.position);
+      take.offsets.push_back(row);
+      take.positions.push_back(request.position);
     }
-    ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromFragment(*reader, offsets));
+    takes.push_back(std::move(take));
+  }
+
+  if (row_addresses.size() <= kGatherLimit) {
+    // Few rows: read each touched batch once and copy the rows out in the caller's order.
+    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+    std::vector<GatherSource> sources(row_addresses.size());
+    for (const FragmentTake& take : takes) {
+      const uint64_t rows_per_batch = take.reader->rows_per_batch();
+      size_t next = 0;
+      while (next < take.offsets.size()) {
+        const int batch_index = static_cast<int>(take.offsets[next] / rows_per_batch);
+        const uint64_t batch_first = static_cast<uint64_t>(batch_index) * rows_per_batch;
+        const size_t first = next;
+        std::vector<uint32_t> local;
+        for (; next < take.offsets.size() && take.offsets[next] < batch_first + rows_per_batch;
+             ++next) {
+          local.push_back(static_cast<uint32_t>(take.offsets[next] - batch_first));
+        }
+        ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
+                                                           /*whole_batches=*/false));
+        for (size_t i = first; i < next; ++i) {
+          sources[static_cast<size_t>(take.positions[i])] = {batches.size(), local[i - first]};
+        }
+        batches.push_back(std::move(batch));
+      }
+    }
+    auto gathered = Gather(output_schema, batches, sources);
+    if (gathered.ok() || !gathered.status().IsNotImplemented()) {
+      if (gathered.ok()) GlobalReadStatistics().rows_taken += row_addresses.size();
+      return gathered;
+    }
+  }
+
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
+  std::vector<int64_t> piece_positions;  // caller position of each row of the concatenated pieces
+  piece_positions.reserve(row_addresses.size());
+  for (const FragmentTake& take : takes) {
+    ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromFragment(*take.reader, take.offsets));
     pieces.push_back(std::move(taken));
+    piece_positions.insert(piece_positions.end(), take.positions.begin(), take.positions.end());
   }
 
   ARROW_ASSIGN_OR_RAISE(auto gathered, arrow::Table::FromRecordBatches(output_schema, pieces));
@@ -124,14 +213,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     for (; next < offsets.size() && offsets[next] < batch_end; ++next) {
       local.push_back(static_cast<uint32_t>(offsets[next] - batch_first));
     }
-    // Verifying a few rows checks only their blocks; beyond a sixteenth of the batch they touch
-    // most blocks anyway, and checking the whole batch in a few long ranges is cheaper.
-    std::shared_ptr<arrow::RecordBatch> batch;
-    if (whole_batches || local.size() * kDenseFraction >= reader.rows_per_batch()) {
-      ARROW_ASSIGN_OR_RAISE(batch, reader.ReadBatch(batch_index));
-    } else {
-      ARROW_ASSIGN_OR_RAISE(batch, reader.ReadRowsOfBatch(batch_index, local));
-    }
+    ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(reader, batch_index, local, whole_batches));
     ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
     ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
     GlobalReadStatistics().rows_taken += local.size();
