@@ -29,7 +29,7 @@ constexpr std::pair<TextQueryType, std::string_view> kTypeNames[] = {
     {TextQueryType::kPrefix, "prefix"},   {TextQueryType::kFuzzy, "fuzzy"},
 };
 
-std::string Available(const arrow::Schema& schema) {
+std::string ColumnNames(const arrow::Schema& schema) {
   std::string names;
   for (const auto& field : schema.fields()) names += (names.empty() ? "" : ", ") + field->name();
   return names;
@@ -80,7 +80,7 @@ arrow::Result<int> ResolveTextColumn(const dataset::Dataset& dataset, const std:
       return InvalidArgument("dataset ", dataset.uri(), " has several columns named '", name, "'");
     }
     return InvalidArgument("no column '", name, "' in dataset ", dataset.uri(),
-                           "; its columns are: ", Available(schema));
+                           "; its columns are: ", ColumnNames(schema));
   }
   const auto& type = *schema.field(index)->type();
   if (!IsTextType(type)) {
@@ -126,7 +126,7 @@ arrow::Status SearchColumn(const Snapshot& snapshot, const TextSearchOptions& op
   search.statistics = CollectStatistics(sources);
   const Bm25 bm25(options.k1, options.b, static_cast<double>(search.statistics.document_count),
                   search.statistics.average_length());
-  ARROW_ASSIGN_OR_RAISE(auto analyzer, index::text::Analyzer::Make(sources.analyzer));
+  ARROW_ASSIGN_OR_RAISE(auto analyzer, sources.analyzers->Acquire());
   TermTable terms(sources);
   const TextQueryType type =
       options.type == TextQueryType::kMultiMatch ? TextQueryType::kMatch : options.type;

@@ -181,6 +181,7 @@ arrow::Result<TextSources> OpenTextSources(const Snapshot& snapshot, int column_
     }
     result.analyzer = *options;
   }
+  result.analyzers = std::make_shared<index::text::AnalyzerPool>(result.analyzer);
 
   const FragmentMap live_rows = MapFragments(live);
   const FragmentMap accepted_rows = MapFragments(accepted);
@@ -220,7 +221,7 @@ arrow::Result<TextSources> OpenTextSources(const Snapshot& snapshot, int column_
   }
   if (!tail_fragments.empty()) {
     auto tail = std::make_shared<MemoryTextSegment>(/*with_positions=*/true);
-    ARROW_ASSIGN_OR_RAISE(auto analyzer, index::text::Analyzer::Make(result.analyzer));
+    ARROW_ASSIGN_OR_RAISE(auto analyzer, result.analyzers->Acquire());
     ARROW_RETURN_NOT_OK(LoadTail(snapshot, column_index, tail_fragments, *analyzer, *tail));
     tail_source.reader = tail.get();
     tail_source.owner = std::move(tail);

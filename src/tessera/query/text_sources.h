@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tessera/index/text/analyzer.h"
+#include "tessera/index/text/analyzer_pool.h"
 #include "tessera/index/text_segment.h"
 #include "tessera/query/eligible_rows.h"
 #include "tessera/query/memory_text_segment.h"
@@ -52,6 +53,8 @@ struct TextSource {
 struct TextSources {
   std::string index_name;  // of the analyzer; empty for the default analyzer
   index::text::AnalyzerOptions analyzer;
+  // Analyzers of `analyzer` for the searches of these sources (never null once opened).
+  std::shared_ptr<index::text::AnalyzerPool> analyzers;
   std::vector<TextSource> sources;  // segments first, the tail (when any fragment) last
   std::vector<std::string> notes;   // explain: indexes not used, and why
 };
