@@ -128,14 +128,24 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
     if (counters != nullptr) counters->postings += postings->document_frequency;
     cursors.push_back(std::move(cursor));
   }
+  // A leapfrog led by the rarest term: only the documents its list reaches are visited.
+  size_t rarest = 0;
+  for (size_t i = 1; i < node.terms.size(); ++i) {
+    if (node.terms[i].postings[source_index]->document_frequency <
+        node.terms[rarest].postings[source_index]->document_frequency) {
+      rarest = i;
+    }
+  }
+  PostingCursor& lead = *cursors[rarest];
   std::vector<std::vector<uint32_t>> positions(cursors.size());
-  uint32_t doc = cursors[0]->doc();
+  uint32_t doc = lead.doc();
   while (doc != PostingCursor::kEnd) {
     bool aligned = true;
     for (auto& cursor : cursors) {
       ARROW_RETURN_NOT_OK(cursor->Advance(doc));
       if (cursor->doc() != doc) {
-        doc = cursor->doc();
+        ARROW_RETURN_NOT_OK(lead.Advance(cursor->doc()));
+        doc = lead.doc();
         aligned = false;
         break;
       }
@@ -151,81 +161,152 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
       result.scores.push_back(
           bm25.TermScore(node.phrase_weight, frequency, reader.document_length(doc)));
     }
-    ARROW_RETURN_NOT_OK(cursors[0]->Next());
-    doc = cursors[0]->doc();
+    ARROW_RETURN_NOT_OK(lead.Next());
+    doc = lead.doc();
   }
   return result;
 }
 
-// Whether `doc` is in `docs` (ascending), advancing `position` (monotonically, as the documents
-// asked about ascend) to the first entry not below it.
-bool Contains(const std::vector<uint32_t>& docs, size_t& position, uint32_t doc) {
-  while (position < docs.size() && docs[position] < doc) ++position;
-  return position < docs.size() && docs[position] == doc;
-}
+// A child of a boolean node as a cursor over the documents it matches, ascending, with their
+// scores. A one-term child reads its postings as the boolean merge asks (so a must_not or
+// should term decodes only around the candidates); any other child is evaluated whole first.
+class ChildCursor {
+ public:
+  static arrow::Result<ChildCursor> Open(const PlanNode& child, const TextSource& source,
+                                         size_t source_index, const Bm25& bm25,
+                                         ScoringCounters* counters) {
+    ChildCursor cursor;
+    cursor.bm25_ = &bm25;
+    if (child.kind == PlanNode::Kind::kTerms && child.terms.size() == 1 && child.min_match <= 1) {
+      const auto& postings = child.terms[0].postings[source_index];
+      cursor.term_ = true;
+      if (!postings) return cursor;  // no document of the source holds the term
+      if (counters != nullptr) counters->postings += postings->document_frequency;
+      ARROW_ASSIGN_OR_RAISE(cursor.postings_, source.reader->OpenPostings(*postings));
+      cursor.weight_ = child.terms[0].weight;
+      cursor.estimate_ = postings->document_frequency;
+      return cursor;
+    }
+    ARROW_ASSIGN_OR_RAISE(cursor.matched_,
+                          EvaluatePlan(child, source, source_index, bm25, counters));
+    cursor.estimate_ = cursor.matched_.docs.size();
+    return cursor;
+  }
 
-// Sorted merges of the children's document lists (each ascending): the candidates are the
-// intersection of the must lists (else the union of the should ones) less the must_not ones,
-// and a candidate's score sums its must and should children's scores in child order.
+  uint32_t doc() const {
+    if (term_) return postings_ == nullptr ? PostingCursor::kEnd : postings_->doc();
+    return at_ < matched_.docs.size() ? matched_.docs[at_] : PostingCursor::kEnd;
+  }
+  // The documents it may match (to lead a conjunction with the rarest child).
+  uint64_t estimate() const { return estimate_; }
+  // Whether score() computes a BM25 contribution (explain's scored postings) or reads one.
+  bool reads_postings() const { return term_; }
+
+  arrow::Status Advance(uint32_t target) {
+    if (term_) return postings_ == nullptr ? arrow::Status::OK() : postings_->Advance(target);
+    while (at_ < matched_.docs.size() && matched_.docs[at_] < target) ++at_;
+    return arrow::Status::OK();
+  }
+  arrow::Status Next() {
+    if (term_) return postings_ == nullptr ? arrow::Status::OK() : postings_->Next();
+    ++at_;
+    return arrow::Status::OK();
+  }
+  // The score of doc() in a document of `length` terms.
+  double score(uint32_t length) const {
+    if (term_) return bm25_->TermScore(weight_, postings_->term_frequency(), length);
+    return matched_.scores[at_];
+  }
+
+ private:
+  bool term_ = false;
+  std::unique_ptr<PostingCursor> postings_;
+  double weight_ = 0;
+  const Bm25* bm25_ = nullptr;
+  DocumentScores matched_;
+  size_t at_ = 0;
+  uint64_t estimate_ = 0;
+};
+
+// A merge of the children's cursors: the candidates are the documents every must child matches
+// (a leapfrog led by the rarest), else those some should child matches, less those a must_not
+// child matches; a candidate's score sums its must and should children's scores in child order.
 arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSource& source,
                                               size_t source_index, const Bm25& bm25,
                                               ScoringCounters* counters) {
   DocumentScores result;
-  uint32_t must_children = 0;
-  bool should_children = false;
-  for (const PlanNode& child : node.children) {
-    if (child.occur == Occur::kMust) ++must_children;
-    if (child.occur == Occur::kShould) should_children = true;
-  }
-  if (must_children == 0 && !should_children) return result;
-  std::vector<DocumentScores> matched(node.children.size());
+  std::vector<ChildCursor> children;
+  std::vector<size_t> must, must_not, should;
   for (size_t c = 0; c < node.children.size(); ++c) {
     const PlanNode& child = node.children[c];
-    ARROW_ASSIGN_OR_RAISE(matched[c], EvaluatePlan(child, source, source_index, bm25, counters));
-    if (child.occur == Occur::kMust && matched[c].docs.empty()) return result;
+    ARROW_ASSIGN_OR_RAISE(auto cursor,
+                          ChildCursor::Open(child, source, source_index, bm25, counters));
+    if (child.occur == Occur::kMust) {
+      if (cursor.doc() == PostingCursor::kEnd) return result;
+      must.push_back(c);
+    } else if (child.occur == Occur::kMustNot) {
+      must_not.push_back(c);
+    } else {
+      should.push_back(c);
+    }
+    children.push_back(std::move(cursor));
   }
-  std::vector<uint32_t> candidates;
-  if (must_children > 0) {
-    size_t rarest = node.children.size();
-    for (size_t c = 0; c < node.children.size(); ++c) {
-      if (node.children[c].occur != Occur::kMust) continue;
-      if (rarest == node.children.size() || matched[c].docs.size() < matched[rarest].docs.size()) {
-        rarest = c;
-      }
+  if (must.empty() && should.empty()) return result;
+  const index::TextSegmentReader& reader = *source.reader;
+
+  // Adds `doc` unless a must_not child matches it; the must (and should) children are on it
+  // when they match it.
+  auto offer = [&](uint32_t doc) -> arrow::Status {
+    for (size_t c : must_not) {
+      ARROW_RETURN_NOT_OK(children[c].Advance(doc));
+      if (children[c].doc() == doc) return arrow::Status::OK();
     }
-    std::vector<size_t> positions(node.children.size(), 0);
-    for (uint32_t doc : matched[rarest].docs) {
-      bool all = true;
-      for (size_t c = 0; c < node.children.size() && all; ++c) {
-        if (c == rarest || node.children[c].occur != Occur::kMust) continue;
-        all = Contains(matched[c].docs, positions[c], doc);
-      }
-      if (all) candidates.push_back(doc);
-    }
-  } else {
-    for (size_t c = 0; c < node.children.size(); ++c) {
-      if (node.children[c].occur != Occur::kShould) continue;
-      candidates.insert(candidates.end(), matched[c].docs.begin(), matched[c].docs.end());
-    }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
-  }
-  std::vector<size_t> positions(node.children.size(), 0);
-  for (uint32_t doc : candidates) {
-    bool excluded = false;
+    const uint32_t length = reader.document_length(doc);
     double score = 0.0;
-    for (size_t c = 0; c < node.children.size(); ++c) {
-      const bool found = Contains(matched[c].docs, positions[c], doc);
-      if (!found) continue;
-      if (node.children[c].occur == Occur::kMustNot) {
-        excluded = true;
-        break;
-      }
-      score += matched[c].scores[positions[c]];
+    for (size_t c = 0; c < children.size(); ++c) {
+      if (node.children[c].occur == Occur::kMustNot || children[c].doc() != doc) continue;
+      score += children[c].score(length);
+      if (counters != nullptr && children[c].reads_postings()) ++counters->scored;
     }
-    if (excluded) continue;
     result.docs.push_back(doc);
     result.scores.push_back(score);
+    return arrow::Status::OK();
+  };
+
+  if (!must.empty()) {
+    std::stable_sort(must.begin(), must.end(), [&](size_t left, size_t right) {
+      return children[left].estimate() < children[right].estimate();
+    });
+    ChildCursor& lead = children[must[0]];
+    uint32_t doc = lead.doc();
+    while (doc != PostingCursor::kEnd) {
+      bool aligned = true;
+      for (size_t i = 1; i < must.size(); ++i) {
+        ChildCursor& other = children[must[i]];
+        ARROW_RETURN_NOT_OK(other.Advance(doc));
+        if (other.doc() != doc) {
+          ARROW_RETURN_NOT_OK(lead.Advance(other.doc()));
+          doc = lead.doc();
+          aligned = false;
+          break;
+        }
+      }
+      if (!aligned) continue;
+      for (size_t c : should) ARROW_RETURN_NOT_OK(children[c].Advance(doc));
+      ARROW_RETURN_NOT_OK(offer(doc));
+      ARROW_RETURN_NOT_OK(lead.Next());
+      doc = lead.doc();
+    }
+    return result;
+  }
+  for (;;) {
+    uint32_t doc = PostingCursor::kEnd;
+    for (size_t c : should) doc = std::min(doc, children[c].doc());
+    if (doc == PostingCursor::kEnd) break;
+    ARROW_RETURN_NOT_OK(offer(doc));
+    for (size_t c : should) {
+      if (children[c].doc() == doc) ARROW_RETURN_NOT_OK(children[c].Next());
+    }
   }
   return result;
 }
