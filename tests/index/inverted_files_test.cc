@@ -41,7 +41,7 @@ class StringSink final : public ByteSink {
 TEST(InvertedCodec, BitPackingRoundTrips) {
   std::mt19937_64 random(1);
   for (size_t count : {0, 1, 7, 127, 128, 129, 300}) {
-    for (int width : {0, 1, 5, 13, 31, 32}) {
+    for (int width = 0; width <= 32; ++width) {  // every width: the fast path's shifts
       std::vector<uint32_t> values(count);
       for (auto& value : values) {
         value = width == 0 ? 0 : static_cast<uint32_t>(random() >> (64 - width));

@@ -62,6 +62,20 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnverified(
     int index) const {
+  if (index >= 0 && index < num_batches_) {
+    std::lock_guard<std::mutex> lock(decoded_mutex_);
+    if (decoded_.size() == static_cast<size_t>(num_batches_) && decoded_[index] != nullptr) {
+      return decoded_[index];
+    }
+  }
+  ARROW_ASSIGN_OR_RAISE(auto batch, DecodeBatch(index));
+  std::lock_guard<std::mutex> lock(decoded_mutex_);
+  decoded_.resize(static_cast<size_t>(num_batches_));
+  decoded_[index] = batch;
+  return batch;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::DecodeBatch(int index) const {
   ARROW_ASSIGN_OR_RAISE(auto batch, file_->ReadBatchUnverified(index));
   GlobalReadStatistics().batches_opened++;
   if (static_cast<uint64_t>(batch->num_rows()) !=

@@ -3,7 +3,9 @@
 // The data file is memory-mapped and its record batches are decoded lazily and zero-copy, so
 // opening a batch costs its metadata only and reading a row touches the pages of that row.
 // Every byte is verified against the file's block checksums before it is returned, and every
-// batch is structurally validated (io/verified_ipc_file.h).
+// batch is structurally validated (io/verified_ipc_file.h). A decoded batch is kept for later
+// reads of the same reader (its arrays point into the map: metadata only), so a reader a
+// snapshot holds open decodes each batch once however many takes touch it. Thread-safe.
 // The fragment's deletion vector is loaded once and exposed for callers to subtract.
 #pragma once
 
@@ -13,6 +15,7 @@
 #include <roaring/roaring.hh>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tessera/format/manifest.pb.h"
@@ -53,6 +56,8 @@ class FragmentReader {
 
  private:
   FragmentReader() = default;
+  // Decodes and checks batch `index` (ReadBatchUnverified keeps what it returns).
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> DecodeBatch(int index) const;
 
   uint32_t fragment_id_ = 0;
   uint64_t physical_rows_ = 0;
@@ -62,6 +67,8 @@ class FragmentReader {
   std::shared_ptr<arrow::Schema> schema_;
   std::unique_ptr<io::VerifiedIpcFile> file_;
   std::shared_ptr<const Roaring> deletions_;
+  mutable std::mutex decoded_mutex_;
+  mutable std::vector<std::shared_ptr<arrow::RecordBatch>> decoded_;  // by batch; null: not yet
 };
 
 }  // namespace tessera::dataset

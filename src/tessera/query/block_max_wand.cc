@@ -15,7 +15,23 @@ struct Lane {
   double bound = 0;  // over every posting
   size_t order = 0;  // the term's position in the query
   uint32_t doc = PostingCursor::kEnd;
+  // The block bound of the cursor's current block (the block ending at block_last), kept so
+  // that it is computed once per block rather than once per pivot.
+  uint32_t block_last = 0;
+  double block_bound = -1;  // negative: not computed yet
 };
+
+// The bound of the block `lane`'s cursor is on (after a ShallowAdvance).
+double BlockBound(Lane& lane, const Bm25& bm25) {
+  const PostingCursor& cursor = *lane.cursor;
+  const uint32_t last = cursor.block_last_doc();
+  if (lane.block_bound < 0 || last != lane.block_last) {
+    lane.block_last = last;
+    lane.block_bound = bm25.UpperBound(lane.weight, cursor.block_max_term_frequency(),
+                                       cursor.block_min_document_length());
+  }
+  return lane.block_bound;
+}
 
 void SortByDocument(std::vector<Lane*>& lanes) {
   // Nearly sorted after each step: insertion sort.
@@ -100,8 +116,7 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
       ARROW_RETURN_NOT_OK(cursor.ShallowAdvance(doc));
       const uint32_t block_last = cursor.block_last_doc();
       if (block_last == PostingCursor::kEnd) continue;  // no document >= doc in this list
-      block_reach += bm25.UpperBound(sorted[i]->weight, cursor.block_max_term_frequency(),
-                                     cursor.block_min_document_length());
+      block_reach += BlockBound(*sorted[i], bm25);
       next = std::min(next, block_last + 1);
     }
     if (block_reach < threshold) {
@@ -128,7 +143,8 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
         double score = 0;
         for (size_t order : matched) score += contributions[order];
         if (counters != nullptr) counters->scored += matched.size();
-        top.Push(score, reader.row_address(doc));
+        // Below the threshold it cannot enter: skip the row address lookup.
+        if (score >= top.threshold()) top.Push(score, reader.row_address(doc));
       }
       for (size_t i = 0; i <= last; ++i) {
         ARROW_RETURN_NOT_OK(sorted[i]->cursor->Next());

@@ -149,7 +149,7 @@ arrow::Status SearchColumn(const Snapshot& snapshot, const TextSearchOptions& op
     }
     ARROW_ASSIGN_OR_RAISE(auto found, EvaluatePlan(plan, source, s, bm25, &search.counters));
     for (size_t i = 0; i < found.docs.size(); ++i) {
-      if (!source.Accepted(found.docs[i])) continue;
+      if (!source.Accepted(found.docs[i]) || found.scores[i] < top.threshold()) continue;
       top.Push(found.scores[i], source.reader->row_address(found.docs[i]));
     }
   }

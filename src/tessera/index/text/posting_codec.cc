@@ -76,17 +76,22 @@ bool UnpackBits(const uint8_t** data, const uint8_t* end, size_t count, uint32_t
   const size_t bytes = (count * static_cast<size_t>(width) + 7) / 8;
   if (static_cast<size_t>(end - p) < bytes) return false;
   const uint64_t mask = width == 32 ? 0xffffffffull : ((uint64_t{1} << width) - 1);
-  uint64_t buffer = 0;
-  int filled = 0;
-  size_t read = 0;
-  for (size_t i = 0; i < count; ++i) {
-    while (filled < width) {
-      buffer |= static_cast<uint64_t>(p[read++]) << filled;
-      filled += 8;
-    }
-    values[i] = static_cast<uint32_t>(buffer & mask);
-    buffer >>= width;
-    filled -= width;
+  // Value i starts at bit i·width (least significant first). While 8 bytes can be loaded from
+  // its first byte, one unaligned load holds it whole (bit offset <= 7, width <= 32).
+  size_t i = 0;
+  uint64_t bit = 0;
+  for (; i < count && (bit >> 3) + 8 <= static_cast<size_t>(end - p); ++i, bit += width) {
+    uint64_t word;
+    std::memcpy(&word, p + (bit >> 3), sizeof(word));
+    values[i] = static_cast<uint32_t>((word >> (bit & 7)) & mask);
+  }
+  // The last values, byte by byte, never reading past `end`.
+  for (; i < count; ++i, bit += width) {
+    uint64_t word = 0;
+    const size_t first = bit >> 3;
+    const size_t last = (bit + static_cast<uint64_t>(width) - 1) >> 3;
+    for (size_t b = first; b <= last; ++b) word |= static_cast<uint64_t>(p[b]) << (8 * (b - first));
+    values[i] = static_cast<uint32_t>((word >> (bit & 7)) & mask);
   }
   *data = p + bytes;
   return true;
