@@ -68,9 +68,15 @@ class PostingCursor {
   virtual uint32_t block_max_term_frequency() const = 0;
   virtual uint32_t block_min_document_length() const = 0;
 
-  // The positions of the term in doc(), ascending. Unsupported (naming the index parameter
+  // The positions of the term in doc(), ascending, replacing the contents of `positions` (whose
+  // capacity a caller reuses across documents). Unsupported (naming the index parameter
   // with_position) when the segment was built without positions.
-  virtual arrow::Result<std::vector<uint32_t>> Positions() = 0;
+  virtual arrow::Status PositionsInto(std::vector<uint32_t>* positions) = 0;
+  arrow::Result<std::vector<uint32_t>> Positions() {
+    std::vector<uint32_t> positions;
+    ARROW_RETURN_NOT_OK(PositionsInto(&positions));
+    return positions;
+  }
 };
 
 class TextSegmentReader : public SegmentReader {

@@ -40,12 +40,13 @@ class MemoryPostingCursor final : public PostingCursor {
   }
   uint32_t block_max_term_frequency() const override { return data_.block_max_frequency[block_]; }
   uint32_t block_min_document_length() const override { return data_.block_min_length[block_]; }
-  arrow::Result<std::vector<uint32_t>> Positions() override {
+  arrow::Status PositionsInto(std::vector<uint32_t>* positions) override {
     if (!with_positions_) {
       return Unsupported("this text segment holds no positions (with_position=false)");
     }
-    return std::vector<uint32_t>(data_.positions.begin() + data_.position_starts[index_],
-                                 data_.positions.begin() + data_.position_starts[index_ + 1]);
+    positions->assign(data_.positions.begin() + data_.position_starts[index_],
+                      data_.positions.begin() + data_.position_starts[index_ + 1]);
+    return arrow::Status::OK();
   }
 
  private:

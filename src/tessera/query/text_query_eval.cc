@@ -152,7 +152,7 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
     }
     if (!aligned) continue;
     for (size_t i = 0; i < cursors.size(); ++i) {
-      ARROW_ASSIGN_OR_RAISE(positions[i], cursors[i]->Positions());
+      ARROW_RETURN_NOT_OK(cursors[i]->PositionsInto(&positions[i]));
     }
     if (counters != nullptr) counters->scored += cursors.size();
     const uint32_t frequency = PhraseFrequency(positions, node.offsets, node.slop);

@@ -76,22 +76,23 @@ class InvertedPostingCursor final : public PostingCursor {
     return b < headers_.size() ? headers_[b].min_document_length : 0;
   }
 
-  arrow::Result<std::vector<uint32_t>> Positions() override {
+  arrow::Status PositionsInto(std::vector<uint32_t>* positions) override {
     if (!reader_->has_positions()) {
       return Unsupported("INVERTED index '", reader_->meta().index_name(),
                          "' was built without positions (index parameter with_position=false); "
                          "recreate it with with_position=true for phrase queries");
     }
-    if (doc_ == kEnd) return std::vector<uint32_t>();
+    positions->clear();
+    if (doc_ == kEnd) return arrow::Status::OK();
     if (positions_block_ != block_) ARROW_RETURN_NOT_OK(LoadPositions());
     const uint32_t begin = position_starts_[index_];
-    std::vector<uint32_t> positions(frequencies_[index_]);
+    positions->resize(frequencies_[index_]);
     uint32_t position = 0;
-    for (uint32_t i = 0; i < positions.size(); ++i) {
+    for (uint32_t i = 0; i < positions->size(); ++i) {
       position += position_gaps_[begin + i];
-      positions[i] = position;
+      (*positions)[i] = position;
     }
-    return positions;
+    return arrow::Status::OK();
   }
 
  private:
