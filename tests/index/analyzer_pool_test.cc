@@ -9,16 +9,13 @@
 #include <thread>
 #include <vector>
 
+#include "support/analyzed_tokens.h"
 #include "support/status_assertions.h"
 
 namespace tessera::index::text::analyzer_pool_test {
 namespace {
 
-std::vector<std::string> TermsOf(Analyzer& analyzer, std::string_view text) {
-  std::vector<std::string> terms;
-  analyzer.Analyze(text, 0, [&](const Token& token) { terms.emplace_back(token.term); });
-  return terms;
-}
+using testing::TermsOf;
 
 TEST(AnalyzerPool, LendsAnalyzersOfItsOptions) {
   AnalyzerOptions options;

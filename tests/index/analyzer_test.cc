@@ -11,37 +11,17 @@
 #include <thread>
 #include <vector>
 
+#include "support/analyzed_tokens.h"
 #include "support/status_assertions.h"
 
 namespace tessera::index::text::analyzer_test {
 namespace {
 
-struct Term {
-  std::string term;
-  uint32_t position;
-  uint32_t begin;
-  uint32_t end;
-  bool operator==(const Term&) const = default;
-};
-
-std::ostream& operator<<(std::ostream& out, const Term& term) {
-  return out << "{" << term.term << " @" << term.position << " [" << term.begin << "," << term.end
-             << ")}";
-}
+using Term = testing::AnalyzedToken;
+using testing::TermsOf;
 
 std::vector<Term> Analyze(Analyzer& analyzer, std::string_view text, uint32_t first = 0) {
-  std::vector<Term> terms;
-  analyzer.Analyze(text, first, [&](const Token& token) {
-    terms.push_back(Term{std::string(token.term), token.position, token.begin, token.end});
-  });
-  return terms;
-}
-
-std::vector<std::string> TermsOf(const AnalyzerOptions& options, std::string_view text) {
-  auto analyzer = Analyzer::Make(options).ValueOrDie();
-  std::vector<std::string> terms;
-  for (const auto& term : Analyze(*analyzer, text)) terms.push_back(term.term);
-  return terms;
+  return testing::AnalyzeText(analyzer, text, first);
 }
 
 AnalyzerOptions Plain() {

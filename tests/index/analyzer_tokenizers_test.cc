@@ -6,23 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "support/analyzed_tokens.h"
 #include "support/status_assertions.h"
 #include "tessera/index/text/analyzer.h"
 
 namespace tessera::index::text::analyzer_tokenizers_test {
 namespace {
 
-struct Term {
-  std::string term;
-  uint32_t position;
-  uint32_t begin;
-  uint32_t end;
-  bool operator==(const Term&) const = default;
-};
+using Term = testing::AnalyzedToken;
+using testing::TermsOf;
 
-std::ostream& operator<<(std::ostream& out, const Term& term) {
-  return out << "{" << term.term << " @" << term.position << " [" << term.begin << "," << term.end
-             << ")}";
+std::vector<Term> Analyze(const AnalyzerOptions& options, std::string_view text) {
+  return testing::AnalyzeText(options, text);
 }
 
 AnalyzerOptions Tokens(TokenizerKind tokenizer) {
@@ -34,21 +29,6 @@ AnalyzerOptions Tokens(TokenizerKind tokenizer) {
   options.remove_stop_words = false;
   options.max_token_length = 65535;
   return options;
-}
-
-std::vector<Term> Analyze(const AnalyzerOptions& options, std::string_view text) {
-  auto analyzer = Analyzer::Make(options).ValueOrDie();
-  std::vector<Term> terms;
-  analyzer->Analyze(text, 0, [&](const Token& token) {
-    terms.push_back(Term{std::string(token.term), token.position, token.begin, token.end});
-  });
-  return terms;
-}
-
-std::vector<std::string> TermsOf(const AnalyzerOptions& options, std::string_view text) {
-  std::vector<std::string> terms;
-  for (const auto& term : Analyze(options, text)) terms.push_back(term.term);
-  return terms;
 }
 
 using Terms = std::vector<std::string>;

@@ -10,8 +10,12 @@
 
 #include "tessera/index/text/analyzer.h"
 
+#include "support/analyzed_tokens.h"
+
 namespace tessera::index::text::analyzer_utf8_test {
 namespace {
+
+using testing::TermsOf;
 
 constexpr TokenizerKind kAllTokenizers[] = {TokenizerKind::kSimple, TokenizerKind::kWhitespace,
                                             TokenizerKind::kRaw, TokenizerKind::kNgram,
@@ -28,13 +32,6 @@ AnalyzerOptions Tokens(TokenizerKind tokenizer) {
   options.ngram_max = 16;
   options.max_token_length = 65535;
   return options;
-}
-
-std::vector<std::string> TermsOf(const AnalyzerOptions& options, std::string_view text) {
-  auto analyzer = Analyzer::Make(options).ValueOrDie();
-  std::vector<std::string> terms;
-  analyzer->Analyze(text, 0, [&](const Token& token) { terms.emplace_back(token.term); });
-  return terms;
 }
 
 using Terms = std::vector<std::string>;
