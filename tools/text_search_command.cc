@@ -171,6 +171,22 @@ arrow::Status Print(const std::shared_ptr<arrow::Table>& table, const query::Exp
   return PrintReader(reader, format, std::cout);
 }
 
+// The result options every text and hybrid search takes from the arguments; then runs
+// `search` (query::TextSearch or query::HybridSearch) on the version asked for and prints.
+template <typename Options, typename Search>
+arrow::Status RunOnDataset(const SearchArguments& args, Options& options, Search search) {
+  options.k = args.k;
+  options.filter = args.filter;
+  options.prefilter = args.prefilter;
+  options.projection = args.columns;
+  options.with_row_address = args.with_row_address;
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  query::Explain explain;
+  const dataset::Dataset& dataset = *snapshot;
+  ARROW_ASSIGN_OR_RAISE(auto table, search(dataset, options, args.explain ? &explain : nullptr));
+  return Print(table, explain, args);
+}
+
 arrow::Status RunTextSearch(const SearchArguments& args) {
   ARROW_RETURN_NOT_OK(RejectGiven(HybridOptions(args), "applies to --hybrid search"));
   if (Given(args.vector_option)) {
@@ -187,16 +203,8 @@ arrow::Status RunTextSearch(const SearchArguments& args) {
                                    {"--metric", args.metric_option}},
                                   "applies to a vector search (--vector), not to --text"));
   ARROW_ASSIGN_OR_RAISE(auto options, TextOptionsOf(args));
-  options.k = args.k;
-  options.filter = args.filter;
-  options.prefilter = args.prefilter;
-  options.projection = args.columns;
-  options.with_row_address = args.with_row_address;
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  query::Explain explain;
-  ARROW_ASSIGN_OR_RAISE(auto table,
-                        query::TextSearch(*snapshot, options, args.explain ? &explain : nullptr));
-  return Print(table, explain, args);
+  return RunOnDataset(args, options,
+                      [](const auto&... arguments) { return query::TextSearch(arguments...); });
 }
 
 arrow::Status RunHybridSearch(const SearchArguments& args) {
@@ -242,16 +250,8 @@ arrow::Status RunHybridSearch(const SearchArguments& args) {
   options.rrf_k = args.rrf_k;
   options.text_weight = args.text_weight;
   options.candidate_factor = args.candidate_factor;
-  options.k = args.k;
-  options.filter = args.filter;
-  options.prefilter = args.prefilter;
-  options.projection = args.columns;
-  options.with_row_address = args.with_row_address;
-  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  query::Explain explain;
-  ARROW_ASSIGN_OR_RAISE(auto table,
-                        query::HybridSearch(*snapshot, options, args.explain ? &explain : nullptr));
-  return Print(table, explain, args);
+  return RunOnDataset(args, options,
+                      [](const auto&... arguments) { return query::HybridSearch(arguments...); });
 }
 
 }  // namespace
