@@ -155,6 +155,23 @@ TEST(QuerySnapshot, AnIndexOfAnUnknownFamilyIsNotUsed) {
   EXPECT_NE(explain.ToString().find("scan"), std::string::npos) << explain.ToString();
 }
 
+// Families that answer no predicate (full-text, vector) are not opened to plan a filter on
+// their column: the planner asks the family first (IndexFamily::answers_predicates).
+TEST(QuerySnapshot, AFilterDoesNotOpenAFullTextIndexOnItsColumn) {
+  TempDirectory directory;
+  ASSERT_OK_AND_ASSIGN(auto data, CreateSimpleDataset(directory.Child("ds"), 2000, 1000));
+  ASSERT_OK_AND_ASSIGN(auto expected, Count(*Snapshot::Make(data), "name = 'name3'"));
+  ASSERT_OK_AND_ASSIGN(
+      data, index::CreateIndex(*data, index::IndexSpec{"name_text", "name", "INVERTED", {}}));
+  SegmentCache cache(kLargeBudget);
+  auto snapshot = Snapshot::Make(data, &cache);
+  Explain explain;
+  ASSERT_OK_AND_ASSIGN(uint64_t count, Count(*snapshot, "name = 'name3'", &explain));
+  EXPECT_EQ(count, expected);
+  EXPECT_EQ(cache.statistics().opens, 0u);
+  EXPECT_NE(explain.ToString().find("scan"), std::string::npos) << explain.ToString();
+}
+
 // The snapshot's deletion vectors are loaded once and shared by every read of it.
 TEST(QuerySnapshot, DeletionVectorsAreSharedByItsReads) {
   TempDirectory directory;

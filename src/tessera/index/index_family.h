@@ -128,6 +128,10 @@ class IndexFamily {
   // its parameters; absent for a definition whose metric parameter names no metric (one that
   // Validate did not write). Absent for every other family (the default).
   virtual std::optional<vector::Metric> MetricOf(const format::IndexDef& definition) const;
+
+  // Whether its segment readers may answer filter predicates (SegmentReader::AsScalar): the
+  // filter planner does not open the indexes of a family that says no (vector, full-text).
+  virtual bool answers_predicates() const { return true; }
 };
 
 // Families by case-insensitive name. The built-in families are registered on first use.

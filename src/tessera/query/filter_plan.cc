@@ -144,6 +144,9 @@ class Planner {
     CollectLeafFields(filter_.root(), &fields);
     for (int field : fields) {
       for (int position : snapshot_.IndexesOnField(field)) {
+        const index::IndexFamily* family =
+            index::FindFamily(snapshot_.manifest().indexes(position).family());
+        if (family != nullptr && !family->answers_predicates()) continue;
         ARROW_ASSIGN_OR_RAISE(const OpenedIndex* opened, snapshot_.Index(position));
         const format::IndexDef& definition = *opened->definition;
         if (opened->family == nullptr) {

@@ -58,6 +58,8 @@ class InvertedFamily final : public IndexFamily {
   // checks every posting (InvertedSegmentReader::CheckAll).
   arrow::Status Verify(const BuildInput& definition, const format::SegmentMeta& segment,
                        const SegmentDirectory& dir) const override;
+  // Text search reads it (query/text_search.h), never a filter.
+  bool answers_predicates() const override { return false; }
 };
 
 std::unique_ptr<IndexFamily> MakeInvertedFamily();

@@ -106,6 +106,8 @@ class IvfFamily final : public IndexFamily {
 
   std::string_view name() const override { return FamilyName(kind_); }
   bool has_model() const override { return true; }
+  // Nearest-neighbour search reads it, never a filter.
+  bool answers_predicates() const override { return false; }
 
   arrow::Result<Params> Validate(const arrow::Field& column, const Params& params) const override {
     ARROW_ASSIGN_OR_RAISE(int dim, VectorColumnDimension(column, name()));
