@@ -13,7 +13,6 @@ struct Lane {
   std::unique_ptr<PostingCursor> cursor;
   double weight = 0;
   double bound = 0;  // over every posting
-  size_t order = 0;  // the term's position in the query
   uint32_t doc = PostingCursor::kEnd;
   // The block bound of the cursor's current block (the block ending at block_last), kept so
   // that it is computed once per block rather than once per pivot.
@@ -83,14 +82,10 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
     lanes[i].weight = terms[i].weight;
     ARROW_ASSIGN_OR_RAISE(lanes[i].bound, ListBound(reader, terms[i].postings, terms[i].weight,
                                                     bm25, *lanes[i].cursor));
-    lanes[i].order = i;
     lanes[i].doc = lanes[i].cursor->doc();
     if (counters != nullptr) counters->postings += terms[i].postings.document_frequency;
     sorted.push_back(&lanes[i]);
   }
-  std::vector<double> contributions(terms.size());
-  std::vector<size_t> matched;
-  matched.reserve(terms.size());
   const size_t count = sorted.size();
   for (;;) {
     SortByDocument(sorted);
@@ -132,17 +127,14 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
     if (sorted[0]->doc == doc) {
       if (source.Accepted(doc)) {
         const uint32_t length = reader.document_length(doc);
-        matched.clear();
-        for (size_t i = 0; i <= last; ++i) {
-          const Lane& lane = *sorted[i];
-          contributions[lane.order] =
-              bm25.TermScore(lane.weight, lane.cursor->term_frequency(), length);
-          matched.push_back(lane.order);
-        }
-        std::sort(matched.begin(), matched.end());
+        // The lanes on doc are sorted[0..last]; `lanes` is in query order, so summing over it
+        // adds the contributions in query order.
         double score = 0;
-        for (size_t order : matched) score += contributions[order];
-        if (counters != nullptr) counters->scored += matched.size();
+        for (const Lane& lane : lanes) {
+          if (lane.doc != doc) continue;
+          score += bm25.TermScore(lane.weight, lane.cursor->term_frequency(), length);
+        }
+        if (counters != nullptr) counters->scored += last + 1;
         // Below the threshold it cannot enter: skip the row address lookup.
         if (score >= top.threshold()) top.Push(score, reader.row_address(doc));
       }
