@@ -47,6 +47,27 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadTouchedBatch(
   return reader.ReadRowsOfBatch(batch_index, local);
 }
 
+// Calls visit(batch_index, local, first) for each run of `offsets` (ascending) inside one batch
+// of `reader`: `local` holds the run's offsets within the batch, `first` the index in `offsets`
+// of the run's first offset. Stops at the first error visit returns.
+template <typename Visit>
+arrow::Status ForEachBatchRun(const FragmentReader& reader, const std::vector<uint32_t>& offsets,
+                              Visit visit) {
+  const uint64_t rows_per_batch = reader.rows_per_batch();
+  size_t next = 0;
+  while (next < offsets.size()) {
+    const int batch_index = static_cast<int>(offsets[next] / rows_per_batch);
+    const uint64_t batch_first = static_cast<uint64_t>(batch_index) * rows_per_batch;
+    const size_t first = next;
+    std::vector<uint32_t> local;
+    for (; next < offsets.size() && offsets[next] < batch_first + rows_per_batch; ++next) {
+      local.push_back(static_cast<uint32_t>(offsets[next] - batch_first));
+    }
+    ARROW_RETURN_NOT_OK(visit(batch_index, local, first));
+  }
+  return arrow::Status::OK();
+}
+
 // A row to copy: row `row` of touched batch `batch`.
 struct GatherSource {
   size_t batch;
@@ -155,24 +176,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
     std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
     std::vector<GatherSource> sources(row_addresses.size());
     for (const FragmentTake& take : takes) {
-      const uint64_t rows_per_batch = take.reader->rows_per_batch();
-      size_t next = 0;
-      while (next < take.offsets.size()) {
-        const int batch_index = static_cast<int>(take.offsets[next] / rows_per_batch);
-        const uint64_t batch_first = static_cast<uint64_t>(batch_index) * rows_per_batch;
-        const size_t first = next;
-        std::vector<uint32_t> local;
-        for (; next < take.offsets.size() && take.offsets[next] < batch_first + rows_per_batch;
-             ++next) {
-          local.push_back(static_cast<uint32_t>(take.offsets[next] - batch_first));
-        }
-        ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
-                                                           /*whole_batches=*/false));
-        for (size_t i = first; i < next; ++i) {
-          sources[static_cast<size_t>(take.positions[i])] = {batches.size(), local[i - first]};
-        }
-        batches.push_back(std::move(batch));
-      }
+      ARROW_RETURN_NOT_OK(ForEachBatchRun(
+          *take.reader, take.offsets,
+          [&](int batch_index, const std::vector<uint32_t>& local, size_t first) -> arrow::Status {
+            ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
+                                                               /*whole_batches=*/false));
+            for (size_t i = 0; i < local.size(); ++i) {
+              sources[static_cast<size_t>(take.positions[first + i])] = {batches.size(), local[i]};
+            }
+            batches.push_back(std::move(batch));
+            return arrow::Status::OK();
+          }));
     }
     auto gathered = Gather(output_schema, batches, sources);
     if (gathered.ok() || !gathered.status().IsNotImplemented()) {
@@ -204,21 +218,17 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches) {
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
-  size_t next = 0;
-  while (next < offsets.size()) {
-    const int batch_index = static_cast<int>(offsets[next] / reader.rows_per_batch());
-    const uint64_t batch_first = static_cast<uint64_t>(batch_index) * reader.rows_per_batch();
-    const uint64_t batch_end = batch_first + reader.rows_per_batch();
-    std::vector<uint32_t> local;
-    for (; next < offsets.size() && offsets[next] < batch_end; ++next) {
-      local.push_back(static_cast<uint32_t>(offsets[next] - batch_first));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(reader, batch_index, local, whole_batches));
-    ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
-    ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
-    GlobalReadStatistics().rows_taken += local.size();
-    pieces.push_back(taken.record_batch());
-  }
+  ARROW_RETURN_NOT_OK(ForEachBatchRun(
+      reader, offsets,
+      [&](int batch_index, const std::vector<uint32_t>& local, size_t) -> arrow::Status {
+        ARROW_ASSIGN_OR_RAISE(auto batch,
+                              ReadTouchedBatch(reader, batch_index, local, whole_batches));
+        ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
+        ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+        GlobalReadStatistics().rows_taken += local.size();
+        pieces.push_back(taken.record_batch());
+        return arrow::Status::OK();
+      }));
   if (pieces.size() == 1) return pieces.front();
   ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(reader.schema(), pieces));
   return table->CombineChunksToBatch();
