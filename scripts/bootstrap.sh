@@ -20,7 +20,7 @@ apt_packages=(
   build-essential cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler
-  libroaring-dev libopenblas-dev libcli11-dev
+  libroaring-dev libopenblas-serial-dev libcli11-dev
   libicu-dev libstemmer-dev wordnet-base
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format python3 python3-venv
