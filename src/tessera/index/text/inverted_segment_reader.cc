@@ -86,7 +86,6 @@ class InvertedPostingCursor final : public PostingCursor {
     if (doc_ == kEnd) return arrow::Status::OK();
     if (positions_block_ != block_) ARROW_RETURN_NOT_OK(LoadPositions());
     const uint32_t begin = position_starts_[index_];
-    ARROW_RETURN_NOT_OK(DecodePositionRuns(begin, frequencies_[index_]));
     positions->resize(frequencies_[index_]);
     uint32_t position = 0;
     for (uint32_t i = 0; i < positions->size(); ++i) {
@@ -146,49 +145,14 @@ class InvertedPostingCursor final : public PostingCursor {
     const uint8_t* data = reader_->positions_data() + header.position_offset;
     ARROW_RETURN_NOT_OK(reader_->VerifyPositions(data, header.position_bytes));
     position_gaps_.resize(total);
-    // The gaps are packed in runs of 128 (a width byte, then the bits). The runs are located
-    // here, by their width bytes, and decoded when a document's positions need them: a phrase
-    // candidate needs one document's, not the block's.
-    const size_t runs = (total + kPostingBlockSize - 1) / kPostingBlockSize;
-    position_run_offsets_.resize(runs);
-    position_run_decoded_.assign(runs, 0);
     const uint8_t* p = data;
-    const uint8_t* end = data + header.position_bytes;
-    for (size_t run = 0; run < runs; ++run) {
-      position_run_offsets_[run] = static_cast<size_t>(p - data);
-      if (!SkipBits(&p, end, RunLength(run))) break;
+    if (!UnpackBitsInRuns(&p, data + header.position_bytes, total, position_gaps_.data()) ||
+        p != data + header.position_bytes) {
+      return reader_->Damaged(kPositionsFile,
+                              Concat("holds malformed positions of block ", block_, " of a term"));
     }
-    if (p != end) return MalformedPositions();
-    position_data_ = data;
-    position_end_ = end;
     positions_block_ = block_;
     return arrow::Status::OK();
-  }
-
-  // Values in run `run` of the block's position gaps.
-  size_t RunLength(size_t run) const {
-    return std::min<size_t>(kPostingBlockSize, position_gaps_.size() - run * kPostingBlockSize);
-  }
-
-  // Decodes the runs holding gaps [begin, begin + count) that are not decoded yet.
-  arrow::Status DecodePositionRuns(uint32_t begin, uint32_t count) {
-    if (count == 0) return arrow::Status::OK();
-    const size_t last = (static_cast<size_t>(begin) + count - 1) / kPostingBlockSize;
-    for (size_t run = begin / kPostingBlockSize; run <= last; ++run) {
-      if (position_run_decoded_[run] != 0) continue;
-      const uint8_t* p = position_data_ + position_run_offsets_[run];
-      if (!UnpackBits(&p, position_end_, RunLength(run),
-                      position_gaps_.data() + run * kPostingBlockSize)) {
-        return MalformedPositions();
-      }
-      position_run_decoded_[run] = 1;
-    }
-    return arrow::Status::OK();
-  }
-
-  arrow::Status MalformedPositions() const {
-    return reader_->Damaged(kPositionsFile,
-                            Concat("holds malformed positions of block ", block_, " of a term"));
   }
 
   const InvertedSegmentReader* reader_;
@@ -204,11 +168,7 @@ class InvertedPostingCursor final : public PostingCursor {
   uint32_t frequencies_[kPostingBlockSize];
   uint32_t positions_block_ = UINT32_MAX;
   uint32_t position_starts_[kPostingBlockSize];
-  std::vector<uint32_t> position_gaps_;        // of block positions_block_, runs decoded lazily
-  std::vector<size_t> position_run_offsets_;   // byte offset of each run in the block's data
-  std::vector<uint8_t> position_run_decoded_;  // per run, 1 once decoded
-  const uint8_t* position_data_ = nullptr;     // the block's position bytes
-  const uint8_t* position_end_ = nullptr;
+  std::vector<uint32_t> position_gaps_;
 };
 
 arrow::Result<std::shared_ptr<io::VerifiedFile>> OpenFile(const format::SegmentMeta& segment,

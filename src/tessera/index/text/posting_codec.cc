@@ -97,17 +97,6 @@ bool UnpackBits(const uint8_t** data, const uint8_t* end, size_t count, uint32_t
   return true;
 }
 
-bool SkipBits(const uint8_t** data, const uint8_t* end, size_t count) {
-  const uint8_t* p = *data;
-  if (p >= end) return false;
-  const int width = *p++;
-  if (width > 32) return false;
-  const size_t bytes = (count * static_cast<size_t>(width) + 7) / 8;
-  if (static_cast<size_t>(end - p) < bytes) return false;
-  *data = p + bytes;
-  return true;
-}
-
 void PackBitsInRuns(const uint32_t* values, size_t count, std::string* out) {
   for (size_t begin = 0; begin < count; begin += kPostingBlockSize) {
     PackBits(values + begin, std::min<size_t>(kPostingBlockSize, count - begin), out);

@@ -40,9 +40,6 @@ bool UnpackBits(const uint8_t** data, const uint8_t* end, size_t count, uint32_t
 // PackBits over runs of 128 values (one width byte per run), for long sequences.
 void PackBitsInRuns(const uint32_t* values, size_t count, std::string* out);
 bool UnpackBitsInRuns(const uint8_t** data, const uint8_t* end, size_t count, uint32_t* values);
-// Moves `*data` past what PackBits wrote for `count` values without decoding them (their width
-// byte says how long they are); false when the bytes are short or malformed.
-bool SkipBits(const uint8_t** data, const uint8_t* end, size_t count);
 
 // The block-max data and sizes of one block, as the header stores them (last_doc absolute).
 struct PostingBlockHeader {
