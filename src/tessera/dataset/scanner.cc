@@ -16,6 +16,12 @@
 
 namespace tessera::dataset {
 
+std::string ColumnNames(const arrow::Schema& schema) {
+  std::string names;
+  for (const auto& field : schema.fields()) names += (names.empty() ? "" : ", ") + field->name();
+  return names;
+}
+
 arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
                                                const std::vector<std::string>& names) {
   std::vector<int> columns;
@@ -27,11 +33,8 @@ arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,
   for (const auto& name : names) {
     const int index = schema.GetFieldIndex(name);
     if (index < 0) {
-      std::string available;
-      for (const auto& field : schema.fields()) {
-        available += (available.empty() ? "" : ", ") + field->name();
-      }
-      return InvalidArgument("no column '", name, "' in the dataset; its columns are: ", available);
+      return InvalidArgument("no column '", name,
+                             "' in the dataset; its columns are: ", ColumnNames(schema));
     }
     if (!seen.insert(name).second) {
       return InvalidArgument("column '", name, "' is requested twice");

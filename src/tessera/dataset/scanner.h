@@ -25,6 +25,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
     const DeletionVectors* deletions = nullptr);
 
+// The names of the columns of `schema`, comma-separated: what an error about an unknown column
+// lists.
+std::string ColumnNames(const arrow::Schema& schema);
+
 // Indices of the named columns of `schema`, in the order named (all columns when empty);
 // InvalidArgument listing the columns for an unknown or repeated name.
 arrow::Result<std::vector<int>> ResolveColumns(const arrow::Schema& schema,

@@ -1,6 +1,7 @@
 #include "tessera/index/build_context.h"
 
 #include "tessera/dataset/manifest_store.h"
+#include "tessera/dataset/scanner.h"
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/io/fault_injection.h"
@@ -35,12 +36,8 @@ arrow::Result<ResolvedSpec> ResolveSpec(const dataset::Dataset& dataset, const I
   ARROW_ASSIGN_OR_RAISE(resolved.family, GetFamily(spec.family));
   resolved.column_index = dataset.schema()->GetFieldIndex(spec.column);
   if (resolved.column_index < 0) {
-    std::string names;
-    for (const auto& field : dataset.schema()->fields()) {
-      names += (names.empty() ? "" : ", ") + field->name();
-    }
     return NotFound("dataset ", dataset.uri(), " has no column '", spec.column,
-                    "' to index; its columns are: ", names);
+                    "' to index; its columns are: ", dataset::ColumnNames(*dataset.schema()));
   }
   resolved.field_id = dataset.field_ids()[static_cast<size_t>(resolved.column_index)];
   auto params =

@@ -28,12 +28,6 @@ namespace {
 using index::ScoredRow;
 using index::vector::Metric;
 
-std::string Available(const arrow::Schema& schema) {
-  std::string names;
-  for (const auto& field : schema.fields()) names += (names.empty() ? "" : ", ") + field->name();
-  return names;
-}
-
 }  // namespace
 
 // The composition: NearestSources says which segment or the exact tail serves each fragment,
@@ -61,7 +55,7 @@ class PreparedNearest::Impl {
                                options_.column, "'");
       }
       return InvalidArgument("no column '", options_.column, "' in dataset ", dataset_.uri(),
-                             "; its columns are: ", Available(schema));
+                             "; its columns are: ", dataset::ColumnNames(schema));
     }
     const auto& type = schema.field(column_index_)->type();
     const bool is_vector = type->id() == arrow::Type::FIXED_SIZE_LIST &&

@@ -29,12 +29,6 @@ constexpr std::pair<TextQueryType, std::string_view> kTypeNames[] = {
     {TextQueryType::kPrefix, "prefix"},   {TextQueryType::kFuzzy, "fuzzy"},
 };
 
-std::string ColumnNames(const arrow::Schema& schema) {
-  std::string names;
-  for (const auto& field : schema.fields()) names += (names.empty() ? "" : ", ") + field->name();
-  return names;
-}
-
 arrow::Status ValidateOptions(const dataset::Dataset& dataset, const TextSearchOptions& options) {
   if (options.k < 1) return InvalidArgument("k must be at least 1, got ", options.k);
   if (!(options.k1 >= 0) || !std::isfinite(options.k1)) {
@@ -80,7 +74,7 @@ arrow::Result<int> ResolveTextColumn(const dataset::Dataset& dataset, const std:
       return InvalidArgument("dataset ", dataset.uri(), " has several columns named '", name, "'");
     }
     return InvalidArgument("no column '", name, "' in dataset ", dataset.uri(),
-                           "; its columns are: ", ColumnNames(schema));
+                           "; its columns are: ", dataset::ColumnNames(schema));
   }
   const auto& type = *schema.field(index)->type();
   if (!IsTextType(type)) {
