@@ -37,6 +37,7 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
           "still read",
           columns));
   reader->num_batches_ = reader->file_->num_batches();
+  reader->decoded_.resize(static_cast<size_t>(reader->num_batches_));
   const uint64_t expected_batches =
       reader->rows_per_batch_ == 0
           ? 0
@@ -64,13 +65,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnve
     int index) const {
   if (index >= 0 && index < num_batches_) {
     std::lock_guard<std::mutex> lock(decoded_mutex_);
-    if (decoded_.size() == static_cast<size_t>(num_batches_) && decoded_[index] != nullptr) {
-      return decoded_[index];
-    }
+    if (decoded_[index] != nullptr) return decoded_[index];
   }
-  ARROW_ASSIGN_OR_RAISE(auto batch, DecodeBatch(index));
+  ARROW_ASSIGN_OR_RAISE(auto batch, DecodeBatch(index));  // fails for an index out of range
   std::lock_guard<std::mutex> lock(decoded_mutex_);
-  decoded_.resize(static_cast<size_t>(num_batches_));
   decoded_[index] = batch;
   return batch;
 }

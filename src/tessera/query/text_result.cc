@@ -24,13 +24,12 @@ TextResult::TextResult(const Snapshot& snapshot, std::vector<int> projection, bo
                        std::shared_ptr<const expr::Filter> postfilter, std::string highlighted,
                        Highlighter highlighter)
     : snapshot_(snapshot),
-      dataset_(snapshot.dataset()),
       projection_(std::move(projection)),
       with_row_address_(with_row_address),
       postfilter_(std::move(postfilter)),
       highlighted_(std::move(highlighted)),
       highlighter_(std::move(highlighter)) {
-  const auto& schema = *dataset_.schema();
+  const auto& schema = *snapshot_.dataset().schema();
   arrow::FieldVector fields;
   for (int index : projection_) {
     fields.push_back(schema.field(index));
@@ -75,7 +74,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextResult::Materialize(
     ARROW_ASSIGN_OR_RAISE(auto table, snapshot_.Take(addresses, take_columns_));
     ARROW_ASSIGN_OR_RAISE(taken, table->CombineChunksToBatch());
   }
-  const auto& schema = *dataset_.schema();
+  const auto& schema = *snapshot_.dataset().schema();
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int index : projection_) {
     columns.push_back(taken->GetColumnByName(schema.field(index)->name()));

@@ -41,7 +41,6 @@ class TextResult {
 
  private:
   const Snapshot& snapshot_;
-  const dataset::Dataset& dataset_;
   std::vector<int> projection_;
   bool with_row_address_;
   std::shared_ptr<const expr::Filter> postfilter_;
