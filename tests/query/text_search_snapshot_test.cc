@@ -86,15 +86,20 @@ void ExpectSameAnswers(const std::shared_ptr<const Snapshot>& snapshot) {
   }
 }
 
+// The documents in fragments of 4 rows, batches of 2: takes and sources cross both.
+arrow::Result<std::shared_ptr<dataset::Dataset>> CreateSmallFragments(
+    const TempDirectory& directory) {
+  dataset::WriteOptions write;
+  write.max_rows_per_file = 4;
+  write.rows_per_batch = 2;
+  return dataset::Dataset::Create(directory.Child("data"), ReaderOf(Documents()), write);
+}
+
 class TextSearchSnapshotTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(TextSearchSnapshotTest, QueriesOnAKeptSnapshotEqualFreshSearches) {
   TempDirectory directory;
-  dataset::WriteOptions write;
-  write.max_rows_per_file = 4;
-  write.rows_per_batch = 2;
-  ASSERT_OK_AND_ASSIGN(
-      auto data, dataset::Dataset::Create(directory.Child("data"), ReaderOf(Documents()), write));
+  ASSERT_OK_AND_ASSIGN(auto data, CreateSmallFragments(directory));
   if (GetParam()) {
     index::IndexSpec spec{"body_fts", "body", "INVERTED", {{"with_position", "true"}}};
     ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, spec));
@@ -116,11 +121,7 @@ INSTANTIATE_TEST_SUITE_P(Indexed, TextSearchSnapshotTest, ::testing::Bool());
 
 TEST(SnapshotTakeTest, KeptReadersReturnWhatDatasetTakeReturns) {
   TempDirectory directory;
-  dataset::WriteOptions write;
-  write.max_rows_per_file = 4;
-  write.rows_per_batch = 2;
-  ASSERT_OK_AND_ASSIGN(
-      auto data, dataset::Dataset::Create(directory.Child("data"), ReaderOf(Documents()), write));
+  ASSERT_OK_AND_ASSIGN(auto data, CreateSmallFragments(directory));
   ASSERT_OK_AND_ASSIGN(auto deleted, data->Delete("id = 1"));
   auto snapshot = Snapshot::Make(deleted);
   const std::vector<uint64_t> addresses = {
