@@ -6,6 +6,7 @@
 //   index_commands.cc   index create|drop|optimize|train|build-segment|merge-segments|
 //                       commit-segments|list|entries|describe (docs/indexes.md)
 //   search_command.cc   search (nearest neighbours; text_search_command.cc: --text, --hybrid)
+//   sql_command.cc      sql (statements over a catalog of datasets, docs/sql.md)
 #pragma once
 
 #include "command.h"
@@ -18,6 +19,7 @@ void AddCleanupCommand(CommandSet& commands);
 void AddCompactCommand(CommandSet& commands);
 void AddIndexCommands(CommandSet& commands);
 void AddSearchCommand(CommandSet& commands);
+void AddSqlCommand(CommandSet& commands);
 
 inline void AddDatasetCommands(CommandSet& commands) {
   AddWriteCommands(commands);
@@ -26,6 +28,7 @@ inline void AddDatasetCommands(CommandSet& commands) {
   AddCompactCommand(commands);
   AddIndexCommands(commands);
   AddSearchCommand(commands);
+  AddSqlCommand(commands);
 }
 
 }  // namespace tessera::cli

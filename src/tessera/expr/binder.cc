@@ -50,7 +50,7 @@ std::string Describe(const Node& node) {
 
 class Binder {
  public:
-  Binder(const std::shared_ptr<arrow::Schema>& schema, std::string_view text)
+  Binder(const std::shared_ptr<arrow::Schema>& schema, const SourceText& text)
       : schema_(schema), text_(text) {}
 
   arrow::Result<NodePtr> Predicate(const SyntaxNode& node) {
@@ -1090,15 +1090,22 @@ class Binder {
   }
 
   std::shared_ptr<arrow::Schema> schema_;
-  std::string_view text_;
+  SourceText text_;
 };
 
 }  // namespace
 
 arrow::Result<NodePtr> Bind(const SyntaxNode& tree, const std::shared_ptr<arrow::Schema>& schema,
-                            std::string_view text) {
+                            const SourceText& text) {
   const StatementClock clock;  // now() is one instant throughout the filter
   return Binder(schema, text).Predicate(tree);
+}
+
+arrow::Result<NodePtr> BindValue(const SyntaxNode& tree,
+                                 const std::shared_ptr<arrow::Schema>& schema,
+                                 const SourceText& text) {
+  const StatementClock clock;
+  return Binder(schema, text).Value(tree);
 }
 
 }  // namespace tessera::expr

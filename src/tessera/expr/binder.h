@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "tessera/expr/ast.h"
+#include "tessera/expr/diagnostics.h"
 #include "tessera/expr/syntax.h"
 
 namespace tessera::expr {
@@ -23,6 +24,12 @@ namespace tessera::expr {
 // (the schema has several fields of the name), Unsupported (a column type filters cannot
 // compare yet).
 arrow::Result<NodePtr> Bind(const SyntaxNode& tree, const std::shared_ptr<arrow::Schema>& schema,
-                            std::string_view text);
+                            const SourceText& text);
+
+// A value expression of any type (SQL select lists, group keys): as Bind, without requiring a
+// predicate. A literal alone takes its natural type (int64, double, string, ...).
+arrow::Result<NodePtr> BindValue(const SyntaxNode& tree,
+                                 const std::shared_ptr<arrow::Schema>& schema,
+                                 const SourceText& text);
 
 }  // namespace tessera::expr

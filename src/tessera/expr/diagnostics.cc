@@ -6,7 +6,29 @@
 
 namespace tessera::expr {
 
-std::string ErrorPrefix(std::string_view text, int position) {
+std::pair<int, int> LineAndColumn(std::string_view text, int position) {
+  int line = 1;
+  int column = 1;
+  int character = 1;
+  for (size_t at = 0; at < text.size() && character < position; ++at) {
+    if ((static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) continue;  // UTF-8 continuation
+    ++character;
+    if (text[at] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+std::string ErrorPrefix(const SourceText& source, int position) {
+  if (source.style == SourceText::Style::kStatement) {
+    const auto [line, column] = LineAndColumn(source.text, position);
+    return Concat("line ", line, ", column ", column, ": ");
+  }
+  const std::string_view text = source.text;
   // Very long filters (generated IN lists) would drown the message; the position still
   // points into the full text.
   constexpr size_t kMaxShown = 200;

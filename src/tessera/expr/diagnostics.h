@@ -18,12 +18,26 @@
 
 namespace tessera::expr {
 
-// `filter "<text>", position <n>: ` — the prefix of every positioned filter error.
-std::string ErrorPrefix(std::string_view text, int position);
+// The text an error points into, and how to point: a filter (a short expression, quoted whole
+// with a character position) or a SQL statement (possibly megabytes over many lines, never
+// quoted: a line and a column).
+struct SourceText {
+  enum class Style { kFilter, kStatement };
+  SourceText(std::string_view text, Style style = Style::kFilter) : text(text), style(style) {}
+  std::string_view text;
+  Style style;
+};
+
+// `filter "<text>", position <n>: ` or `line <l>, column <c>: ` — the prefix of every
+// positioned error.
+std::string ErrorPrefix(const SourceText& source, int position);
+
+// The 1-based line and column (in characters) of 1-based character `position` of `text`.
+std::pair<int, int> LineAndColumn(std::string_view text, int position);
 
 template <typename... Args>
-arrow::Status FilterError(ErrorKind kind, std::string_view text, int position, Args&&... args) {
-  return MakeError(kind, ErrorPrefix(text, position) + Concat(std::forward<Args>(args)...));
+arrow::Status FilterError(ErrorKind kind, const SourceText& source, int position, Args&&... args) {
+  return MakeError(kind, ErrorPrefix(source, position) + Concat(std::forward<Args>(args)...));
 }
 
 // Case-insensitive Levenshtein distance.

@@ -9,7 +9,7 @@ namespace tessera::expr {
 std::string DescribeToken(const Token& token) {
   switch (token.kind) {
     case TokenKind::kEnd:
-      return "end of filter";
+      return token.text.empty() ? "end of filter" : token.text;
     case TokenKind::kString:
       return "string " + QuoteForMessage(token.text);
     case TokenKind::kQuotedIdentifier:
@@ -27,14 +27,16 @@ bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; 
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : text_(text) {}
+  Lexer(std::string_view text, const LexOptions& options)
+      : text_(text, options.sql ? SourceText::Style::kStatement : SourceText::Style::kFilter),
+        sql_(options.sql) {}
 
   arrow::Result<std::vector<Token>> Run() {
     std::vector<Token> tokens;
     while (true) {
-      SkipSpace();
-      if (at_ >= text_.size()) {
-        tokens.push_back({TokenKind::kEnd, "", position_});
+      RETURN_NOT_OK(SkipSpace());
+      if (at_ >= size()) {
+        tokens.push_back({TokenKind::kEnd, sql_ ? "end of input" : "", position_});
         return tokens;
       }
       ARROW_ASSIGN_OR_RAISE(auto token, Next());
@@ -43,23 +45,48 @@ class Lexer {
   }
 
  private:
+  size_t size() const { return text_.text.size(); }
+  std::string_view rest(size_t length) const { return text_.text.substr(at_, length); }
   char Peek(size_t ahead = 0) const {
-    return at_ + ahead < text_.size() ? text_[at_ + ahead] : '\0';
+    return at_ + ahead < size() ? text_.text[at_ + ahead] : '\0';
   }
 
   // Advances one byte; positions count code points, so UTF-8 continuation bytes don't count.
   void Advance() {
     ++at_;
-    if (at_ < text_.size() && (static_cast<unsigned char>(text_[at_]) & 0xC0) == 0x80) return;
+    if (at_ < size() && (static_cast<unsigned char>(text_.text[at_]) & 0xC0) == 0x80) return;
     ++position_;
   }
 
-  void SkipSpace() {
-    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) Advance();
+  // Blanks, and in SQL comments: -- to the end of the line, /* to */.
+  arrow::Status SkipSpace() {
+    while (at_ < size()) {
+      if (std::isspace(static_cast<unsigned char>(Peek()))) {
+        Advance();
+      } else if (sql_ && Peek() == '-' && Peek(1) == '-') {
+        while (at_ < size() && Peek() != '\n') Advance();
+      } else if (sql_ && Peek() == '/' && Peek(1) == '*') {
+        const int start = position_;
+        Advance();
+        Advance();
+        while (!(Peek() == '*' && Peek(1) == '/')) {
+          if (at_ >= size()) {
+            return FilterError(ErrorKind::kInvalidArgument, text_, start,
+                               "syntax error: unterminated comment; close it with */");
+          }
+          Advance();
+        }
+        Advance();
+        Advance();
+      } else {
+        break;
+      }
+    }
+    return arrow::Status::OK();
   }
 
   Token Simple(TokenKind kind, int length, int start) {
-    std::string spelling(text_.substr(at_, length));
+    std::string spelling(rest(length));
     for (int i = 0; i < length; ++i) Advance();
     return {kind, std::move(spelling), start};
   }
@@ -70,14 +97,32 @@ class Lexer {
     if (IsIdentifierStart(c)) {
       const size_t begin = at_;
       while (IsIdentifierPart(Peek())) Advance();
-      return Token{TokenKind::kIdentifier, std::string(text_.substr(begin, at_ - begin)), start};
+      return Token{TokenKind::kIdentifier, std::string(text_.text.substr(begin, at_ - begin)),
+                   start};
     }
     if (IsDigit(c) || (c == '.' && IsDigit(Peek(1)))) return Number(start);
+    if (sql_) {
+      switch (c) {
+        case '"':
+          return String(start, '"');
+        case '`':
+          return QuotedIdentifier(start, '`');
+        case ';':
+          return Simple(TokenKind::kSemicolon, 1, start);
+        case '.':
+          return Simple(TokenKind::kDot, 1, start);
+        case '=':
+          if (Peek(1) == '>') return Simple(TokenKind::kArrow, 2, start);
+          break;
+        default:
+          break;
+      }
+    }
     switch (c) {
       case '\'':
-        return String(start);
+        return String(start, '\'');
       case '"':
-        return QuotedIdentifier(start);
+        return QuotedIdentifier(start, '"');
       case '=':
         return Simple(TokenKind::kEqual, Peek(1) == '=' ? 2 : 1, start);
       case '!':
@@ -121,12 +166,19 @@ class Lexer {
     }
     // Show the whole UTF-8 sequence of the offending character, not a lone lead byte.
     size_t length = 1;
-    while (at_ + length < text_.size() &&
-           (static_cast<unsigned char>(text_[at_ + length]) & 0xC0) == 0x80) {
+    while (at_ + length < size() &&
+           (static_cast<unsigned char>(text_.text[at_ + length]) & 0xC0) == 0x80) {
       ++length;
     }
+    if (sql_) {
+      return FilterError(ErrorKind::kInvalidArgument, text_, start, "syntax error: unexpected '",
+                         rest(length), "'",
+                         static_cast<unsigned char>(c) >= 0x80
+                             ? "; back-quote names that are not plain identifiers: `my column`"
+                             : "");
+    }
     return FilterError(ErrorKind::kInvalidArgument, text_, start, "syntax error: unexpected '",
-                       text_.substr(at_, length), "'",
+                       rest(length), "'",
                        c == '`' || static_cast<unsigned char>(c) >= 0x80
                            ? "; double-quote column names that are not plain identifiers: "
                              "\"my column\""
@@ -153,27 +205,28 @@ class Lexer {
     }
     if (IsIdentifierPart(Peek()) || Peek() == '.') {
       return FilterError(ErrorKind::kInvalidArgument, text_, start,
-                         "syntax error: malformed number '", text_.substr(begin, at_ - begin + 1),
-                         "'");
+                         "syntax error: malformed number '",
+                         text_.text.substr(begin, at_ - begin + 1), "'");
     }
     return Token{is_float ? TokenKind::kFloat : TokenKind::kInteger,
-                 std::string(text_.substr(begin, at_ - begin)), start};
+                 std::string(text_.text.substr(begin, at_ - begin)), start};
   }
 
   // 'text' with '' for a quote and backslash escapes \' \\ \n \t \r \0. \% and \_ keep their
-  // backslash, so LIKE patterns can escape wildcards as in MySQL: '100\%'.
-  arrow::Result<Token> String(int start) {
+  // backslash, so LIKE patterns can escape wildcards as in MySQL: '100\%'. In SQL "text" too,
+  // with "" for a double quote.
+  arrow::Result<Token> String(int start, char quote) {
     Advance();  // opening quote
     std::string value;
     while (true) {
-      if (at_ >= text_.size()) {
+      if (at_ >= size()) {
         return FilterError(ErrorKind::kInvalidArgument, text_, start,
-                           "syntax error: unterminated string literal; close it with '");
+                           "syntax error: unterminated string literal; close it with ", quote);
       }
       const char c = Peek();
-      if (c == '\'') {
-        if (Peek(1) == '\'') {
-          value += '\'';
+      if (c == quote) {
+        if (Peek(1) == quote) {
+          value += quote;
           Advance();
           Advance();
           continue;
@@ -210,7 +263,7 @@ class Lexer {
           default:
             return FilterError(ErrorKind::kInvalidArgument, text_, escape_position,
                                "syntax error: unknown escape sequence '\\",
-                               std::string_view(&text_[at_ + 1], at_ + 1 < text_.size() ? 1 : 0),
+                               rest(at_ + 1 < size() ? 2 : 1).substr(1),
                                "' in string literal; write '\\\\' for a backslash");
         }
         Advance();
@@ -222,19 +275,19 @@ class Lexer {
     }
   }
 
-  // "any name" with "" for a double quote inside.
-  arrow::Result<Token> QuotedIdentifier(int start) {
+  // "any name" with "" for a double quote inside (SQL: `any name` with ``).
+  arrow::Result<Token> QuotedIdentifier(int start, char quote) {
     Advance();
     std::string name;
     while (true) {
-      if (at_ >= text_.size()) {
-        return FilterError(ErrorKind::kInvalidArgument, text_, start,
-                           "syntax error: unterminated quoted column name; close it with \"");
+      if (at_ >= size()) {
+        return FilterError(ErrorKind::kInvalidArgument, text_, start, "syntax error: unterminated ",
+                           sql_ ? "quoted name" : "quoted column name", "; close it with ", quote);
       }
       const char c = Peek();
-      if (c == '"') {
-        if (Peek(1) == '"') {
-          name += '"';
+      if (c == quote) {
+        if (Peek(1) == quote) {
+          name += quote;
           Advance();
           Advance();
           continue;
@@ -242,7 +295,7 @@ class Lexer {
         Advance();
         if (name.empty()) {
           return FilterError(ErrorKind::kInvalidArgument, text_, start,
-                             "syntax error: empty quoted column name");
+                             "syntax error: empty quoted ", sql_ ? "name" : "column name");
         }
         return Token{TokenKind::kQuotedIdentifier, std::move(name), start};
       }
@@ -251,13 +304,16 @@ class Lexer {
     }
   }
 
-  std::string_view text_;
+  SourceText text_;
+  bool sql_;
   size_t at_ = 0;
   int position_ = 1;
 };
 
 }  // namespace
 
-arrow::Result<std::vector<Token>> Lex(std::string_view text) { return Lexer(text).Run(); }
+arrow::Result<std::vector<Token>> Lex(std::string_view text, const LexOptions& options) {
+  return Lexer(text, options).Run();
+}
 
 }  // namespace tessera::expr

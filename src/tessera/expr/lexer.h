@@ -4,6 +4,10 @@
 // every later error can point at the exact place in the text the user typed. Keywords are not
 // distinguished here: they lex as identifiers and the parser matches them case-insensitively,
 // which lets DATE / TIMESTAMP stay usable as column names.
+//
+// The SQL surface (src/tessera/sql/) lexes statements with the same rules plus its dialect
+// (LexOptions::sql, MySQL's): `back-quoted` names, "double-quoted" strings, -- and /* */
+// comments, and the tokens ; . => of statements.
 #pragma once
 
 #include <arrow/result.h>
@@ -38,6 +42,9 @@ enum class TokenKind {
   kPercent,      // %
   kConcat,       // ||
   kDoubleColon,  // :: (cast)
+  kSemicolon,    // ; (SQL only)
+  kDot,          // . between names (SQL only)
+  kArrow,        // => (SQL only: named arguments)
   kEnd,
 };
 
@@ -50,8 +57,15 @@ struct Token {
 // How a token reads in an error message ("'AND'", "end of filter", "string 'abc'").
 std::string DescribeToken(const Token& token);
 
+struct LexOptions {
+  // The SQL dialect: `name` is a quoted identifier and "text" a string (MySQL's rules, where
+  // the filter language has "name"); comments; ; . => tokens; errors point at line and column.
+  bool sql = false;
+};
+
 // Splits `text` into tokens, ending with a kEnd token. Fails with InvalidArgument on an
-// unterminated string or quoted name, an unknown escape, or a character outside the language.
-arrow::Result<std::vector<Token>> Lex(std::string_view text);
+// unterminated string, quoted name or comment, an unknown escape, or a character outside the
+// language.
+arrow::Result<std::vector<Token>> Lex(std::string_view text, const LexOptions& options = {});
 
 }  // namespace tessera::expr

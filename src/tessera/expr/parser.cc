@@ -40,8 +40,6 @@ std::string DescribeLiteral(const LiteralValue& literal) {
   return "literal";
 }
 
-namespace {
-
 bool IsKeyword(const Token& token, std::string_view keyword) {
   if (token.kind != TokenKind::kIdentifier || token.text.size() != keyword.size()) return false;
   for (size_t i = 0; i < keyword.size(); ++i) {
@@ -50,8 +48,22 @@ bool IsKeyword(const Token& token, std::string_view keyword) {
   return true;
 }
 
+bool IsSqlReserved(const Token& token) {
+  if (token.kind != TokenKind::kIdentifier) return false;
+  for (std::string_view keyword :
+       {"SELECT", "FROM",   "WHERE", "GROUP", "BY",     "HAVING", "ORDER",
+        "LIMIT",  "OFFSET", "JOIN",  "INNER", "LEFT",   "RIGHT",  "FULL",
+        "OUTER",  "CROSS",  "ON",    "AS",    "UNION",  "ASC",    "DESC",
+        "FOR",    "USING",  "WITH",  "INTO",  "VALUES", "SET",    "PROPERTIES"}) {
+    if (IsKeyword(token, keyword)) return true;
+  }
+  return false;
+}
+
+namespace {
+
 // Words that can never be column names unless double-quoted.
-bool IsReserved(const Token& token) {
+bool IsFilterReserved(const Token& token) {
   for (std::string_view keyword :
        {"AND", "OR", "NOT", "IN", "BETWEEN", "IS", "NULL", "LIKE", "TRUE", "FALSE", "CASE", "WHEN",
         "THEN", "ELSE", "END", "CAST", "TRY_CAST", "DISTINCT"}) {
@@ -69,8 +81,12 @@ std::unique_ptr<SyntaxNode> MakeNode(SyntaxNode::Kind kind, int position) {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::vector<Token> tokens)
-      : text_(text), tokens_(std::move(tokens)) {}
+  Parser(SourceText text, const std::vector<Token>& tokens, bool sql, size_t at = 0)
+      : text_(text), tokens_(tokens), sql_(sql), at_(at) {}
+
+  // One expression from the current token; at() is then the token after it.
+  arrow::Result<std::unique_ptr<SyntaxNode>> RunExpression() { return ParseOr(); }
+  size_t at() const { return at_; }
 
   arrow::Result<std::unique_ptr<SyntaxNode>> Run() {
     if (Peek().kind == TokenKind::kEnd) {
@@ -314,6 +330,8 @@ class Parser {
       return node;
     }
     // A bare value is a predicate of its own (a boolean column, TRUE); the binder checks it.
+    // In a statement whatever follows is the statement's (an alias, FROM, ';').
+    if (sql_) return operand;
     switch (token.kind) {
       case TokenKind::kEnd:
       case TokenKind::kRightParen:
@@ -483,6 +501,16 @@ class Parser {
     auto node = MakeNode(SyntaxNode::Kind::kCall, name.position);
     node->name = Lower(name.text);
     Take();  // '('
+    if (sql_ && Peek().kind == TokenKind::kStar && Peek(1).kind == TokenKind::kRightParen) {
+      Take();
+      Take();
+      node->star = true;
+      return node;
+    }
+    if (sql_ && IsKeyword(Peek(), "DISTINCT")) {
+      Take();
+      node->distinct = true;
+    }
     if (Peek().kind == TokenKind::kRightParen) {
       Take();
       return node;
@@ -545,6 +573,7 @@ class Parser {
       case TokenKind::kQuotedIdentifier: {
         auto node = MakeNode(SyntaxNode::Kind::kColumn, token.position);
         node->name = Take().text;
+        TakeQualifiedName(node.get());
         return node;
       }
       case TokenKind::kIdentifier:
@@ -619,10 +648,12 @@ class Parser {
     if (IsReserved(token)) {
       return FilterError(ErrorKind::kInvalidArgument, text_, token.position,
                          "syntax error: expected a column or a literal, found keyword '",
-                         token.text, "' (write \"", token.text, "\" for a column of that name)");
+                         token.text, "' (write ", sql_ ? "`" : "\"", token.text, sql_ ? "`" : "\"",
+                         " for a column of that name)");
     }
     auto column = MakeNode(SyntaxNode::Kind::kColumn, token.position);
     column->name = Take().text;
+    TakeQualifiedName(column.get());
     return column;
   }
 
@@ -661,9 +692,25 @@ class Parser {
     return node;
   }
 
-  std::string_view text_;
-  std::vector<Token> tokens_;
-  size_t at_ = 0;
+  bool IsReserved(const Token& token) const {
+    return IsFilterReserved(token) || (sql_ && IsSqlReserved(token));
+  }
+
+  // SQL: `qualifier.name` after the qualifier's token (taken already).
+  void TakeQualifiedName(SyntaxNode* column) {
+    if (!sql_ || Peek().kind != TokenKind::kDot ||
+        (Peek(1).kind != TokenKind::kIdentifier && Peek(1).kind != TokenKind::kQuotedIdentifier)) {
+      return;
+    }
+    Take();  // '.'
+    column->qualifier = std::move(column->name);
+    column->name = Take().text;
+  }
+
+  SourceText text_;
+  const std::vector<Token>& tokens_;
+  bool sql_;
+  size_t at_;
   int depth_ = 0;
 };
 
@@ -671,7 +718,16 @@ class Parser {
 
 arrow::Result<std::unique_ptr<SyntaxNode>> ParseSyntax(std::string_view text) {
   ARROW_ASSIGN_OR_RAISE(auto tokens, Lex(text));
-  return Parser(text, std::move(tokens)).Run();
+  return Parser(text, tokens, /*sql=*/false).Run();
+}
+
+arrow::Result<std::unique_ptr<SyntaxNode>> ParseSqlExpression(std::string_view text,
+                                                              const std::vector<Token>& tokens,
+                                                              size_t* at) {
+  Parser parser(SourceText(text, SourceText::Style::kStatement), tokens, /*sql=*/true, *at);
+  ARROW_ASSIGN_OR_RAISE(auto node, parser.RunExpression());
+  *at = parser.at();
+  return node;
 }
 
 }  // namespace tessera::expr

@@ -27,7 +27,9 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
+#include "tessera/expr/lexer.h"
 #include "tessera/expr/syntax.h"
 
 namespace tessera::expr {
@@ -40,5 +42,20 @@ inline constexpr int kMaxFilterDepth = 500;
 
 // Fails with InvalidArgument naming the position and what was expected there.
 arrow::Result<std::unique_ptr<SyntaxNode>> ParseSyntax(std::string_view text);
+
+// For the SQL surface: parses one expression of `tokens` (lexed from `text` with
+// LexOptions::sql) from tokens[*at], leaving *at at the first token after it. The SQL dialect
+// adds `qualifier.column` names, `count(*)` and `f(DISTINCT x)` (syntax.h), and reserves the
+// words that end an expression in a statement (FROM, WHERE, GROUP, AS, ...; IsSqlReserved) as
+// column names unless quoted. Errors point at line and column of `text`.
+arrow::Result<std::unique_ptr<SyntaxNode>> ParseSqlExpression(std::string_view text,
+                                                              const std::vector<Token>& tokens,
+                                                              size_t* at);
+
+// Words of statements that cannot be unquoted column names or aliases in SQL.
+bool IsSqlReserved(const Token& token);
+
+// Whether `token` is the identifier `keyword` (upper case), in any case.
+bool IsKeyword(const Token& token, std::string_view keyword);
 
 }  // namespace tessera::expr

@@ -62,6 +62,11 @@ struct SyntaxNode {
   bool negated = false;
   bool has_operand = false;  // kCase: CASE operand WHEN value THEN ...
   bool has_else = false;     // kCase
+  // SQL statements only (ParseExpression with sql): kColumn `t.c` keeps `t` here; kCall
+  // `f(DISTINCT x)` has distinct, and `count(*)` has star and no children.
+  std::string qualifier;
+  bool distinct = false;
+  bool star = false;
   std::vector<std::unique_ptr<SyntaxNode>> children;
 };
 

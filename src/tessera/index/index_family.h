@@ -132,6 +132,10 @@ class IndexFamily {
   // Whether its segment readers may answer filter predicates (SegmentReader::AsScalar): the
   // filter planner does not open the indexes of a family that says no (vector, full-text).
   virtual bool answers_predicates() const { return true; }
+
+  // Whether it indexes vectors for nearest-neighbour search: the families SQL's `USING ANN`
+  // names by their `index_type` property.
+  virtual bool searches_vectors() const { return false; }
 };
 
 // Families by case-insensitive name. The built-in families are registered on first use.

@@ -35,6 +35,45 @@ std::string DescribeDefinition(const format::IndexDef& definition, const std::st
   return definition.family() + " on '" + column + "' (" + DescribeParams(params) + ")";
 }
 
+// What differs between `existing` and the requested definition, "" when nothing does:
+// "column 'a' (requested 'b')", "type BTREE (requested BITMAP)", "num_partitions = 64
+// (requested 32)", "num_bits absent (requested 4)"; the differences joined by "; ".
+std::string DescribeDifference(const dataset::Dataset& dataset, const format::IndexDef& existing,
+                               const ResolvedSpec& requested) {
+  std::vector<std::string> differences;
+  if (existing.field_id() != requested.field_id) {
+    differences.push_back(Concat("column '", ColumnOfField(dataset, existing.field_id()),
+                                 "' (requested '",
+                                 dataset.schema()->field(requested.column_index)->name(), "')"));
+  }
+  if (existing.family() != requested.family->name()) {
+    differences.push_back(
+        Concat("type ", existing.family(), " (requested ", requested.family->name(), ")"));
+  }
+  // Parameters of two families are not comparable: the family names the difference.
+  std::set<std::string> keys;
+  if (!differences.empty() && existing.family() != requested.family->name()) {
+    return differences.size() == 1 ? differences[0] : differences[0] + "; " + differences[1];
+  }
+  for (const auto& [key, value] : existing.params()) keys.insert(key);
+  for (const auto& [key, value] : requested.params) keys.insert(key);
+  for (const auto& key : keys) {
+    const auto stored = existing.params().find(key);
+    const auto wanted = requested.params.find(key);
+    const std::string have = stored == existing.params().end() ? "" : stored->second;
+    const std::string want = wanted == requested.params.end() ? "" : wanted->second;
+    if (stored != existing.params().end() && wanted != requested.params.end() && have == want) {
+      continue;
+    }
+    differences.push_back(Concat(key, stored == existing.params().end() ? " absent" : " = " + have,
+                                 " (requested ", wanted == requested.params.end() ? "absent" : want,
+                                 ")"));
+  }
+  std::string text;
+  for (const auto& difference : differences) text += (text.empty() ? "" : "; ") + difference;
+  return text;
+}
+
 // The existing definition named `name` (ignoring case), null if none; Ambiguous if several.
 arrow::Result<const format::IndexDef*> FindDefinition(const dataset::Dataset& dataset,
                                                       std::string_view name) {
@@ -96,7 +135,8 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
       if (same) return std::make_shared<dataset::Dataset>(dataset);
       return Error(ErrorKind::kDefinitionMismatch, "index '", existing->name(), "' exists as ",
                    DescribeDefinition(*existing, ColumnOfField(dataset, existing->field_id())),
-                   ", not as requested; drop it or use replace");
+                   ", not as requested: ", DescribeDifference(dataset, *existing, resolved),
+                   "; drop it or use replace");
     }
     if (!options.replace) {
       if (existing->name() != spec.name) {

@@ -108,6 +108,7 @@ class IvfFamily final : public IndexFamily {
   bool has_model() const override { return true; }
   // Nearest-neighbour search reads it, never a filter.
   bool answers_predicates() const override { return false; }
+  bool searches_vectors() const override { return true; }
 
   arrow::Result<Params> Validate(const arrow::Field& column, const Params& params) const override {
     ARROW_ASSIGN_OR_RAISE(int dim, VectorColumnDimension(column, name()));

@@ -1,0 +1,59 @@
+// Session: executes SQL statements (docs/sql.md) against a catalog, one at a time, in one
+// process. It holds what a MySQL session holds — the current database — and nothing of the
+// data: every statement opens the versions it reads itself and pins them for its duration, so
+// that all it reads comes from one snapshot per table.
+//
+// A statement either completes or changes nothing: each mutation is one commit of the layers
+// below (an index build, an append, a delete), and a failed statement has committed none.
+// Errors carry SQL codes (errors.h); positions point at the line and column of the script.
+#pragma once
+
+#include <arrow/result.h>
+#include <arrow/table.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tessera/sql/catalog.h"
+#include "tessera/sql/statement.h"
+
+namespace tessera::sql {
+
+// What a statement returns: a result set, or an OK with counts.
+struct StatementResult {
+  std::shared_ptr<arrow::Table> rows;  // null for statements without a result set
+  uint64_t affected_rows = 0;
+  std::optional<uint64_t> version;  // the version a mutation committed (or found, for a no-op)
+  std::string info;                 // e.g. "index 'idx' already exists with this definition"
+  bool info_only = false;           // report only `info` (USE: "Database changed")
+};
+
+class Session {
+ public:
+  explicit Session(Catalog catalog) : catalog_(std::move(catalog)) {}
+
+  const Catalog& catalog() const { return catalog_; }
+  // USE's database; empty before the first USE.
+  const std::string& current_database() const { return current_database_; }
+
+  // Runs the statements of `script` in order, calling `on_result` after each; stops at the
+  // first error (of a statement or of on_result) and returns it.
+  using ResultCallback = std::function<arrow::Status(const Statement&, const StatementResult&)>;
+  arrow::Status ExecuteScript(std::string_view script, const ResultCallback& on_result);
+
+  // Runs one statement of `script` (the text its positions point into).
+  arrow::Result<StatementResult> Execute(const Statement& statement, std::string_view script);
+
+  // The results of every statement of `script`; the last statement's for convenience in tests.
+  arrow::Result<StatementResult> ExecuteAll(std::string_view script);
+
+ private:
+  Catalog catalog_;
+  std::string current_database_;
+};
+
+}  // namespace tessera::sql

@@ -1,0 +1,214 @@
+// `tessera sql --catalog DIR [-e 'STATEMENTS' | -f FILE.sql]` (docs/sql.md): runs SQL
+// statements against a catalog of datasets and prints each result as the mysql client does —
+// a boxed table and "N rows in set", or "Query OK" — or as CSV, JSON Lines or an Arrow IPC
+// stream with --format. Without -e and -f the statements come from standard input; when that
+// is a terminal, a prompt reads them line by line until a line ends with ';'.
+//
+// Statements run in order; the first error stops the run and is printed as
+// "ERROR <code> (<SQLSTATE>): <message>" (exit status 1). The statements before it have
+// completed, each one atomically.
+#include <arrow/io/stdio.h>
+#include <arrow/ipc/writer.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "command.h"
+#include "dataset_commands.h"
+#include "output_format.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/parser.h"
+#include "tessera/sql/session.h"
+#include "value_text.h"
+
+namespace tessera::cli {
+
+namespace {
+
+struct SqlArguments {
+  std::string catalog;
+  std::string catalog_name = "tessera";
+  std::string database;
+  std::string execute;
+  std::string file;
+  std::string format = "table";
+};
+
+// The mysql client's boxed table.
+void PrintBoxed(const arrow::Table& table, std::ostream& out) {
+  const int columns = table.num_columns();
+  std::vector<std::vector<std::string>> cells;
+  std::vector<size_t> widths(columns);
+  std::vector<bool> numeric(columns);
+  for (int c = 0; c < columns; ++c) {
+    widths[c] = DisplayWidth(table.field(c)->name());
+    numeric[c] = IsNumeric(*table.field(c)->type());
+  }
+  for (int c = 0; c < columns; ++c) {
+    int64_t row = 0;
+    for (const auto& chunk : table.column(c)->chunks()) {
+      for (int64_t i = 0; i < chunk->length(); ++i, ++row) {
+        if (static_cast<size_t>(row) >= cells.size()) cells.emplace_back(columns);
+        // Text in full, as the mysql client shows it (control characters escaped).
+        if (chunk->IsValid(i) && (chunk->type_id() == arrow::Type::STRING ||
+                                  chunk->type_id() == arrow::Type::LARGE_STRING)) {
+          std::string text;
+          AppendPlainValue(*chunk, i, &text);
+          cells[row][c] = EscapeControlCharacters(text);
+        } else {
+          AppendDisplayValue(*chunk, i, &cells[row][c]);
+        }
+        widths[c] = std::max(widths[c], DisplayWidth(cells[row][c]));
+      }
+    }
+  }
+  std::string rule = "+";
+  for (int c = 0; c < columns; ++c) rule += std::string(widths[c] + 2, '-') + "+";
+  auto print_row = [&](const std::vector<std::string>& row, bool header) {
+    out << "|";
+    for (int c = 0; c < columns; ++c) {
+      const std::string padding(widths[c] - DisplayWidth(row[c]), ' ');
+      out << " " << (numeric[c] && !header ? padding + row[c] : row[c] + padding) << " |";
+    }
+    out << "\n";
+  };
+  std::vector<std::string> names;
+  for (int c = 0; c < columns; ++c) names.push_back(table.field(c)->name());
+  out << rule << "\n";
+  print_row(names, true);
+  out << rule << "\n";
+  for (const auto& row : cells) print_row(row, false);
+  if (!cells.empty()) out << rule << "\n";
+}
+
+std::string Elapsed(std::chrono::steady_clock::duration duration) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "(%.2f sec)", std::chrono::duration<double>(duration).count());
+  return text;
+}
+
+arrow::Status PrintResult(const sql::StatementResult& result, const std::string& format,
+                          std::chrono::steady_clock::duration elapsed) {
+  if (result.rows == nullptr) {
+    if (format != "table") return arrow::Status::OK();
+    if (result.info_only) {
+      std::cout << result.info << "\n";
+      return arrow::Status::OK();
+    }
+    std::cout << "Query OK, " << result.affected_rows
+              << (result.affected_rows == 1 ? " row" : " rows") << " affected";
+    if (result.version) std::cout << ", version " << *result.version;
+    std::cout << " " << Elapsed(elapsed) << "\n";
+    if (!result.info.empty()) std::cout << result.info << "\n";
+    std::cout << "\n";
+    return arrow::Status::OK();
+  }
+  const arrow::Table& table = *result.rows;
+  if (format == "table") {
+    if (table.num_rows() == 0) {
+      std::cout << "Empty set " << Elapsed(elapsed) << "\n\n";
+      return arrow::Status::OK();
+    }
+    PrintBoxed(table, std::cout);
+    std::cout << table.num_rows() << (table.num_rows() == 1 ? " row" : " rows") << " in set "
+              << Elapsed(elapsed) << "\n\n";
+    return arrow::Status::OK();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto combined, table.CombineChunksToBatch());
+  if (format == "arrow") {
+    auto sink = std::make_shared<arrow::io::StdoutStream>();
+    ARROW_ASSIGN_OR_RAISE(auto writer, arrow::ipc::MakeStreamWriter(sink, combined->schema()));
+    RETURN_NOT_OK(writer->WriteRecordBatch(*combined));
+    return writer->Close();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto output, ParseOutputFormat(format));
+  return PrintBatch(*combined, output, std::cout);
+}
+
+// Statements from a terminal: a prompt, lines collected until one ends with ';'.
+std::string ReadInteractive() {
+  std::string script;
+  std::string line;
+  std::cout << "tessera> " << std::flush;
+  while (std::getline(std::cin, line)) {
+    script += line + "\n";
+    size_t end = line.find_last_not_of(" \t\r");
+    if (end != std::string::npos && line[end] == ';') return script;
+    std::cout << "      -> " << std::flush;
+  }
+  return script;
+}
+
+arrow::Status RunSql(const SqlArguments& arguments) {
+  ARROW_ASSIGN_OR_RAISE(auto catalog,
+                        sql::Catalog::Open(arguments.catalog, arguments.catalog_name));
+  sql::Session session(std::move(catalog));
+  auto run = [&](const std::string& script) -> arrow::Status {
+    auto start = std::chrono::steady_clock::now();
+    return session.ExecuteScript(
+        script, [&](const sql::Statement&, const sql::StatementResult& result) {
+          RETURN_NOT_OK(
+              PrintResult(result, arguments.format, std::chrono::steady_clock::now() - start));
+          start = std::chrono::steady_clock::now();
+          return arrow::Status::OK();
+        });
+  };
+  if (!arguments.database.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto statements, sql::ParseScript("USE `" + arguments.database + "`"));
+    RETURN_NOT_OK(session.Execute(statements[0], "").status());
+  }
+  if (!arguments.execute.empty()) return run(arguments.execute);
+  if (!arguments.file.empty()) {
+    std::ifstream in(arguments.file, std::ios::binary);
+    if (!in) return Error(ErrorKind::kNotFound, "cannot open SQL file '", arguments.file, "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    return run(text.str());
+  }
+  if (!isatty(STDIN_FILENO)) {
+    std::stringstream text;
+    text << std::cin.rdbuf();
+    return run(text.str());
+  }
+  // Interactive: an error is printed and the prompt continues, as in the mysql client.
+  while (std::cin) {
+    const std::string script = ReadInteractive();
+    if (script.find_first_not_of(" \t\r\n") == std::string::npos) {
+      if (!std::cin) break;
+      continue;
+    }
+    const auto status = run(script);
+    if (!status.ok()) std::cerr << sql::FormatSqlError(status) << "\n\n";
+  }
+  std::cout << "Bye\n";
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+void AddSqlCommand(CommandSet& commands) {
+  auto arguments = std::make_shared<SqlArguments>();
+  CLI::App* command = commands.Add(
+      "sql", "Run SQL statements over a catalog of datasets (docs/sql.md)", [arguments] {
+        auto status = RunSql(*arguments);
+        if (!status.ok()) {
+          std::cerr << sql::FormatSqlError(status) << std::endl;
+          std::exit(1);
+        }
+        return arrow::Status::OK();
+      });
+  command->add_option("--catalog", arguments->catalog, "Catalog directory: DIR/<db>/<table>/")
+      ->required();
+  command->add_option("--catalog-name", arguments->catalog_name,
+                      "Name of the catalog in three-part names (default tessera)");
+  command->add_option("-D,--database", arguments->database, "Database to USE first");
+  auto* execute =
+      command->add_option("-e,--execute", arguments->execute, "Statements to run (';'-separated)");
+  command->add_option("-f,--file", arguments->file, "File of statements to run")->excludes(execute);
+  AddFormatOption(command, &arguments->format, {"table", "csv", "json", "arrow"});
+}
+
+}  // namespace tessera::cli
