@@ -83,6 +83,8 @@ struct NearestOptions {
   std::vector<std::string> columns;
   // Append a uint64 column `_rowaddr` with each row's address.
   bool with_row_address = false;
+  // False: no index is used, every fragment is scanned with exact distances (explain says so).
+  bool use_index = true;
 };
 
 // InvalidArgument (naming the column and the dataset) for an unknown column, a column that is

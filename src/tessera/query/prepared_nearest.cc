@@ -102,8 +102,13 @@ class PreparedNearest::Impl {
 
   arrow::Status Prepare(Explain* explain) {
     ARROW_RETURN_NOT_OK(Validate());
-    ARROW_ASSIGN_OR_RAISE(sources_,
-                          FindNearestSources(*snapshot_, column_index_, dim_, options_.metric));
+    if (options_.use_index) {
+      ARROW_ASSIGN_OR_RAISE(sources_,
+                            FindNearestSources(*snapshot_, column_index_, dim_, options_.metric));
+    } else {
+      sources_ = AssignSources(snapshot_->manifest(), {}, dim_, options_.metric,
+                               {"vector indexes not used: use_index is false"});
+    }
     ARROW_ASSIGN_OR_RAISE(auto allowed, ParseFilter());
     result_ = std::make_unique<NearestResult>(dataset_, projection_, options_.with_row_address,
                                               options_.prefilter ? nullptr : filter_);

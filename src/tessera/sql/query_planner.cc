@@ -768,7 +768,15 @@ class Planner {
       source = ac::Declaration("record_batch_reader_source",
                                ac::RecordBatchReaderSourceNodeOptions(std::move(reader)));
     } else if (leaf.reader != nullptr) {
-      explain_.push_back("read " + leaf.description);
+      // Multi-line descriptions (a search's plan) become indented explain lines.
+      size_t start = 0;
+      std::string prefix = "read ";
+      while (start <= leaf.description.size()) {
+        const size_t end = std::min(leaf.description.find('\n', start), leaf.description.size());
+        explain_.push_back(prefix + leaf.description.substr(start, end - start));
+        prefix.clear();
+        start = end + 1;
+      }
       source = ac::Declaration("record_batch_reader_source",
                                ac::RecordBatchReaderSourceNodeOptions(leaf.reader));
     } else {

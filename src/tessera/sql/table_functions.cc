@@ -5,6 +5,7 @@
 #include <arrow/ipc/reader.h>
 #include <parquet/arrow/reader.h>
 
+#include <cmath>
 #include <map>
 
 #include "tessera/expr/binder.h"
@@ -12,6 +13,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/sql/errors.h"
+#include "tessera/sql/function_arguments.h"
 #include "tessera/sql/parser.h"
 
 namespace tessera::sql {
@@ -34,16 +36,10 @@ arrow::Result<std::shared_ptr<arrow::Scalar>> EvaluateConstant(const expr::Synta
   return value->GetScalar(0);
 }
 
-namespace {
-
-struct ArgumentSpec {
-  std::string name;
-  bool required;
-};
-
 // The call's arguments by name, checked against `specs`.
-arrow::Result<std::map<std::string, const expr::SyntaxNode*>> MatchArguments(
-    const TableRef& call, const std::vector<ArgumentSpec>& specs, const ExecutionContext& context) {
+arrow::Result<Arguments> MatchArguments(const TableRef& call,
+                                        const std::vector<ArgumentSpec>& specs,
+                                        const ExecutionContext& context) {
   std::string accepted;
   for (const auto& spec : specs) accepted += (accepted.empty() ? "" : ", ") + spec.name;
   std::map<std::string, const expr::SyntaxNode*> found;
@@ -104,6 +100,84 @@ arrow::Result<uint64_t> UnsignedArgument(const expr::SyntaxNode& node, std::stri
                   "argument '", name, "' must be a non-negative integer");
 }
 
+arrow::Result<double> RealArgument(const expr::SyntaxNode& node, std::string_view name,
+                                   const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto scalar, EvaluateConstant(node, context));
+  if (scalar->is_valid &&
+      (arrow::is_integer(scalar->type->id()) || arrow::is_floating(scalar->type->id()))) {
+    ARROW_ASSIGN_OR_RAISE(auto as_double, scalar->CastTo(arrow::float64()));
+    const double value = static_cast<const arrow::DoubleScalar&>(*as_double).value;
+    if (std::isfinite(value)) return value;
+  }
+  return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument, context.At(node.position),
+                  "argument '", name, "' must be a finite number");
+}
+
+arrow::Result<bool> BooleanArgument(const expr::SyntaxNode& node, std::string_view name,
+                                    const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto scalar, EvaluateConstant(node, context));
+  if (scalar->is_valid && scalar->type->id() == arrow::Type::BOOL) {
+    return static_cast<const arrow::BooleanScalar&>(*scalar).value;
+  }
+  return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument, context.At(node.position),
+                  "argument '", name, "' must be true or false");
+}
+
+arrow::Result<std::vector<float>> VectorArgument(const expr::SyntaxNode& node,
+                                                 std::string_view name,
+                                                 const ExecutionContext& context) {
+  if (node.kind != expr::SyntaxNode::Kind::kArray || node.children.empty()) {
+    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                    context.At(node.position), "argument '", name,
+                    "' must be a vector literal: [0.1, 0.2, ...]");
+  }
+  std::vector<float> values;
+  values.reserve(node.children.size());
+  for (const auto& item : node.children) {
+    auto value = RealArgument(*item, name, context);
+    if (!value.ok()) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(item->position), "component ", values.size() + 1, " of argument '",
+                      name, "' is not a finite number");
+    }
+    const float single = static_cast<float>(*value);
+    if (!std::isfinite(single)) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(item->position), "component ", values.size() + 1, " of argument '",
+                      name, "' is beyond the range of float32");
+    }
+    values.push_back(single);
+  }
+  return values;
+}
+
+arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
+                                            const ExecutionContext& context) {
+  const expr::SyntaxNode& table_node = *arguments.at("table");
+  ARROW_ASSIGN_OR_RAISE(auto table_name, StringArgument(table_node, "table", context));
+  auto parsed = ParseScript("SELECT * FROM " + table_name);
+  const auto* select = parsed.ok() && parsed->size() == 1
+                           ? std::get_if<SelectStatement>(&(*parsed)[0].body)
+                           : nullptr;
+  if (select == nullptr || select->from == nullptr ||
+      select->from->kind != TableRef::Kind::kTable || !select->from->alias.empty()) {
+    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                    context.At(table_node.position),
+                    "argument 'table' must name a table: \"db.tbl\", got '", table_name, "'");
+  }
+  ObjectName name = select->from->name;
+  name.position = table_node.position;
+  TimeTravel time_travel;
+  if (arguments.count("version") != 0) {
+    const expr::SyntaxNode& version = *arguments.at("version");
+    ARROW_ASSIGN_OR_RAISE(time_travel.version, UnsignedArgument(version, "version", context));
+    time_travel.position = version.position;
+  }
+  return PinTable(context, name, time_travel);
+}
+
+namespace {
+
 // The batches of an Arrow IPC file, streamed.
 class IpcFileBatches : public arrow::RecordBatchReader {
  public:
@@ -126,7 +200,7 @@ class IpcFileBatches : public arrow::RecordBatchReader {
 arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContext& context,
                                      bool parquet) {
   ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call, {{"path", true}}, context));
-  ARROW_ASSIGN_OR_RAISE(auto path, StringArgument(*arguments["path"], "path", context));
+  ARROW_ASSIGN_OR_RAISE(auto path, StringArgument(*arguments.at("path"), "path", context));
   auto file = arrow::io::ReadableFile::Open(path);
   if (!file.ok()) {
     return SqlError(SqlCode::kWrongArguments, ErrorKind::kNotFound, context.At(call.position),
@@ -174,26 +248,7 @@ arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContex
 arrow::Result<FunctionRows> IndexEntries(const TableRef& call, const ExecutionContext& context) {
   ARROW_ASSIGN_OR_RAISE(auto arguments,
                         MatchArguments(call, {{"table", true}, {"version", false}}, context));
-  ARROW_ASSIGN_OR_RAISE(auto table_name, StringArgument(*arguments["table"], "table", context));
-  ARROW_ASSIGN_OR_RAISE(auto parsed, ParseScript("SELECT * FROM " + table_name));
-  const auto* select = parsed.size() == 1 ? std::get_if<SelectStatement>(&parsed[0].body) : nullptr;
-  if (select == nullptr || select->from == nullptr ||
-      select->from->kind != TableRef::Kind::kTable || !select->from->alias.empty()) {
-    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                    context.At(arguments["table"]->position),
-                    "argument 'table' must name a table: "
-                    "\"db.tbl\", got '",
-                    table_name, "'");
-  }
-  ObjectName name = select->from->name;
-  name.position = arguments["table"]->position;
-  TimeTravel time_travel;
-  if (arguments.count("version") != 0) {
-    ARROW_ASSIGN_OR_RAISE(time_travel.version,
-                          UnsignedArgument(*arguments["version"], "version", context));
-    time_travel.position = arguments["version"]->position;
-  }
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, name, time_travel));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
   arrow::StringBuilder catalog, database, table, index_name, uuid;
   arrow::UInt64Builder version, fragments, rows, bytes;
@@ -245,10 +300,12 @@ arrow::Result<FunctionRows> OpenTableFunction(const TableRef& call,
   if (call.function == "read_parquet") return ReadFile(call, context, /*parquet=*/true);
   if (call.function == "read_arrow") return ReadFile(call, context, /*parquet=*/false);
   if (call.function == "tessera_index_entries") return IndexEntries(call, context);
+  if (call.function == "vector_search") return VectorSearch(call, context);
+  if (call.function == "full_text_search") return FullTextSearch(call, context);
   return SqlError(SqlCode::kUnknownFunction, ErrorKind::kNotFound, context.At(call.position),
                   "FUNCTION ", call.function,
                   " does not exist as a table function; table functions are read_parquet, "
-                  "read_arrow and tessera_index_entries");
+                  "read_arrow, tessera_index_entries, vector_search and full_text_search");
 }
 
 }  // namespace tessera::sql

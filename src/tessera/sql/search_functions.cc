@@ -1,0 +1,233 @@
+// vector_search(...) and full_text_search(...): the library's nearest-neighbour and full-text
+// searches as table functions (docs/sql.md, "Search"). Every knob of query::NearestOptions and
+// query::TextSearchOptions is an argument; the result is the table's columns and `_distance`
+// (or `_score`, `_highlight`), in the search's order, which a SELECT around it may filter,
+// join and reorder.
+#include <arrow/table.h>
+
+#include "tessera/index/index_family.h"
+#include "tessera/index/vector/distance.h"
+#include "tessera/query/nearest.h"
+#include "tessera/query/text_search.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/function_arguments.h"
+#include "tessera/sql/table_functions.h"
+
+namespace tessera::sql {
+
+namespace {
+
+// Errors of the search itself (dimension, k, filter), pointed at the call.
+arrow::Status AtCall(const arrow::Status& status, const TableRef& call,
+                     const ExecutionContext& context) {
+  return Prefixed(status, context.At(call.position) + call.function + ": ");
+}
+
+arrow::Result<int> IntArgument(const Arguments& arguments, const std::string& name, int64_t minimum,
+                               int64_t maximum, int fallback, const ExecutionContext& context) {
+  if (arguments.count(name) == 0) return fallback;
+  const expr::SyntaxNode& node = *arguments.at(name);
+  ARROW_ASSIGN_OR_RAISE(auto value, UnsignedArgument(node, name, context));
+  if (static_cast<int64_t>(value) < minimum || static_cast<int64_t>(value) > maximum) {
+    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                    context.At(node.position), "argument '", name, "' must be in [", minimum, ", ",
+                    maximum, "], got ", value);
+  }
+  return static_cast<int>(value);
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> RowsOf(
+    const std::shared_ptr<arrow::Table>& table) {
+  return std::make_shared<arrow::TableBatchReader>(table);
+}
+
+}  // namespace
+
+arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call,
+                                                       {{"table", true},
+                                                        {"column", true},
+                                                        {"query", true},
+                                                        {"k", false},
+                                                        {"metric", false},
+                                                        {"nprobes", false},
+                                                        {"refine_factor", false},
+                                                        {"filter", false},
+                                                        {"prefilter", false},
+                                                        {"use_index", false},
+                                                        {"lower_bound", false},
+                                                        {"upper_bound", false},
+                                                        {"offset", false},
+                                                        {"version", false}},
+                                                       context));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
+  query::NearestOptions options;
+  ARROW_ASSIGN_OR_RAISE(options.column, StringArgument(*arguments["column"], "column", context));
+  ARROW_ASSIGN_OR_RAISE(options.query, VectorArgument(*arguments["query"], "query", context));
+  if (arguments.count("k") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto k, UnsignedArgument(*arguments["k"], "k", context));
+    if (k < 1 || k > static_cast<uint64_t>(INT64_MAX)) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["k"]->position), "argument 'k' must be at least 1");
+    }
+    options.k = static_cast<int64_t>(k);
+  }
+  if (arguments.count("metric") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto name, StringArgument(*arguments["metric"], "metric", context));
+    auto metric = index::vector::ParseMetric(name);
+    if (!metric.ok()) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["metric"]->position), metric.status().message());
+    }
+    options.metric = *metric;
+  }
+  ARROW_ASSIGN_OR_RAISE(options.nprobes,
+                        IntArgument(arguments, "nprobes", 1, 1 << 20, options.nprobes, context));
+  ARROW_ASSIGN_OR_RAISE(options.refine_factor, IntArgument(arguments, "refine_factor", 1, 1 << 16,
+                                                           options.refine_factor, context));
+  if (arguments.count("offset") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto offset, UnsignedArgument(*arguments["offset"], "offset", context));
+    options.offset = static_cast<int64_t>(std::min<uint64_t>(offset, INT64_MAX));
+  }
+  if (arguments.count("filter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.filter, StringArgument(*arguments["filter"], "filter", context));
+  }
+  if (arguments.count("prefilter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.prefilter,
+                          BooleanArgument(*arguments["prefilter"], "prefilter", context));
+  }
+  for (const char* bound : {"lower_bound", "upper_bound"}) {
+    if (arguments.count(bound) == 0) continue;
+    ARROW_ASSIGN_OR_RAISE(auto value, RealArgument(*arguments[bound], bound, context));
+    (std::string_view(bound) == "lower_bound" ? options.lower_distance : options.upper_distance) =
+        static_cast<float>(value);
+  }
+  const query::Snapshot& snapshot = *pinned.snapshot;
+  if (arguments.count("use_index") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.use_index,
+                          BooleanArgument(*arguments["use_index"], "use_index", context));
+    // use_index => true asks for an index: say so when none can answer.
+    const int field = snapshot.schema()->GetFieldIndex(options.column);
+    bool usable = false;
+    std::string metrics;
+    for (int position : field < 0 ? std::vector<int>{} : snapshot.IndexesOnField(field)) {
+      const auto& definition = snapshot.manifest().indexes(position);
+      const index::IndexFamily* family = index::FindFamily(definition.family());
+      if (family == nullptr || !family->searches_vectors()) continue;
+      const auto metric = family->MetricOf(definition);
+      if (!metric) continue;
+      metrics += (metrics.empty() ? "" : ", ") + std::string(index::vector::MetricName(*metric));
+      if (!options.metric || *options.metric == *metric) usable = true;
+    }
+    if (options.use_index && field >= 0 && !usable) {
+      return SqlError(
+          SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+          context.At(arguments["use_index"]->position), "use_index => true, but column '",
+          options.column, "' of ", pinned.location.Qualified(), " has no vector index",
+          metrics.empty() ? std::string()
+                          : Concat(" of metric ", index::vector::MetricName(*options.metric),
+                                   " (its indexes use ", metrics, ")"),
+          "; create one (CREATE INDEX ... USING ANN) or pass use_index => false");
+    }
+  }
+  query::Explain explain;
+  auto found = query::Nearest(snapshot.dataset(), options, &explain);
+  if (!found.ok()) return AtCall(found.status(), call, context);
+  FunctionRows rows;
+  ARROW_ASSIGN_OR_RAISE(rows.reader, RowsOf(*found));
+  rows.description = Concat("vector_search of ", pinned.location.Qualified(), " version ",
+                            snapshot.version(), ": column ", options.column, ", a query of ",
+                            options.query.size(), " dimensions, k ", options.k);
+  for (const auto& line : explain.lines) rows.description += "\n  " + line;
+  return rows;
+}
+
+arrow::Result<FunctionRows> FullTextSearch(const TableRef& call, const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call,
+                                                       {{"table", true},
+                                                        {"column", true},
+                                                        {"query", true},
+                                                        {"type", false},
+                                                        {"k", false},
+                                                        {"filter", false},
+                                                        {"prefilter", false},
+                                                        {"operator", false},
+                                                        {"slop", false},
+                                                        {"fuzziness", false},
+                                                        {"highlight", false},
+                                                        {"version", false}},
+                                                       context));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
+  query::TextSearchOptions options;
+  ARROW_ASSIGN_OR_RAISE(auto columns, StringArgument(*arguments["column"], "column", context));
+  // "title^2, body": several columns (multi_match), each with an optional boost.
+  size_t start = 0;
+  while (start <= columns.size()) {
+    size_t end = columns.find(',', start);
+    if (end == std::string::npos) end = columns.size();
+    std::string item = columns.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    query::BoostedColumn column{item, 1.0};
+    if (const size_t caret = item.find('^'); caret != std::string::npos) {
+      column.name = item.substr(0, caret);
+      column.boost = std::atof(item.c_str() + caret + 1);
+    }
+    if (!column.name.empty()) options.columns.push_back(column);
+    start = end + 1;
+  }
+  ARROW_ASSIGN_OR_RAISE(options.text, StringArgument(*arguments["query"], "query", context));
+  if (arguments.count("type") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto type, StringArgument(*arguments["type"], "type", context));
+    auto parsed = query::ParseTextQueryType(type);
+    if (!parsed.ok()) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["type"]->position), parsed.status().message());
+    }
+    options.type = *parsed;
+  } else if (options.columns.size() > 1) {
+    options.type = query::TextQueryType::kMultiMatch;
+  }
+  if (arguments.count("k") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto k, UnsignedArgument(*arguments["k"], "k", context));
+    if (k < 1) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["k"]->position), "argument 'k' must be at least 1");
+    }
+    options.k = static_cast<int64_t>(std::min<uint64_t>(k, INT64_MAX));
+  }
+  if (arguments.count("filter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.filter, StringArgument(*arguments["filter"], "filter", context));
+  }
+  if (arguments.count("prefilter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.prefilter,
+                          BooleanArgument(*arguments["prefilter"], "prefilter", context));
+  }
+  if (arguments.count("operator") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto op, StringArgument(*arguments["operator"], "operator", context));
+    if (op != "and" && op != "or" && op != "AND" && op != "OR") {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["operator"]->position),
+                      "argument 'operator' must be 'and' or 'or', got '", op, "'");
+    }
+    options.operator_and = op == "and" || op == "AND";
+  }
+  ARROW_ASSIGN_OR_RAISE(options.slop, IntArgument(arguments, "slop", 0, 1 << 16, 0, context));
+  ARROW_ASSIGN_OR_RAISE(options.fuzziness, IntArgument(arguments, "fuzziness", 1, 2, 1, context));
+  if (arguments.count("highlight") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.highlight,
+                          BooleanArgument(*arguments["highlight"], "highlight", context));
+  }
+  query::Explain explain;
+  auto found = query::TextSearch(pinned.snapshot, options, &explain);
+  if (!found.ok()) return AtCall(found.status(), call, context);
+  FunctionRows rows;
+  ARROW_ASSIGN_OR_RAISE(rows.reader, RowsOf(*found));
+  rows.description = Concat("full_text_search of ", pinned.location.Qualified(), " version ",
+                            pinned.snapshot->version(), ": ",
+                            query::TextQueryTypeName(options.type), " query, k ", options.k);
+  for (const auto& line : explain.lines) rows.description += "\n  " + line;
+  return rows;
+}
+
+}  // namespace tessera::sql
