@@ -1,0 +1,187 @@
+// What the .test files cannot say: vector_search through SQL equals query::Nearest with the
+// same knobs, the limits on statement size and nesting, the SQL dialect of the lexer, and
+// that WHERE reaches the index planner.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/status_assertions.h"
+#include "support/temp_directory.h"
+#include "tessera/dataset/dataset.h"
+#include "tessera/expr/lexer.h"
+#include "tessera/index/lifecycle.h"
+#include "tessera/query/nearest.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/parser.h"
+#include "tessera/sql/session.h"
+#include "tessera/synthetic/embedding_generator.h"
+
+namespace tessera::sql::sql_session_test {
+
+namespace {
+
+class SqlSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::create_directories(directory_.path() / "db");
+    synthetic::EmbeddingOptions options;
+    options.rows = 3000;
+    options.dim = 16;
+    options.batch_rows = 1000;
+    auto reader = synthetic::MakeEmbeddingReader(options).ValueOrDie();
+    auto dataset =
+        dataset::Dataset::Create((directory_.path() / "db" / "emb").string(), reader).ValueOrDie();
+    index::IndexSpec spec{
+        "vec_pq", "vector", "IVF_PQ", {{"num_partitions", "16"}, {"num_sub_vectors", "4"}}};
+    dataset = index::CreateIndex(*dataset, spec).ValueOrDie();
+    index::IndexSpec btree{"price_idx", "price", "BTREE", {}};
+    dataset_ = index::CreateIndex(*dataset, btree).ValueOrDie();
+    queries_ = synthetic::MakeQueryVectorsFlat(options, 5).ValueOrDie();
+  }
+
+  Session MakeSession() { return Session(Catalog::Open(directory_.path().string()).ValueOrDie()); }
+
+  static std::string VectorLiteral(const float* values, int dim) {
+    std::string text = "[";
+    for (int i = 0; i < dim; ++i) {
+      char number[32];
+      std::snprintf(number, sizeof(number), "%.9g", values[i]);
+      text += (i > 0 ? ", " : "") + std::string(number);
+    }
+    return text + "]";
+  }
+
+  testing::TempDirectory directory_;
+  std::shared_ptr<dataset::Dataset> dataset_;
+  std::vector<float> queries_;
+};
+
+TEST_F(SqlSessionTest, VectorSearchEqualsNearestWithTheSameKnobs) {
+  Session session = MakeSession();
+  struct Knobs {
+    int64_t k;
+    int nprobes;
+    int refine_factor;
+    std::string filter;
+    bool prefilter;
+    bool use_index;
+  };
+  const std::vector<Knobs> knobs = {{10, 4, 1, "", false, true},
+                                    {7, 16, 3, "price > 20", true, true},
+                                    {25, 2, 1, "category = 'books'", false, true},
+                                    {5, 1, 1, "", false, false}};
+  for (int q = 0; q < 5; ++q) {
+    const float* query = &queries_[q * 16];
+    for (const auto& knob : knobs) {
+      query::NearestOptions options;
+      options.column = "vector";
+      options.query.assign(query, query + 16);
+      options.k = knob.k;
+      options.nprobes = knob.nprobes;
+      options.refine_factor = knob.refine_factor;
+      options.filter = knob.filter;
+      options.prefilter = knob.prefilter;
+      options.use_index = knob.use_index;
+      options.columns = {"id"};
+      ASSERT_OK_AND_ASSIGN(auto expected, query::Nearest(*dataset_, options));
+      std::string sql =
+          "SELECT id, _distance FROM vector_search(table => 'db.emb', column => "
+          "'vector', query => " +
+          VectorLiteral(query, 16) + ", k => " + std::to_string(knob.k) + ", nprobes => " +
+          std::to_string(knob.nprobes) + ", refine_factor => " +
+          std::to_string(knob.refine_factor) + ", use_index => " +
+          (knob.use_index ? "true" : "false") + ", prefilter => " +
+          (knob.prefilter ? "true" : "false");
+      if (!knob.filter.empty()) {
+        std::string quoted;
+        for (char c : knob.filter) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+        sql += ", filter => '" + quoted + "'";
+      }
+      sql += ")";
+      ASSERT_OK_AND_ASSIGN(auto result, session.ExecuteAll(sql));
+      ASSERT_NE(result.rows, nullptr);
+      auto got = result.rows->CombineChunksToBatch().ValueOrDie();
+      auto want = expected->CombineChunksToBatch().ValueOrDie();
+      ASSERT_EQ(got->num_rows(), want->num_rows()) << sql;
+      EXPECT_TRUE(got->column(0)->Equals(*want->GetColumnByName("id"))) << sql;
+      EXPECT_TRUE(got->column(1)->Equals(*want->GetColumnByName("_distance"))) << sql;
+    }
+  }
+}
+
+TEST_F(SqlSessionTest, WhereReachesTheIndexPlanner) {
+  Session session = MakeSession();
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       session.ExecuteAll("EXPLAIN SELECT id FROM db.emb WHERE price < 3 AND "
+                                          "id >= 0"));
+  std::string text;
+  auto lines = result.rows->CombineChunksToBatch().ValueOrDie()->column(0);
+  for (int64_t i = 0; i < lines->length(); ++i)
+    text += lines->GetScalar(i).ValueOrDie()->ToString() + "\n";
+  EXPECT_NE(text.find("BTREE index 'price_idx'"), std::string::npos) << text;
+  EXPECT_NE(text.find("where ((price < 3) AND (id >= 0))"), std::string::npos) << text;
+  // And the answer is the unindexed one.
+  ASSERT_OK_AND_ASSIGN(auto count,
+                       session.ExecuteAll("SELECT count(*) FROM db.emb WHERE price < 3"));
+  ASSERT_OK_AND_ASSIGN(auto expected, dataset_->CountRows("price < 3"));
+  EXPECT_EQ(count.rows->column(0)->GetScalar(0).ValueOrDie()->ToString(), std::to_string(expected));
+}
+
+TEST(SqlLimits, AStatementOverTheSizeLimitIsRejected) {
+  std::string huge = "SELECT 1 AS x WHERE 'x' = '" + std::string(10 << 20, 'a') + "'";
+  auto parsed = ParseScript(huge);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(CodeOf(parsed.status()), SqlCode::kTooComplex);
+}
+
+TEST(SqlLimits, DeepNestingIsAnErrorNotACrash) {
+  const int depth = 100000;
+  std::string parentheses = "SELECT " + std::string(depth, '(') + "1" + std::string(depth, ')');
+  auto expression = ParseScript(parentheses);
+  ASSERT_FALSE(expression.ok());
+  EXPECT_EQ(CodeOf(expression.status()), SqlCode::kParseError);
+  std::string subqueries = "SELECT * FROM ";
+  for (int i = 0; i < depth; ++i) subqueries += "(SELECT * FROM ";
+  subqueries += "t";
+  for (int i = 0; i < depth; ++i) subqueries += ") AS s";
+  auto nested = ParseScript(subqueries);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_EQ(CodeOf(nested.status()), SqlCode::kTooComplex);
+  EXPECT_NE(nested.status().message().find("64 levels"), std::string::npos);
+}
+
+TEST(SqlLexer, TheDialectOfStatements) {
+  ASSERT_OK_AND_ASSIGN(auto tokens, expr::Lex("`my col` \"text\" -- comment\n/* block */ t.c => ;",
+                                              expr::LexOptions{.sql = true}));
+  ASSERT_EQ(tokens.size(), 8u);
+  EXPECT_EQ(tokens[0].kind, expr::TokenKind::kQuotedIdentifier);
+  EXPECT_EQ(tokens[0].text, "my col");
+  EXPECT_EQ(tokens[1].kind, expr::TokenKind::kString);
+  EXPECT_EQ(tokens[1].text, "text");
+  EXPECT_EQ(tokens[2].text, "t");
+  EXPECT_EQ(tokens[3].kind, expr::TokenKind::kDot);
+  EXPECT_EQ(tokens[5].kind, expr::TokenKind::kArrow);
+  EXPECT_EQ(tokens[6].kind, expr::TokenKind::kSemicolon);
+  // The filter language keeps its own rules: "x" is a column, -- is two minus signs.
+  ASSERT_OK_AND_ASSIGN(auto filter_tokens, expr::Lex("\"x\" --1"));
+  EXPECT_EQ(filter_tokens[0].kind, expr::TokenKind::kQuotedIdentifier);
+  EXPECT_EQ(filter_tokens[1].kind, expr::TokenKind::kMinus);
+  auto unterminated = ParseScript("SELECT 1 /* no end");
+  ASSERT_FALSE(unterminated.ok());
+  EXPECT_EQ(CodeOf(unterminated.status()), SqlCode::kParseError);
+  EXPECT_NE(unterminated.status().message().find("line 1, column 10"), std::string::npos)
+      << unterminated.status().message();
+}
+
+TEST(SqlParser, ErrorsPointAtLineAndColumnAndQuoteTheToken) {
+  auto parsed = ParseScript("SELECT 1;\nSELECT a\n  FROM t WHERE;");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(CodeOf(parsed.status()), SqlCode::kParseError);
+  EXPECT_NE(parsed.status().message().find("line 3, column 15"), std::string::npos)
+      << parsed.status().message();
+  EXPECT_NE(parsed.status().message().find("';'"), std::string::npos) << parsed.status().message();
+}
+
+}  // namespace
+
+}  // namespace tessera::sql::sql_session_test
