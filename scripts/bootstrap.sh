@@ -21,7 +21,7 @@ apt_packages=(
   clang libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler
   libroaring-dev libopenblas-serial-dev libcli11-dev
-  libicu-dev libstemmer-dev wordnet-base
+  libicu-dev libstemmer-dev wordnet-base libedit-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format python3 python3-venv
 )

@@ -2,13 +2,15 @@
 // statements against a catalog of datasets and prints each result as the mysql client does —
 // a boxed table and "N rows in set", or "Query OK" — or as CSV, JSON Lines or an Arrow IPC
 // stream with --format. Without -e and -f the statements come from standard input; when that
-// is a terminal, a prompt reads them line by line until a line ends with ';'.
+// is a terminal, a prompt with line editing and history (libedit; ~/.tessera_sql_history) reads
+// them until a line ends with ';'.
 //
 // Statements run in order; the first error stops the run and is printed as
 // "ERROR <code> (<SQLSTATE>): <message>" (exit status 1). The statements before it have
 // completed, each one atomically.
 #include <arrow/io/stdio.h>
 #include <arrow/ipc/writer.h>
+#include <editline/readline.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -128,18 +130,36 @@ arrow::Status PrintResult(const sql::StatementResult& result, const std::string&
   return PrintBatch(*combined, output, std::cout);
 }
 
-// Statements from a terminal: a prompt, lines collected until one ends with ';'.
-std::string ReadInteractive() {
+// The prompt's history file: $HOME/.tessera_sql_history (none without HOME).
+std::string HistoryPath() {
+  const char* home = std::getenv("HOME");
+  return home == nullptr ? std::string() : std::string(home) + "/.tessera_sql_history";
+}
+
+// Statements from a terminal, with line editing and history (libedit): lines collected until
+// one ends with ';'. Sets *at_end at end of input (Ctrl-D).
+std::string ReadInteractive(bool* at_end) {
   std::string script;
-  std::string line;
-  std::cout << "tessera> " << std::flush;
-  while (std::getline(std::cin, line)) {
+  const char* prompt = "tessera> ";
+  while (true) {
+    char* raw = readline(prompt);
+    if (raw == nullptr) {
+      *at_end = true;
+      return script;
+    }
+    std::string line(raw);
+    std::free(raw);
     script += line + "\n";
-    size_t end = line.find_last_not_of(" \t\r");
-    if (end != std::string::npos && line[end] == ';') return script;
-    std::cout << "      -> " << std::flush;
+    prompt = "      -> ";
+    const size_t end = line.find_last_not_of(" \t\r");
+    if (end == std::string::npos) continue;
+    if (line[end] == ';') {
+      std::string entry = script;
+      while (!entry.empty() && (entry.back() == '\n' || entry.back() == ' ')) entry.pop_back();
+      add_history(entry.c_str());
+      return script;
+    }
   }
-  return script;
 }
 
 arrow::Status RunSql(const SqlArguments& arguments) {
@@ -174,15 +194,17 @@ arrow::Status RunSql(const SqlArguments& arguments) {
     return run(text.str());
   }
   // Interactive: an error is printed and the prompt continues, as in the mysql client.
-  while (std::cin) {
-    const std::string script = ReadInteractive();
-    if (script.find_first_not_of(" \t\r\n") == std::string::npos) {
-      if (!std::cin) break;
-      continue;
-    }
+  const std::string history = HistoryPath();
+  using_history();
+  if (!history.empty()) read_history(history.c_str());
+  bool at_end = false;
+  while (!at_end) {
+    const std::string script = ReadInteractive(&at_end);
+    if (script.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     const auto status = run(script);
     if (!status.ok()) std::cerr << sql::FormatSqlError(status) << "\n\n";
   }
+  if (!history.empty()) write_history(history.c_str());
   std::cout << "Bye\n";
   return arrow::Status::OK();
 }
