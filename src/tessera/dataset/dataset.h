@@ -163,9 +163,14 @@ class Dataset {
   std::vector<int32_t> field_ids_;
 };
 
+// How input files are read: by their extension, or all as one format whatever their names
+// (SQL's read_parquet / read_arrow).
+enum class InputFormat { kByExtension, kParquet, kArrowFile };
+
 // Opens Parquet (.parquet), Arrow IPC file (.arrow, .feather, .ipc) or Arrow IPC stream
-// (.arrows) files as one stream of batches. All files must share one schema.
+// (.arrows) files as one stream of batches. All files must share one schema. Every batch is
+// validated before it is returned (the files are untrusted).
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenFilesAsReader(
-    const std::vector<std::string>& paths);
+    const std::vector<std::string>& paths, InputFormat format = InputFormat::kByExtension);
 
 }  // namespace tessera::dataset

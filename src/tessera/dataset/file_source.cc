@@ -45,7 +45,7 @@ class IpcFileBatches : public arrow::RecordBatchReader {
   int next_ = 0;
 };
 
-arrow::Result<OpenedFile> OpenFile(const std::string& path) {
+arrow::Result<OpenedFile> OpenFile(const std::string& path, InputFormat format) {
   if (!std::filesystem::is_regular_file(path)) {
     return NotFound("input file ", path, " does not exist or is not a regular file");
   }
@@ -53,7 +53,9 @@ arrow::Result<OpenedFile> OpenFile(const std::string& path) {
   auto input = arrow::io::MemoryMappedFile::Open(path, arrow::io::FileMode::READ);
   if (!input.ok()) return WithContext(input.status(), "opening " + path);
   OpenedFile opened;
-  if (extension == ".parquet" || extension == ".pq") {
+  const bool by_extension = format == InputFormat::kByExtension;
+  if (format == InputFormat::kParquet ||
+      (by_extension && (extension == ".parquet" || extension == ".pq"))) {
     auto reader = parquet::arrow::OpenFile(*input, arrow::default_memory_pool());
     if (!reader.ok()) {
       return InvalidArgument("input file ", path,
@@ -63,14 +65,16 @@ arrow::Result<OpenedFile> OpenFile(const std::string& path) {
     ARROW_ASSIGN_OR_RAISE(auto batches, file_reader->GetRecordBatchReader());
     opened.batches = std::move(batches);
     opened.owner = file_reader;
-  } else if (extension == ".arrow" || extension == ".feather" || extension == ".ipc") {
+  } else if (format == InputFormat::kArrowFile ||
+             (by_extension &&
+              (extension == ".arrow" || extension == ".feather" || extension == ".ipc"))) {
     auto reader = arrow::ipc::RecordBatchFileReader::Open(*input);
     if (!reader.ok()) {
       return InvalidArgument("input file ", path,
                              " is not a readable Arrow IPC file: ", reader.status().message());
     }
     opened.batches = std::make_shared<IpcFileBatches>(*reader);
-  } else if (extension == ".arrows") {
+  } else if (by_extension && extension == ".arrows") {
     auto reader = arrow::ipc::RecordBatchStreamReader::Open(*input);
     if (!reader.ok()) {
       return InvalidArgument("input file ", path,
@@ -100,8 +104,9 @@ bool SameColumns(const arrow::Schema& a, const arrow::Schema& b) {
 
 class MultiFileReader : public arrow::RecordBatchReader {
  public:
-  MultiFileReader(std::vector<std::string> paths, OpenedFile first)
+  MultiFileReader(std::vector<std::string> paths, InputFormat format, OpenedFile first)
       : paths_(std::move(paths)),
+        format_(format),
         current_(std::move(first)),
         schema_(current_.batches->schema()->RemoveMetadata()) {}
 
@@ -121,7 +126,7 @@ class MultiFileReader : public arrow::RecordBatchReader {
         return arrow::Status::OK();
       }
       if (++index_ >= paths_.size()) return arrow::Status::OK();
-      ARROW_ASSIGN_OR_RAISE(current_, OpenFile(paths_[index_]));
+      ARROW_ASSIGN_OR_RAISE(current_, OpenFile(paths_[index_], format_));
       if (!SameColumns(*schema_, *current_.batches->schema())) {
         return InvalidArgument("input file ", paths_[index_], " has schema ",
                                current_.batches->schema()->ToString(), " but ", paths_[0], " has ",
@@ -132,6 +137,7 @@ class MultiFileReader : public arrow::RecordBatchReader {
 
  private:
   std::vector<std::string> paths_;
+  InputFormat format_;
   size_t index_ = 0;
   OpenedFile current_;
   std::shared_ptr<arrow::Schema> schema_;
@@ -140,10 +146,10 @@ class MultiFileReader : public arrow::RecordBatchReader {
 }  // namespace
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> OpenFilesAsReader(
-    const std::vector<std::string>& paths) {
+    const std::vector<std::string>& paths, InputFormat format) {
   if (paths.empty()) return InvalidArgument("no input files given");
-  ARROW_ASSIGN_OR_RAISE(auto first, OpenFile(paths[0]));
-  return std::make_shared<MultiFileReader>(paths, std::move(first));
+  ARROW_ASSIGN_OR_RAISE(auto first, OpenFile(paths[0], format));
+  return std::make_shared<MultiFileReader>(paths, format, std::move(first));
 }
 
 }  // namespace tessera::dataset

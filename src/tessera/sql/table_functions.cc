@@ -1,13 +1,11 @@
 #include "tessera/sql/table_functions.h"
 
 #include <arrow/builder.h>
-#include <arrow/io/file.h>
-#include <arrow/ipc/reader.h>
-#include <parquet/arrow/reader.h>
 
 #include <cmath>
 #include <map>
 
+#include "tessera/dataset/dataset.h"
 #include "tessera/expr/binder.h"
 #include "tessera/expr/evaluator.h"
 #include "tessera/index/lifecycle.h"
@@ -178,70 +176,19 @@ arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
 
 namespace {
 
-// The batches of an Arrow IPC file, streamed.
-class IpcFileBatches : public arrow::RecordBatchReader {
- public:
-  explicit IpcFileBatches(std::shared_ptr<arrow::ipc::RecordBatchFileReader> file)
-      : file_(std::move(file)) {}
-  std::shared_ptr<arrow::Schema> schema() const override { return file_->schema(); }
-  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
-    if (next_ >= file_->num_record_batches()) {
-      *batch = nullptr;
-      return arrow::Status::OK();
-    }
-    return file_->ReadRecordBatch(next_++).Value(batch);
-  }
-
- private:
-  std::shared_ptr<arrow::ipc::RecordBatchFileReader> file_;
-  int next_ = 0;
-};
-
 arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContext& context,
                                      bool parquet) {
   ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call, {{"path", true}}, context));
   ARROW_ASSIGN_OR_RAISE(auto path, StringArgument(*arguments.at("path"), "path", context));
-  auto file = arrow::io::ReadableFile::Open(path);
-  if (!file.ok()) {
-    return SqlError(SqlCode::kWrongArguments, ErrorKind::kNotFound, context.At(call.position),
-                    call.function, ": cannot open '", path, "': ", file.status().message());
+  auto reader = dataset::OpenFilesAsReader(
+      {path}, parquet ? dataset::InputFormat::kParquet : dataset::InputFormat::kArrowFile);
+  if (!reader.ok()) {
+    return SqlError(SqlCode::kWrongArguments, KindOf(reader.status()), context.At(call.position),
+                    call.function, ": ", reader.status().message());
   }
   FunctionRows rows;
+  rows.reader = std::move(*reader);
   rows.description = Concat(call.function, " '", path, "'");
-  if (parquet) {
-    auto reader = parquet::arrow::OpenFile(*file, arrow::default_memory_pool());
-    if (!reader.ok()) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(call.position), "read_parquet: '", path,
-                      "' is not a readable Parquet file: ", reader.status().message());
-    }
-    std::shared_ptr<parquet::arrow::FileReader> shared(std::move(*reader));
-    ARROW_ASSIGN_OR_RAISE(auto batches, shared->GetRecordBatchReader());
-    // The batch reader borrows the file reader: keep it alive as long as the batches.
-    class Owning : public arrow::RecordBatchReader {
-     public:
-      Owning(std::shared_ptr<parquet::arrow::FileReader> owner,
-             std::shared_ptr<arrow::RecordBatchReader> batches)
-          : owner_(std::move(owner)), batches_(std::move(batches)) {}
-      std::shared_ptr<arrow::Schema> schema() const override { return batches_->schema(); }
-      arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
-        return batches_->ReadNext(batch);
-      }
-
-     private:
-      std::shared_ptr<parquet::arrow::FileReader> owner_;
-      std::shared_ptr<arrow::RecordBatchReader> batches_;
-    };
-    rows.reader = std::make_shared<Owning>(std::move(shared), std::move(batches));
-    return rows;
-  }
-  auto reader = arrow::ipc::RecordBatchFileReader::Open(*file);
-  if (!reader.ok()) {
-    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                    context.At(call.position), "read_arrow: '", path,
-                    "' is not a readable Arrow IPC file: ", reader.status().message());
-  }
-  rows.reader = std::make_shared<IpcFileBatches>(std::move(*reader));
   return rows;
 }
 
