@@ -49,5 +49,6 @@ arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
 struct FunctionRows;
 arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionContext& context);
 arrow::Result<FunctionRows> FullTextSearch(const TableRef& call, const ExecutionContext& context);
+arrow::Result<FunctionRows> HybridSearch(const TableRef& call, const ExecutionContext& context);
 
 }  // namespace tessera::sql

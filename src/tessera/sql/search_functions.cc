@@ -41,6 +41,97 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> RowsOf(
   return std::make_shared<arrow::TableBatchReader>(table);
 }
 
+// k, filter and prefilter, which every search takes.
+arrow::Status ReadCommonKnobs(Arguments& arguments, int64_t* k, std::string* filter,
+                              bool* prefilter, const ExecutionContext& context) {
+  if (arguments.count("k") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto value, UnsignedArgument(*arguments["k"], "k", context));
+    if (value < 1) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["k"]->position), "argument 'k' must be at least 1");
+    }
+    *k = static_cast<int64_t>(std::min<uint64_t>(value, INT64_MAX));
+  }
+  if (arguments.count("filter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(*filter, StringArgument(*arguments["filter"], "filter", context));
+  }
+  if (arguments.count("prefilter") != 0) {
+    ARROW_ASSIGN_OR_RAISE(*prefilter,
+                          BooleanArgument(*arguments["prefilter"], "prefilter", context));
+  }
+  return arrow::Status::OK();
+}
+
+// The vector column and query (under the names given), metric, nprobes, refine_factor.
+arrow::Status ReadVectorKnobs(Arguments& arguments, const std::string& column_key,
+                              const std::string& query_key, query::NearestOptions* options,
+                              const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(options->column,
+                        StringArgument(*arguments[column_key], column_key, context));
+  ARROW_ASSIGN_OR_RAISE(options->query, VectorArgument(*arguments[query_key], query_key, context));
+  if (arguments.count("metric") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto name, StringArgument(*arguments["metric"], "metric", context));
+    auto metric = index::vector::ParseMetric(name);
+    if (!metric.ok()) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["metric"]->position), metric.status().message());
+    }
+    options->metric = *metric;
+  }
+  ARROW_ASSIGN_OR_RAISE(options->nprobes,
+                        IntArgument(arguments, "nprobes", 1, 1 << 20, options->nprobes, context));
+  ARROW_ASSIGN_OR_RAISE(options->refine_factor, IntArgument(arguments, "refine_factor", 1, 1 << 16,
+                                                            options->refine_factor, context));
+  return arrow::Status::OK();
+}
+
+// The text column(s) and query (under the names given), type, operator, slop, fuzziness.
+arrow::Status ReadTextKnobs(Arguments& arguments, const std::string& column_key,
+                            const std::string& query_key, const std::string& type_key,
+                            query::TextSearchOptions* options, const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto columns, StringArgument(*arguments[column_key], column_key, context));
+  // "title^2, body": several columns (multi_match), each with an optional boost.
+  size_t start = 0;
+  while (start <= columns.size()) {
+    size_t end = columns.find(',', start);
+    if (end == std::string::npos) end = columns.size();
+    std::string item = columns.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    query::BoostedColumn column{item, 1.0};
+    if (const size_t caret = item.find('^'); caret != std::string::npos) {
+      column.name = item.substr(0, caret);
+      column.boost = std::atof(item.c_str() + caret + 1);
+    }
+    if (!column.name.empty()) options->columns.push_back(column);
+    start = end + 1;
+  }
+  ARROW_ASSIGN_OR_RAISE(options->text, StringArgument(*arguments[query_key], query_key, context));
+  if (arguments.count(type_key) != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto type, StringArgument(*arguments[type_key], type_key, context));
+    auto parsed = query::ParseTextQueryType(type);
+    if (!parsed.ok()) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments[type_key]->position), parsed.status().message());
+    }
+    options->type = *parsed;
+  } else if (options->columns.size() > 1) {
+    options->type = query::TextQueryType::kMultiMatch;
+  }
+  if (arguments.count("operator") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto op, StringArgument(*arguments["operator"], "operator", context));
+    if (op != "and" && op != "or" && op != "AND" && op != "OR") {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["operator"]->position),
+                      "argument 'operator' must be 'and' or 'or', got '", op, "'");
+    }
+    options->operator_and = op == "and" || op == "AND";
+  }
+  ARROW_ASSIGN_OR_RAISE(options->slop, IntArgument(arguments, "slop", 0, 1 << 16, 0, context));
+  ARROW_ASSIGN_OR_RAISE(options->fuzziness, IntArgument(arguments, "fuzziness", 1, 2, 1, context));
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionContext& context) {
@@ -62,39 +153,12 @@ arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionCo
                                                        context));
   ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
   query::NearestOptions options;
-  ARROW_ASSIGN_OR_RAISE(options.column, StringArgument(*arguments["column"], "column", context));
-  ARROW_ASSIGN_OR_RAISE(options.query, VectorArgument(*arguments["query"], "query", context));
-  if (arguments.count("k") != 0) {
-    ARROW_ASSIGN_OR_RAISE(auto k, UnsignedArgument(*arguments["k"], "k", context));
-    if (k < 1 || k > static_cast<uint64_t>(INT64_MAX)) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(arguments["k"]->position), "argument 'k' must be at least 1");
-    }
-    options.k = static_cast<int64_t>(k);
-  }
-  if (arguments.count("metric") != 0) {
-    ARROW_ASSIGN_OR_RAISE(auto name, StringArgument(*arguments["metric"], "metric", context));
-    auto metric = index::vector::ParseMetric(name);
-    if (!metric.ok()) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(arguments["metric"]->position), metric.status().message());
-    }
-    options.metric = *metric;
-  }
-  ARROW_ASSIGN_OR_RAISE(options.nprobes,
-                        IntArgument(arguments, "nprobes", 1, 1 << 20, options.nprobes, context));
-  ARROW_ASSIGN_OR_RAISE(options.refine_factor, IntArgument(arguments, "refine_factor", 1, 1 << 16,
-                                                           options.refine_factor, context));
+  RETURN_NOT_OK(ReadVectorKnobs(arguments, "column", "query", &options, context));
+  RETURN_NOT_OK(
+      ReadCommonKnobs(arguments, &options.k, &options.filter, &options.prefilter, context));
   if (arguments.count("offset") != 0) {
     ARROW_ASSIGN_OR_RAISE(auto offset, UnsignedArgument(*arguments["offset"], "offset", context));
     options.offset = static_cast<int64_t>(std::min<uint64_t>(offset, INT64_MAX));
-  }
-  if (arguments.count("filter") != 0) {
-    ARROW_ASSIGN_OR_RAISE(options.filter, StringArgument(*arguments["filter"], "filter", context));
-  }
-  if (arguments.count("prefilter") != 0) {
-    ARROW_ASSIGN_OR_RAISE(options.prefilter,
-                          BooleanArgument(*arguments["prefilter"], "prefilter", context));
   }
   for (const char* bound : {"lower_bound", "upper_bound"}) {
     if (arguments.count(bound) == 0) continue;
@@ -159,61 +223,9 @@ arrow::Result<FunctionRows> FullTextSearch(const TableRef& call, const Execution
                                                        context));
   ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
   query::TextSearchOptions options;
-  ARROW_ASSIGN_OR_RAISE(auto columns, StringArgument(*arguments["column"], "column", context));
-  // "title^2, body": several columns (multi_match), each with an optional boost.
-  size_t start = 0;
-  while (start <= columns.size()) {
-    size_t end = columns.find(',', start);
-    if (end == std::string::npos) end = columns.size();
-    std::string item = columns.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    query::BoostedColumn column{item, 1.0};
-    if (const size_t caret = item.find('^'); caret != std::string::npos) {
-      column.name = item.substr(0, caret);
-      column.boost = std::atof(item.c_str() + caret + 1);
-    }
-    if (!column.name.empty()) options.columns.push_back(column);
-    start = end + 1;
-  }
-  ARROW_ASSIGN_OR_RAISE(options.text, StringArgument(*arguments["query"], "query", context));
-  if (arguments.count("type") != 0) {
-    ARROW_ASSIGN_OR_RAISE(auto type, StringArgument(*arguments["type"], "type", context));
-    auto parsed = query::ParseTextQueryType(type);
-    if (!parsed.ok()) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(arguments["type"]->position), parsed.status().message());
-    }
-    options.type = *parsed;
-  } else if (options.columns.size() > 1) {
-    options.type = query::TextQueryType::kMultiMatch;
-  }
-  if (arguments.count("k") != 0) {
-    ARROW_ASSIGN_OR_RAISE(auto k, UnsignedArgument(*arguments["k"], "k", context));
-    if (k < 1) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(arguments["k"]->position), "argument 'k' must be at least 1");
-    }
-    options.k = static_cast<int64_t>(std::min<uint64_t>(k, INT64_MAX));
-  }
-  if (arguments.count("filter") != 0) {
-    ARROW_ASSIGN_OR_RAISE(options.filter, StringArgument(*arguments["filter"], "filter", context));
-  }
-  if (arguments.count("prefilter") != 0) {
-    ARROW_ASSIGN_OR_RAISE(options.prefilter,
-                          BooleanArgument(*arguments["prefilter"], "prefilter", context));
-  }
-  if (arguments.count("operator") != 0) {
-    ARROW_ASSIGN_OR_RAISE(auto op, StringArgument(*arguments["operator"], "operator", context));
-    if (op != "and" && op != "or" && op != "AND" && op != "OR") {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                      context.At(arguments["operator"]->position),
-                      "argument 'operator' must be 'and' or 'or', got '", op, "'");
-    }
-    options.operator_and = op == "and" || op == "AND";
-  }
-  ARROW_ASSIGN_OR_RAISE(options.slop, IntArgument(arguments, "slop", 0, 1 << 16, 0, context));
-  ARROW_ASSIGN_OR_RAISE(options.fuzziness, IntArgument(arguments, "fuzziness", 1, 2, 1, context));
+  RETURN_NOT_OK(ReadTextKnobs(arguments, "column", "query", "type", &options, context));
+  RETURN_NOT_OK(
+      ReadCommonKnobs(arguments, &options.k, &options.filter, &options.prefilter, context));
   if (arguments.count("highlight") != 0) {
     ARROW_ASSIGN_OR_RAISE(options.highlight,
                           BooleanArgument(*arguments["highlight"], "highlight", context));
@@ -226,6 +238,61 @@ arrow::Result<FunctionRows> FullTextSearch(const TableRef& call, const Execution
   rows.description = Concat("full_text_search of ", pinned.location.Qualified(), " version ",
                             pinned.snapshot->version(), ": ",
                             query::TextQueryTypeName(options.type), " query, k ", options.k);
+  for (const auto& line : explain.lines) rows.description += "\n  " + line;
+  return rows;
+}
+
+arrow::Result<FunctionRows> HybridSearch(const TableRef& call, const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto arguments,
+                        MatchArguments(call, {{"table", true},          {"vector_column", true},
+                                              {"vector", true},         {"text_column", true},
+                                              {"text", true},           {"k", false},
+                                              {"fusion", false},        {"rrf_k", false},
+                                              {"text_weight", false},   {"candidate_factor", false},
+                                              {"metric", false},        {"nprobes", false},
+                                              {"refine_factor", false}, {"text_type", false},
+                                              {"operator", false},      {"slop", false},
+                                              {"fuzziness", false},     {"filter", false},
+                                              {"prefilter", false},     {"version", false}},
+                                       context));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
+  query::HybridSearchOptions options;
+  RETURN_NOT_OK(ReadVectorKnobs(arguments, "vector_column", "vector", &options.vector, context));
+  RETURN_NOT_OK(
+      ReadTextKnobs(arguments, "text_column", "text", "text_type", &options.text, context));
+  RETURN_NOT_OK(
+      ReadCommonKnobs(arguments, &options.k, &options.filter, &options.prefilter, context));
+  if (arguments.count("fusion") != 0) {
+    ARROW_ASSIGN_OR_RAISE(auto fusion, StringArgument(*arguments["fusion"], "fusion", context));
+    if (fusion == "rrf") {
+      options.fusion = query::Fusion::kReciprocalRank;
+    } else if (fusion == "weighted") {
+      options.fusion = query::Fusion::kWeighted;
+    } else {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["fusion"]->position),
+                      "argument 'fusion' must be 'rrf' or 'weighted', got '", fusion, "'");
+    }
+  }
+  if (arguments.count("rrf_k") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.rrf_k, RealArgument(*arguments["rrf_k"], "rrf_k", context));
+  }
+  if (arguments.count("text_weight") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.text_weight,
+                          RealArgument(*arguments["text_weight"], "text_weight", context));
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      options.candidate_factor,
+      IntArgument(arguments, "candidate_factor", 1, 1 << 16, options.candidate_factor, context));
+  query::Explain explain;
+  auto found = query::HybridSearch(pinned.snapshot->dataset(), options, &explain);
+  if (!found.ok()) return AtCall(found.status(), call, context);
+  FunctionRows rows;
+  ARROW_ASSIGN_OR_RAISE(rows.reader, RowsOf(*found));
+  rows.description = Concat("hybrid_search of ", pinned.location.Qualified(), " version ",
+                            pinned.snapshot->version(), ": a vector of ",
+                            options.vector.query.size(), " dimensions and a ",
+                            query::TextQueryTypeName(options.text.type), " query, k ", options.k);
   for (const auto& line : explain.lines) rows.description += "\n  " + line;
   return rows;
 }

@@ -249,10 +249,12 @@ arrow::Result<FunctionRows> OpenTableFunction(const TableRef& call,
   if (call.function == "tessera_index_entries") return IndexEntries(call, context);
   if (call.function == "vector_search") return VectorSearch(call, context);
   if (call.function == "full_text_search") return FullTextSearch(call, context);
+  if (call.function == "hybrid_search") return HybridSearch(call, context);
   return SqlError(SqlCode::kUnknownFunction, ErrorKind::kNotFound, context.At(call.position),
                   "FUNCTION ", call.function,
                   " does not exist as a table function; table functions are read_parquet, "
-                  "read_arrow, tessera_index_entries, vector_search and full_text_search");
+                  "read_arrow, tessera_index_entries, vector_search, full_text_search and "
+                  "hybrid_search");
 }
 
 }  // namespace tessera::sql
