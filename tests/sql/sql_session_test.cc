@@ -127,6 +127,28 @@ TEST_F(SqlSessionTest, WhereReachesTheIndexPlanner) {
   EXPECT_EQ(count.rows->column(0)->GetScalar(0).ValueOrDie()->ToString(), std::to_string(expected));
 }
 
+// Columns leave a schema only by an overwrite, which removes every index with them
+// (docs/indexes.md): SHOW INDEX is then empty and DROP INDEX takes the IF EXISTS path.
+TEST_F(SqlSessionTest, AnOverwriteThatDropsTheIndexedColumnLeavesNoIndexToDrop) {
+  auto all = dataset_->ScanToTable({}).ValueOrDie();
+  auto without_price = all->RemoveColumn(all->schema()->GetFieldIndex("price")).ValueOrDie();
+  ASSERT_OK_AND_ASSIGN(
+      auto overwritten,
+      dataset_->Overwrite(std::make_shared<arrow::TableBatchReader>(without_price)));
+  ASSERT_EQ(overwritten->schema()->GetFieldIndex("price"), -1);
+  Session session = MakeSession();
+  ASSERT_OK_AND_ASSIGN(auto shown, session.ExecuteAll("SHOW INDEX FROM db.emb"));
+  EXPECT_EQ(shown.rows->num_rows(), 0);
+  auto dropped = session.ExecuteAll("DROP INDEX price_idx ON db.emb");
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_EQ(CodeOf(dropped.status()), SqlCode::kCantDropKey);
+  ASSERT_OK(session.ExecuteAll("DROP INDEX IF EXISTS price_idx ON db.emb").status());
+  // The indexed column is gone for a new index too.
+  auto created = session.ExecuteAll("CREATE INDEX p ON db.emb (price) USING BTREE");
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(CodeOf(created.status()), SqlCode::kKeyColumnMissing);
+}
+
 TEST(SqlLimits, AStatementOverTheSizeLimitIsRejected) {
   std::string huge = "SELECT 1 AS x WHERE 'x' = '" + std::string(10 << 20, 'a') + "'";
   auto parsed = ParseScript(huge);
