@@ -690,8 +690,10 @@ class Planner {
 
 // GCC 12 reports the variant inside arrow::FieldRef as maybe-uninitialized when SortKeys are
 // copied into the node options, a known false positive of its variant analysis.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
   ac::Declaration PlanOrder(ac::Declaration input) {
     std::vector<cp::SortKey> keys;
     for (const auto& key : order_keys_) {
@@ -702,7 +704,9 @@ class Planner {
     return ac::Declaration::Sequence(
         {std::move(input), {"order_by", ac::OrderByNodeOptions(cp::Ordering(std::move(keys)))}});
   }
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
   // --- building FROM ---
   arrow::Result<ac::Declaration> BuildFrom() {
