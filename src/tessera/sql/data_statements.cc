@@ -190,7 +190,12 @@ arrow::Result<std::vector<std::string>> ExplainQuery(const SelectStatement& quer
   }
   lines.push_back("plan:");
   ARROW_ASSIGN_OR_RAISE(auto plan, arrow::acero::DeclarationToString(planned.declaration));
-  for (auto& line : Lines(plan)) lines.push_back("  " + line);
+  for (auto& line : Lines(plan)) {
+    for (size_t tab = line.find('\t'); tab != std::string::npos; tab = line.find('\t', tab)) {
+      line.replace(tab, 1, "  ");
+    }
+    lines.push_back("  " + line);
+  }
   return lines;
 }
 

@@ -35,6 +35,17 @@ class EvalNode : public arrow::acero::MapNode {
 
   const char* kind_name() const override { return "EvalNode"; }
 
+  // For EXPLAIN: "where <predicate>, <name> = <expression>, ...".
+  std::string ToStringExtra(int indent) const override {
+    std::string text;
+    if (options_.predicate != nullptr) text = "where " + options_.predicate->ToString();
+    for (const auto& output : options_.outputs) {
+      if (!text.empty()) text += ", ";
+      text += output.name + " = " + output.expression->ToString();
+    }
+    return text;
+  }
+
  protected:
   arrow::Result<arrow::compute::ExecBatch> ProcessBatch(arrow::compute::ExecBatch batch) override {
     ARROW_ASSIGN_OR_RAISE(auto record, batch.ToRecordBatch(inputs_[0]->output_schema()));
