@@ -3,6 +3,7 @@
 #include <arrow/acero/options.h>
 #include <arrow/compute/api_aggregate.h>
 #include <arrow/compute/expression.h>
+#include <arrow/util/thread_pool.h>
 
 #include <algorithm>
 #include <cctype>
@@ -92,6 +93,8 @@ class Planner {
     limit_pushdown_ = !aggregate && !statement_.distinct && statement_.order_by.empty() &&
                       leaves_.size() <= 1 && residual_.empty() && statement_.limit.has_value();
 
+    // Every name is resolved before a source is built, so the scans read every column used.
+    if (aggregate) RETURN_NOT_OK(ResolveGroupKeys());
     ARROW_ASSIGN_OR_RAISE(auto declaration, BuildFrom());
     ARROW_ASSIGN_OR_RAISE(auto schema, ac::DeclarationToSchema(declaration));
     if (aggregate) {
@@ -107,7 +110,7 @@ class Planner {
     if (!order_keys_.empty()) declaration = PlanOrder(std::move(declaration));
     std::vector<cp::Expression> fields;
     std::vector<std::string> names;
-    for (size_t i = 0; i < outputs_.size(); ++i) {
+    for (size_t i = 0; i < visible_outputs_; ++i) {  // not the hidden ORDER BY keys
       fields.push_back(cp::field_ref(OutputField(i)));
       names.push_back(OutputField(i));
     }
@@ -116,10 +119,13 @@ class Planner {
 
     PlannedQuery planned;
     planned.declaration = std::move(declaration);
-    for (const auto& output : outputs_) planned.column_names.push_back(output.display);
+    for (size_t i = 0; i < visible_outputs_; ++i) {
+      planned.column_names.push_back(outputs_[i].display);
+    }
     planned.offset = statement_.offset;
     planned.limit = statement_.limit;
     planned.explain = std::move(explain_);
+    planned.source_pool = source_pool_;
     for (const auto& leaf : leaves_) {
       if (leaf.table) planned.snapshots.push_back(leaf.table->snapshot);
     }
@@ -577,11 +583,8 @@ class Planner {
     return arrow::Status::OK();
   }
 
-  arrow::Result<ac::Declaration> PlanAggregation(ac::Declaration input,
-                                                 const std::shared_ptr<arrow::Schema>& schema,
-                                                 SyntaxPtr* having) {
-    // Group keys: GROUP BY n names the n-th select item; a bare name may be an alias.
-    std::vector<EvalOutput> pre;
+  // GROUP BY n names the n-th select item; a bare name may be an alias.
+  arrow::Status ResolveGroupKeys() {
     for (const auto& written : statement_.group_by) {
       SyntaxPtr resolved;
       if (written->kind == SyntaxKind::kLiteral &&
@@ -596,6 +599,18 @@ class Planner {
       } else {
         ARROW_ASSIGN_OR_RAISE(resolved, Resolve(*written, "group statement", true));
       }
+      resolved_group_by_.push_back(std::move(resolved));
+    }
+    return arrow::Status::OK();
+  }
+
+  arrow::Result<ac::Declaration> PlanAggregation(ac::Declaration input,
+                                                 const std::shared_ptr<arrow::Schema>& schema,
+                                                 SyntaxPtr* having) {
+    std::vector<EvalOutput> pre;
+    for (size_t i = 0; i < resolved_group_by_.size(); ++i) {
+      const SyntaxNode* written = statement_.group_by[i].get();
+      SyntaxPtr resolved = std::move(resolved_group_by_[i]);
       if (ContainsAggregate(*resolved)) {
         return SqlError(SqlCode::kInvalidGroupFunction, ErrorKind::kInvalidArgument,
                         At(written->position), "Can't group on an aggregate");
@@ -769,8 +784,9 @@ class Planner {
       query::Explain explain;
       ARROW_ASSIGN_OR_RAISE(auto reader, query::Read(leaf.table->snapshot, options, &explain));
       for (auto& plan_line : explain.lines) explain_.push_back("  " + plan_line);
-      source = ac::Declaration("record_batch_reader_source",
-                               ac::RecordBatchReaderSourceNodeOptions(std::move(reader)));
+      source = ac::Declaration(
+          "record_batch_reader_source",
+          ac::RecordBatchReaderSourceNodeOptions(std::move(reader), SourceExecutor()));
     } else if (leaf.reader != nullptr) {
       // Multi-line descriptions (a search's plan) become indented explain lines.
       size_t start = 0;
@@ -781,13 +797,25 @@ class Planner {
         prefix.clear();
         start = end + 1;
       }
-      source = ac::Declaration("record_batch_reader_source",
-                               ac::RecordBatchReaderSourceNodeOptions(leaf.reader));
+      source = ac::Declaration("record_batch_reader_source", ac::RecordBatchReaderSourceNodeOptions(
+                                                                 leaf.reader, SourceExecutor()));
     } else {
       source = ac::Declaration("table_source", ac::TableSourceNodeOptions(leaf.rows));
     }
     return ac::Declaration::Sequence(
         {std::move(source), {"project", ac::ProjectNodeOptions(projections, fields)}});
+  }
+
+  // The threads that pull the sources' readers: one per source, of the plan's own. Acero's
+  // default is the process's I/O pool (8 threads), and a scan's reader waits on work it queues
+  // to that same pool, so 8 blocked sources (a join of 8 tables) would wait forever.
+  arrow::internal::Executor* SourceExecutor() {
+    if (source_pool_ == nullptr) {
+      source_pool_ =
+          arrow::internal::ThreadPool::Make(std::max<int>(1, static_cast<int>(leaves_.size())))
+              .ValueOrDie();
+    }
+    return source_pool_.get();
   }
 
   arrow::Result<ac::Declaration> BuildJoin(const TableRef& join) {
@@ -867,12 +895,14 @@ class Planner {
   std::vector<OutputExpression> outputs_;  // the select list, then hidden ORDER BY keys
   size_t visible_outputs_ = 0;
   std::vector<SyntaxPtr> residual_;
+  std::vector<SyntaxPtr> resolved_group_by_;  // parallel to statement_.group_by
   std::map<const TableRef*, std::vector<SyntaxPtr>> join_terms_;
   std::vector<OrderKey> order_keys_;
   std::vector<AggregateCall> aggregates_;
   std::vector<std::pair<std::string, std::string>> group_keys_;  // (SyntaxKey, field)
   std::vector<std::string> explain_;
   bool limit_pushdown_ = false;
+  std::shared_ptr<arrow::internal::ThreadPool> source_pool_;
 };
 
 }  // namespace
@@ -894,7 +924,8 @@ class QueryRows : public arrow::RecordBatchReader {
         schema_(std::move(schema)),
         to_skip_(query.offset),
         to_take_(query.limit),
-        snapshots_(std::move(query.snapshots)) {}
+        snapshots_(std::move(query.snapshots)),
+        source_pool_(std::move(query.source_pool)) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
@@ -931,6 +962,7 @@ class QueryRows : public arrow::RecordBatchReader {
   uint64_t to_skip_;
   std::optional<uint64_t> to_take_;
   std::vector<std::shared_ptr<const query::Snapshot>> snapshots_;
+  std::shared_ptr<arrow::internal::ThreadPool> source_pool_;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <arrow/acero/exec_plan.h>
 #include <arrow/result.h>
 #include <arrow/table.h>
+#include <arrow/util/thread_pool.h>
 
 #include <cstdint>
 #include <memory>
@@ -37,6 +38,8 @@ struct PlannedQuery {
   std::vector<std::string> explain;  // the scans: tables, filters, index use
   // The versions the plan reads, kept alive (and pinned) while it runs.
   std::vector<std::shared_ptr<const query::Snapshot>> snapshots;
+  // The threads that pull the plan's sources (query_planner.cc says why it has its own).
+  std::shared_ptr<arrow::internal::ThreadPool> source_pool;
 };
 
 arrow::Result<PlannedQuery> PlanSelect(const SelectStatement& statement,
