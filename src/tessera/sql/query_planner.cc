@@ -920,12 +920,12 @@ class QueryRows : public arrow::RecordBatchReader {
  public:
   QueryRows(std::unique_ptr<arrow::RecordBatchReader> plan, std::shared_ptr<arrow::Schema> schema,
             PlannedQuery query)
-      : plan_(std::move(plan)),
+      : source_pool_(std::move(query.source_pool)),
+        snapshots_(std::move(query.snapshots)),
+        plan_(std::move(plan)),
         schema_(std::move(schema)),
         to_skip_(query.offset),
-        to_take_(query.limit),
-        snapshots_(std::move(query.snapshots)),
-        source_pool_(std::move(query.source_pool)) {}
+        to_take_(query.limit) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return schema_; }
 
@@ -957,12 +957,14 @@ class QueryRows : public arrow::RecordBatchReader {
   arrow::Status Close() override { return plan_->Close(); }
 
  private:
+  // Declared first, so destroyed last: the plan's destructor waits for its sources, which run
+  // on this pool and read these snapshots.
+  std::shared_ptr<arrow::internal::ThreadPool> source_pool_;
+  std::vector<std::shared_ptr<const query::Snapshot>> snapshots_;
   std::unique_ptr<arrow::RecordBatchReader> plan_;
   std::shared_ptr<arrow::Schema> schema_;
   uint64_t to_skip_;
   std::optional<uint64_t> to_take_;
-  std::vector<std::shared_ptr<const query::Snapshot>> snapshots_;
-  std::shared_ptr<arrow::internal::ThreadPool> source_pool_;
 };
 
 }  // namespace
