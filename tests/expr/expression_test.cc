@@ -334,6 +334,24 @@ TEST(Expressions, IntervalsShiftDatesAndTimestamps) {
   EXPECT_THAT(unit.status().message(), HasSubstr("unknown INTERVAL unit"));
 }
 
+// Found by the SQL differential test: COALESCE (and CASE, GREATEST, ...) over a date and
+// timestamps of other units takes the finest timestamp; zoned and unzoned still do not mix.
+TEST(Expressions, DatesAndTimestampsOfOtherUnitsHaveACommonType) {
+  const auto batch = Times();
+  EXPECT_EQ(Select("coalesce(ts, TIMESTAMP '2000-01-01 00:00:00.5') = "
+                   "TIMESTAMP '2000-01-01 00:00:00.5'",
+                   batch),
+            (Truth{false, false, false, true}));
+  EXPECT_EQ(Select("coalesce(day, ts) = TIMESTAMP '1970-01-02 00:00:00'", batch),
+            (Truth{false, true, false, false}));
+  EXPECT_EQ(
+      Select("greatest(day + INTERVAL '1' DAY, ts) >= TIMESTAMP '2024-03-01 00:00:00'", batch),
+      (Truth{false, false, true, false}));
+  auto zoned = Filter::Parse("coalesce(ts, tz) > ts", batch->schema());
+  ASSERT_FALSE(zoned.ok());
+  EXPECT_THAT(zoned.status().message(), HasSubstr("no common type"));
+}
+
 TEST(Expressions, DatePartAndDateTrunc) {
   const auto batch = Times();
   EXPECT_EQ(Select("extract(year FROM ts) = 2024", batch), (Truth{false, false, true, false}));

@@ -149,6 +149,61 @@ TEST_F(SqlSessionTest, AnOverwriteThatDropsTheIndexedColumnLeavesNoIndexToDrop) 
   EXPECT_EQ(CodeOf(created.status()), SqlCode::kKeyColumnMissing);
 }
 
+// A column is renamed the same way (an overwrite with the new name): the index on the old name
+// goes with it, and a new index takes the new name.
+TEST_F(SqlSessionTest, AnOverwriteThatRenamesTheIndexedColumnLeavesNoIndexToDrop) {
+  auto all = dataset_->ScanToTable({}).ValueOrDie();
+  const int price = all->schema()->GetFieldIndex("price");
+  auto renamed =
+      all->SetColumn(price, all->schema()->field(price)->WithName("cost"), all->column(price))
+          .ValueOrDie();
+  ASSERT_OK(dataset_->Overwrite(std::make_shared<arrow::TableBatchReader>(renamed)).status());
+  Session session = MakeSession();
+  ASSERT_OK_AND_ASSIGN(auto shown, session.ExecuteAll("SHOW INDEX FROM db.emb"));
+  EXPECT_EQ(shown.rows->num_rows(), 0);
+  auto dropped = session.ExecuteAll("DROP INDEX Price_Idx ON db.emb");
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_EQ(CodeOf(dropped.status()), SqlCode::kCantDropKey);
+  ASSERT_OK(session.ExecuteAll("DROP INDEX IF EXISTS price_idx ON db.emb").status());
+  ASSERT_OK(session.ExecuteAll("CREATE INDEX price_idx ON db.emb (COST) USING BTREE").status());
+  ASSERT_OK_AND_ASSIGN(auto again, session.ExecuteAll("SHOW INDEX FROM db.emb"));
+  ASSERT_EQ(again.rows->num_rows(), 1);
+  EXPECT_EQ(again.rows->GetColumnByName("Column_name")->GetScalar(0).ValueOrDie()->ToString(),
+            "cost");
+}
+
+// SHOW VERSIONS: one row per version, oldest first, with what each commit did and the rows
+// and fragments it left; CreatedAt never decreases and Error is NULL for readable manifests.
+TEST_F(SqlSessionTest, ShowVersionsListsEveryCommit) {
+  Session session = MakeSession();
+  ASSERT_OK(session.ExecuteAll("DELETE FROM db.emb WHERE id < 10").status());
+  ASSERT_OK_AND_ASSIGN(auto shown, session.ExecuteAll("SHOW VERSIONS FROM db.emb"));
+  auto rows = shown.rows->CombineChunksToBatch().ValueOrDie();
+  ASSERT_EQ(rows->schema()->ToString(),
+            arrow::schema(
+                {arrow::field("Version", arrow::uint64()),
+                 arrow::field("CreatedAt", arrow::timestamp(arrow::TimeUnit::MICRO, "UTC")),
+                 arrow::field("Operation", arrow::utf8()), arrow::field("Rows", arrow::uint64()),
+                 arrow::field("Fragments", arrow::uint64()), arrow::field("Error", arrow::utf8())})
+                ->ToString());
+  // create, two index builds (SetUp), the delete.
+  ASSERT_EQ(rows->num_rows(), 4);
+  const auto cell = [&](const char* column, int64_t row) {
+    return rows->GetColumnByName(column)->GetScalar(row).ValueOrDie()->ToString();
+  };
+  EXPECT_EQ(cell("Operation", 0), "create");
+  EXPECT_EQ(cell("Operation", 3), "delete");
+  for (int64_t row = 0; row < 4; ++row) {
+    EXPECT_EQ(cell("Version", row), std::to_string(row + 1));
+    EXPECT_EQ(cell("Rows", row), row < 3 ? "3000" : "2990");
+    EXPECT_EQ(cell("Fragments", row), "1");
+    EXPECT_TRUE(rows->GetColumnByName("Error")->IsNull(row));
+    if (row > 0) {
+      EXPECT_LE(cell("CreatedAt", row - 1), cell("CreatedAt", row));
+    }
+  }
+}
+
 TEST(SqlLimits, AStatementOverTheSizeLimitIsRejected) {
   std::string huge = "SELECT 1 AS x WHERE 'x' = '" + std::string(10 << 20, 'a') + "'";
   auto parsed = ParseScript(huge);
@@ -170,6 +225,25 @@ TEST(SqlLimits, DeepNestingIsAnErrorNotACrash) {
   ASSERT_FALSE(nested.ok());
   EXPECT_EQ(CodeOf(nested.status()), SqlCode::kTooComplex);
   EXPECT_NE(nested.status().message().find("64 levels"), std::string::npos);
+}
+
+// The nesting limit is per statement: a script of many statements, each with joins (and
+// subqueries with joins), parses however long it is.
+TEST(SqlLimits, JoinsOfEarlierStatementsDoNotCountTowardsTheNestingLimit) {
+  std::string script;
+  for (int i = 0; i < 100; ++i) {
+    script +=
+        "SELECT a.x FROM a JOIN b ON a.x = b.x JOIN (SELECT c.x FROM c JOIN d ON c.x = d.x) "
+        "AS e ON a.x = e.x;\n";
+  }
+  auto parsed = ParseScript(script);
+  ASSERT_OK(parsed.status());
+  EXPECT_EQ(parsed->size(), 100u);
+  std::string joins = "SELECT a.x FROM a";
+  for (int i = 0; i < 70; ++i) joins += " JOIN b" + std::to_string(i) + " ON a.x = 1";
+  auto too_many = ParseScript(joins);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(CodeOf(too_many.status()), SqlCode::kTooComplex);
 }
 
 TEST(SqlLexer, TheDialectOfStatements) {

@@ -791,6 +791,16 @@ arrow::Result<std::shared_ptr<arrow::DataType>> CommonValueType(const TypeList& 
       common = arrow::large_utf8();
       continue;
     }
+    // A date meeting a timestamp, or timestamps of two units: the timestamp of the finer unit
+    // (both cast to it implicitly; a time zone must agree).
+    if (FamilyOf(*common) == TypeFamily::kTemporal && FamilyOf(*next) == TypeFamily::kTemporal &&
+        (common->id() == arrow::Type::TIMESTAMP || next->id() == arrow::Type::TIMESTAMP)) {
+      auto timestamp = ComparisonType(common, next);
+      if (timestamp.ok()) {
+        common = *timestamp;
+        continue;
+      }
+    }
     return Mismatch(common->ToString(), " and ", next->ToString(), " have no common type");
   }
   if (!common) return arrow::null();

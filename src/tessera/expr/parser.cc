@@ -725,7 +725,7 @@ arrow::Result<std::unique_ptr<SyntaxNode>> ParseSqlExpression(std::string_view t
                                                               const std::vector<Token>& tokens,
                                                               size_t* at) {
   Parser parser(SourceText(text, SourceText::Style::kStatement), tokens, /*sql=*/true, *at);
-  ARROW_ASSIGN_OR_RAISE(auto node, parser.RunExpression());
+  auto node = parser.RunExpression();
   *at = parser.at();
   return node;
 }

@@ -47,7 +47,8 @@ arrow::Result<std::unique_ptr<SyntaxNode>> ParseSyntax(std::string_view text);
 // LexOptions::sql) from tokens[*at], leaving *at at the first token after it. The SQL dialect
 // adds `qualifier.column` names, `count(*)` and `f(DISTINCT x)` (syntax.h), and reserves the
 // words that end an expression in a statement (FROM, WHERE, GROUP, AS, ...; IsSqlReserved) as
-// column names unless quoted. Errors point at line and column of `text`.
+// column names unless quoted. Errors point at line and column of `text`; *at is then the token
+// the parser stopped at.
 arrow::Result<std::unique_ptr<SyntaxNode>> ParseSqlExpression(std::string_view text,
                                                               const std::vector<Token>& tokens,
                                                               size_t* at);

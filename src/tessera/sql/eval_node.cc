@@ -66,6 +66,13 @@ class EvalNode : public arrow::acero::MapNode {
                      " evaluated to ", value->type()->ToString(), ", not its type ",
                      output.expression->type()->ToString());
       }
+      if (output.hashed && arrow::is_floating(value->type()->id())) {
+        // -0.0 + 0.0 is 0.0 (IEEE 754, rounding to nearest); every other value, NaN and null
+        // included, is kept.
+        ARROW_ASSIGN_OR_RAISE(auto zero, arrow::MakeScalar(value->type(), 0.0));
+        ARROW_ASSIGN_OR_RAISE(auto sum, arrow::compute::Add(*value, zero));
+        value = sum.make_array();
+      }
       values.push_back(std::move(value));
     }
     arrow::compute::ExecBatch out(std::move(values), record->num_rows());

@@ -25,6 +25,10 @@ namespace tessera::sql {
 struct EvalOutput {
   std::string name;
   expr::NodePtr expression;
+  // A group key, a DISTINCT column or a count(DISTINCT) argument: Acero hashes floats by their
+  // bits, so -0.0 would be a value apart from 0.0; SQL holds them equal. Floating-point
+  // values are then written with -0.0 as 0.0.
+  bool hashed = false;
 };
 
 class EvalNodeOptions : public arrow::acero::ExecNodeOptions {

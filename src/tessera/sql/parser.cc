@@ -164,7 +164,17 @@ class StatementParser {
     return value;
   }
   arrow::Result<SyntaxPtr> ParseExpression() {
-    return expr::ParseSqlExpression(text_, tokens_, &at_);
+    auto parsed = expr::ParseSqlExpression(text_, tokens_, &at_);
+    // `x IN (SELECT ...)`, `(SELECT max(x) ...)`: a subquery where a value is expected.
+    if (!parsed.ok() && at_ > 0 && at_ < tokens_.size() && IsKeyword(tokens_[at_], "SELECT") &&
+        tokens_[at_ - 1].kind == TokenKind::kLeftParen) {
+      return WithCode(
+          expr::FilterError(ErrorKind::kUnsupported, Source(), tokens_[at_].position,
+                            "subqueries in expressions are not supported yet; join the subquery "
+                            "in FROM instead (FROM t JOIN (SELECT ...) AS s ON ...)"),
+          SqlCode::kNotSupportedYet);
+    }
+    return parsed;
   }
   // IF NOT EXISTS / IF EXISTS
   arrow::Result<bool> ParseIf(bool not_exists) {
@@ -474,6 +484,9 @@ class StatementParser {
   }
 
   arrow::Result<std::unique_ptr<TableRef>> ParseFrom() {
+    // Each join nests the tree one level deeper (the planner recurses into it) until the FROM
+    // ends: the depth is restored there, however many joins it had.
+    const int depth_at_from = depth_;
     ARROW_ASSIGN_OR_RAISE(auto left, ParseTablePrimary());
     while (true) {
       TableRef::JoinType type;
@@ -496,6 +509,7 @@ class StatementParser {
                         expr::ErrorPrefix(Source(), position),
                         "comma joins are not supported; write JOIN ... ON");
       } else {
+        depth_ = depth_at_from;
         return left;
       }
       RETURN_NOT_OK(EnterQuery());

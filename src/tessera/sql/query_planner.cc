@@ -272,9 +272,25 @@ class Planner {
                       " or ", columns_[found[1]].qualifier, ".", node.name);
     }
     if (found.empty()) {
+      // The nearest names, suggested as they must be written: qualified where two sources
+      // have the name.
       std::vector<std::string> names;
       for (const auto& column : columns_) names.push_back(column.name);
-      const std::string hint = expr::DidYouMean(expr::ClosestNames(node.name, names));
+      std::vector<std::string> suggestions;
+      for (const auto& near : expr::ClosestNames(node.name, names)) {
+        std::vector<std::string> spellings;
+        for (const auto& column : columns_) {
+          if (column.name != near) continue;
+          spellings.push_back(column.qualifier.empty() ? column.name
+                                                       : column.qualifier + "." + column.name);
+        }
+        if (spellings.size() == 1) spellings = {near};
+        for (auto& spelling : spellings) {
+          if (std::find(suggestions.begin(), suggestions.end(), spelling) == suggestions.end())
+            suggestions.push_back(std::move(spelling));
+        }
+      }
+      const std::string hint = expr::DidYouMean(suggestions);
       return SqlError(SqlCode::kUnknownColumn, ErrorKind::kInvalidArgument, At(node.position),
                       "Unknown column '", spelled, "' in '", clause, "'",
                       hint.empty() ? "" : "; " + hint);
@@ -298,6 +314,9 @@ class Planner {
       }
       ARROW_ASSIGN_OR_RAISE(int index, Lookup(node, clause));
       return MakeColumnReference(columns_[index].field, node.position);
+    }
+    if (node.kind == SyntaxKind::kCall && !IsKnownFunctionName(node.name)) {
+      return UnknownFunctionError(node, context_);
     }
     auto copy = CloneSyntax(node);
     copy->children.clear();
@@ -388,9 +407,9 @@ class Planner {
 
   arrow::Status ResolveWhere() {
     if (statement_.where == nullptr) return arrow::Status::OK();
-    if (ContainsAggregate(*statement_.where)) {
+    if (const SyntaxNode* aggregate = FindAggregate(*statement_.where)) {
       return SqlError(SqlCode::kInvalidGroupFunction, ErrorKind::kInvalidArgument,
-                      At(statement_.where->position),
+                      At(aggregate->position),
                       "Invalid use of group function in WHERE; filter aggregates with HAVING");
     }
     std::vector<const SyntaxNode*> terms;
@@ -417,9 +436,9 @@ class Planner {
     if (ref.kind != TableRef::Kind::kJoin) return arrow::Status::OK();
     RETURN_NOT_OK(ResolveJoinConditions(*ref.left));
     RETURN_NOT_OK(ResolveJoinConditions(*ref.right));
-    if (ContainsAggregate(*ref.condition)) {
+    if (const SyntaxNode* aggregate = FindAggregate(*ref.condition)) {
       return SqlError(SqlCode::kInvalidGroupFunction, ErrorKind::kInvalidArgument,
-                      At(ref.condition->position), "Invalid use of group function in ON");
+                      At(aggregate->position), "Invalid use of group function in ON");
     }
     std::vector<const SyntaxNode*> terms;
     SplitConjuncts(*ref.condition, &terms);
@@ -609,22 +628,23 @@ class Planner {
                                                  SyntaxPtr* having) {
     std::vector<EvalOutput> pre;
     for (size_t i = 0; i < resolved_group_by_.size(); ++i) {
-      const SyntaxNode* written = statement_.group_by[i].get();
       SyntaxPtr resolved = std::move(resolved_group_by_[i]);
-      if (ContainsAggregate(*resolved)) {
+      if (const SyntaxNode* aggregate = FindAggregate(*resolved)) {
         return SqlError(SqlCode::kInvalidGroupFunction, ErrorKind::kInvalidArgument,
-                        At(written->position), "Can't group on an aggregate");
+                        At(aggregate->position), "Can't group on an aggregate");
       }
       const std::string key = SyntaxKey(*resolved);
       if (std::any_of(group_keys_.begin(), group_keys_.end(),
                       [&](const auto& existing) { return existing.first == key; })) {
         continue;
       }
-      const std::string field = resolved->kind == SyntaxKind::kColumn
-                                    ? resolved->name
-                                    : "__key" + std::to_string(group_keys_.size());
       ARROW_ASSIGN_OR_RAISE(auto bound, expr::BindValue(*resolved, schema, context_.source()));
-      pre.push_back({field, std::move(bound)});
+      // A column is its own key, unless it is floating-point (-0.0 becomes 0.0 first).
+      const bool as_is =
+          resolved->kind == SyntaxKind::kColumn && !arrow::is_floating(bound->type()->id());
+      const std::string field =
+          as_is ? resolved->name : "__key" + std::to_string(group_keys_.size());
+      pre.push_back({field, std::move(bound), /*hashed=*/true});
       group_keys_.emplace_back(key, field);
     }
     for (auto& output : outputs_) RETURN_NOT_OK(ExtractAggregates(&output.expression, false));
@@ -632,7 +652,7 @@ class Planner {
     for (const auto& call : aggregates_) {
       if (call.argument == nullptr) continue;
       ARROW_ASSIGN_OR_RAISE(auto bound, expr::BindValue(*call.argument, schema, context_.source()));
-      pre.push_back({call.argument_field, std::move(bound)});
+      pre.push_back({call.argument_field, std::move(bound), /*hashed=*/call.distinct});
     }
     ARROW_ASSIGN_OR_RAISE(auto where, BindPredicate(CombinedResidual(), schema));
     ac::Declaration evaluated = ac::Declaration::Sequence(
@@ -687,7 +707,7 @@ class Planner {
     for (size_t i = 0; i < outputs_.size(); ++i) {
       ARROW_ASSIGN_OR_RAISE(auto bound,
                             expr::BindValue(*outputs_[i].expression, schema, context_.source()));
-      outputs.push_back({OutputField(i), std::move(bound)});
+      outputs.push_back({OutputField(i), std::move(bound), /*hashed=*/statement_.distinct});
     }
     ARROW_ASSIGN_OR_RAISE(auto bound_predicate, BindPredicate(std::move(predicate), schema));
     return ac::Declaration::Sequence(
