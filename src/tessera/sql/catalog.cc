@@ -195,7 +195,11 @@ arrow::Result<bool> Catalog::DropTable(const ObjectName& name, std::string_view 
                                        bool if_exists) const {
   auto location = ResolveTable(name, current_database);
   if (!location.ok()) {
-    if (if_exists && CodeOf(location.status()) == SqlCode::kUnknownTable) return false;
+    // As in MySQL, IF EXISTS also covers a table of a database that does not exist.
+    const SqlCode code = CodeOf(location.status());
+    if (if_exists && (code == SqlCode::kUnknownTable || code == SqlCode::kUnknownDatabase)) {
+      return false;
+    }
     return location.status();
   }
   std::error_code error;

@@ -54,9 +54,9 @@ arrow::Result<uint64_t> VersionAsOf(const ExecutionContext& context, const Table
     }
   }
   if (!found) {
-    return SqlError(SqlCode::kWrongArguments, ErrorKind::kNotFound,
-                    context.At(time_travel.position), "table '", location.Qualified(),
-                    "' has no version as of ", *time_travel.timestamp,
+    return SqlError(SqlCode::kNotFound, ErrorKind::kNotFound, context.At(time_travel.position),
+                    "table '", location.Qualified(), "' has no version as of ",
+                    *time_travel.timestamp,
                     " (UTC): its first version is newer; SHOW VERSIONS FROM ", location.Qualified(),
                     " lists them");
   }
@@ -78,10 +78,9 @@ arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const Objec
   auto snapshot = query::Snapshot::Open(location->uri, version);
   if (!snapshot.ok()) {
     if (version && KindOf(snapshot.status()) == ErrorKind::kNotFound) {
-      return SqlError(SqlCode::kWrongArguments, ErrorKind::kNotFound,
-                      context.At(time_travel.position), "table '", location->Qualified(),
-                      "' has no version ", *version, "; SHOW VERSIONS FROM ", location->Qualified(),
-                      " lists them");
+      return SqlError(SqlCode::kNotFound, ErrorKind::kNotFound, context.At(time_travel.position),
+                      "table '", location->Qualified(), "' has no version ", *version,
+                      "; SHOW VERSIONS FROM ", location->Qualified(), " lists them");
     }
     return snapshot.status();
   }

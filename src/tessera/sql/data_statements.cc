@@ -2,14 +2,19 @@
 #include <arrow/acero/exec_plan.h>
 #include <arrow/compute/cast.h>
 
+#include <algorithm>
+
 #include "tessera/dataset/dataset.h"
 #include "tessera/expr/binder.h"
+#include "tessera/expr/diagnostics.h"
 #include "tessera/expr/parser.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/sql/errors.h"
 #include "tessera/sql/execution.h"
+#include "tessera/sql/names.h"
 #include "tessera/sql/query_planner.h"
+#include "tessera/sql/syntax_tools.h"
 
 namespace tessera::sql {
 
@@ -78,25 +83,52 @@ class CountingRows : public arrow::RecordBatchReader {
 };
 
 // The WHERE of a DELETE as filter text, bound here so that errors point into the statement.
+// Column names match the table's case-insensitively (as in SELECT) and are rewritten to the
+// schema's spelling, which the filter language matches exactly.
 arrow::Result<std::string> DeleteFilter(const DeleteStatement& statement,
                                         const arrow::Schema& schema,
                                         const ExecutionContext& context) {
   if (statement.where == nullptr) return std::string("true");
-  std::vector<const expr::SyntaxNode*> stack = {statement.where.get()};
+  auto where = CloneSyntax(*statement.where);
+  std::vector<expr::SyntaxNode*> stack = {where.get()};
   while (!stack.empty()) {
-    const expr::SyntaxNode* node = stack.back();
+    expr::SyntaxNode* node = stack.back();
     stack.pop_back();
-    if (node->kind == expr::SyntaxNode::Kind::kColumn && !node->qualifier.empty()) {
-      return SqlError(SqlCode::kNotSupportedYet, ErrorKind::kInvalidArgument,
+    if (node->kind == expr::SyntaxNode::Kind::kColumn) {
+      if (!node->qualifier.empty()) {
+        return SqlError(SqlCode::kNotSupportedYet, ErrorKind::kInvalidArgument,
+                        context.At(node->position),
+                        "DELETE's WHERE names the table's columns unqualified: write ", node->name,
+                        ", not ", node->qualifier, ".", node->name);
+      }
+      if (schema.GetFieldIndex(node->name) < 0) {
+        const auto& fields = schema.fields();
+        auto folded = std::find_if(fields.begin(), fields.end(), [&](const auto& field) {
+          return SameName(field->name(), node->name);
+        });
+        if (folded == fields.end()) {
+          const std::string hint =
+              expr::DidYouMean(expr::ClosestNames(node->name, schema.field_names()));
+          return SqlError(SqlCode::kUnknownColumn, ErrorKind::kInvalidArgument,
+                          context.At(node->position), "Unknown column '", node->name,
+                          "' in 'where clause'", hint.empty() ? "" : "; " + hint);
+        }
+        node->name = (*folded)->name();
+      }
+    }
+    if (IsAggregateCall(*node)) {
+      return SqlError(SqlCode::kInvalidGroupFunction, ErrorKind::kInvalidArgument,
                       context.At(node->position),
-                      "DELETE's WHERE names the table's columns unqualified: write ", node->name,
-                      ", not ", node->qualifier, ".", node->name);
+                      "Invalid use of group function in DELETE's WHERE");
+    }
+    if (node->kind == expr::SyntaxNode::Kind::kCall && !IsKnownFunctionName(node->name)) {
+      return UnknownFunctionError(*node, context);
     }
     for (const auto& child : node->children) stack.push_back(child.get());
   }
   ARROW_ASSIGN_OR_RAISE(
-      auto bound, expr::Bind(*statement.where, std::make_shared<arrow::Schema>(schema.fields()),
-                             context.source()));
+      auto bound,
+      expr::Bind(*where, std::make_shared<arrow::Schema>(schema.fields()), context.source()));
   return bound->ToString();
 }
 

@@ -36,6 +36,9 @@ struct PinnedTable {
 arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const ObjectName& name,
                                     const TimeTravel& time_travel = {});
 
+// syntax_tools.cc: 1305 for `call`, a function no one defines, suggesting the nearest names.
+arrow::Status UnknownFunctionError(const expr::SyntaxNode& call, const ExecutionContext& context);
+
 // catalog_statements.cc
 arrow::Result<StatementResult> ExecuteShowDatabases(ExecutionContext& context);
 arrow::Result<StatementResult> ExecuteShowTables(const ShowTablesStatement& statement,

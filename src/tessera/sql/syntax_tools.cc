@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tessera/expr/diagnostics.h"
+#include "tessera/expr/functions.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/execution.h"
 #include "tessera/sql/names.h"
 #include "tessera/status.h"
 
@@ -58,10 +62,49 @@ bool IsAggregateName(std::string_view name) {
   return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
 }
 
-bool ContainsAggregate(const expr::SyntaxNode& node) {
-  if (IsAggregateCall(node)) return true;
-  return std::any_of(node.children.begin(), node.children.end(),
-                     [](const auto& child) { return ContainsAggregate(*child); });
+namespace {
+
+const expr::SyntaxNode* FindFirst(const expr::SyntaxNode& node,
+                                  bool (*wanted)(const expr::SyntaxNode&)) {
+  if (wanted(node)) return &node;
+  for (const auto& child : node.children) {
+    if (const auto* found = FindFirst(*child, wanted)) return found;
+  }
+  return nullptr;
+}
+
+bool IsUnknownCall(const expr::SyntaxNode& node) {
+  return node.kind == expr::SyntaxNode::Kind::kCall && !IsKnownFunctionName(node.name);
+}
+
+}  // namespace
+
+bool IsKnownFunctionName(std::string_view name) {
+  // array_has_any / array_has_all are predicates the binder knows without a FunctionSpec.
+  return IsAggregateName(name) || name == "array_has_any" || name == "array_has_all" ||
+         expr::FindFunction(name) != nullptr;
+}
+
+std::vector<std::string> KnownFunctionNames() {
+  std::vector<std::string> names = expr::FunctionNames();
+  for (const char* name : {"count", "sum", "min", "max", "avg", "array_has_any", "array_has_all"})
+    names.emplace_back(name);
+  return names;
+}
+
+const expr::SyntaxNode* FindAggregate(const expr::SyntaxNode& node) {
+  return FindFirst(node, [](const expr::SyntaxNode& n) { return IsAggregateCall(n); });
+}
+
+const expr::SyntaxNode* FindUnknownFunction(const expr::SyntaxNode& node) {
+  return FindFirst(node, IsUnknownCall);
+}
+
+arrow::Status UnknownFunctionError(const expr::SyntaxNode& call, const ExecutionContext& context) {
+  const std::string hint = expr::DidYouMean(expr::ClosestNames(call.name, KnownFunctionNames()));
+  return SqlError(SqlCode::kUnknownFunction, ErrorKind::kNotFound, context.At(call.position),
+                  "FUNCTION ", call.name, " does not exist",
+                  hint.empty() ? "; docs/sql.md lists the functions" : "; " + hint);
 }
 
 std::unique_ptr<expr::SyntaxNode> MakeColumnReference(std::string field, int position) {

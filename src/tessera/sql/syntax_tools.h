@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tessera/expr/syntax.h"
 
@@ -22,8 +23,17 @@ bool IsAggregateName(std::string_view name);
 inline bool IsAggregateCall(const expr::SyntaxNode& node) {
   return node.kind == expr::SyntaxNode::Kind::kCall && IsAggregateName(node.name);
 }
-// Whether the tree holds an aggregate call anywhere.
-bool ContainsAggregate(const expr::SyntaxNode& node);
+// The first aggregate call of the tree (pre-order), or null.
+const expr::SyntaxNode* FindAggregate(const expr::SyntaxNode& node);
+inline bool ContainsAggregate(const expr::SyntaxNode& node) {
+  return FindAggregate(node) != nullptr;
+}
+// Whether the expression language (expr/functions.h) or SQL's aggregates define `name`.
+bool IsKnownFunctionName(std::string_view name);
+// The first call (pre-order) of a function no one defines, or null.
+const expr::SyntaxNode* FindUnknownFunction(const expr::SyntaxNode& node);
+// The names IsKnownFunctionName accepts, for suggestions.
+std::vector<std::string> KnownFunctionNames();
 
 // A column reference to `field` at `position`.
 std::unique_ptr<expr::SyntaxNode> MakeColumnReference(std::string field, int position);

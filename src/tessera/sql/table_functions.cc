@@ -182,9 +182,8 @@ arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContex
   ARROW_ASSIGN_OR_RAISE(auto path, StringArgument(*arguments.at("path"), "path", context));
   auto reader = dataset::OpenFilesAsReader(
       {path}, parquet ? dataset::InputFormat::kParquet : dataset::InputFormat::kArrowFile);
-  if (!reader.ok()) {
-    return SqlError(SqlCode::kWrongArguments, KindOf(reader.status()), context.At(call.position),
-                    call.function, ": ", reader.status().message());
+  if (!reader.ok()) {  // a missing file is 7008, an unreadable one 7002, ... (its kind's code)
+    return Prefixed(reader.status(), context.At(call.position) + call.function + ": ");
   }
   FunctionRows rows;
   rows.reader = std::move(*reader);
