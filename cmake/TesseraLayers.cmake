@@ -1,6 +1,6 @@
 # The engine's layers, one static library each, in dependency order (docs/development.md):
 #
-#   sql → query → index → dataset → expr → format → io → util
+#   server → sql → query → index → dataset → expr → format → io → util
 #
 # Layer <L> is the target tessera_<L>, built from every .cc under src/tessera/<L>/ (globbed, so
 # new files need no CMake edit; util also owns src/tessera/status.{h,cc}). It links the layer
@@ -15,7 +15,7 @@
 # bench, fuzz targets, examples) link the convenience target `tessera`, which sees src/: every
 # header.
 
-set(TESSERA_LAYERS util io format expr dataset index query sql)
+set(TESSERA_LAYERS util io format expr dataset index query sql server)
 set(TESSERA_LAYER_STAGE ${CMAKE_BINARY_DIR}/layers)
 
 # Every directory under src/tessera is a layer: code in a folder no layer names would be built

@@ -3,9 +3,11 @@
 # Debian packages (gcc; clang with the libFuzzer runtime, libclang-rt-14-dev, for the fuzz build
 # of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, ICU and the Snowball stemmers for
 # full-text analysis, WordNet whose glosses are the English corpus of the full-text tests,
-# GoogleTest, Google Benchmark) and a venv inside the repo (.venv) with a pinned pyarrow whose
-# bundled C++ headers and shared libraries are the Arrow/Parquet that CMake builds against, a
-# pinned duckdb for the differential test and a pinned tantivy for the full-text benchmark.
+# GoogleTest, Google Benchmark; standalone Asio and OpenSSL for the MySQL-protocol server, the
+# mariadb client its tests connect with) and a venv inside the repo (.venv) with a pinned
+# pyarrow whose bundled C++ headers and shared libraries are the Arrow/Parquet that CMake builds against, a
+# pinned duckdb for the differential test, a pinned tantivy for the full-text benchmark and a
+# pinned PyMySQL, a client of the server's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,8 @@ NUMPY_VERSION=2.3.5
 DUCKDB_VERSION=2.0.1
 # tantivy (its Python package) is the full-text peer of bench/fts.
 TANTIVY_VERSION=0.27.0
+# PyMySQL is a client of the server's end-to-end test (tests/server/).
+PYMYSQL_VERSION=1.1.1
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -22,6 +26,7 @@ apt_packages=(
   libprotobuf-dev protobuf-compiler
   libroaring-dev libopenblas-serial-dev libcli11-dev
   libicu-dev libstemmer-dev wordnet-base libedit-dev
+  libasio-dev libssl-dev mariadb-client
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format python3 python3-venv
 )
@@ -40,7 +45,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv

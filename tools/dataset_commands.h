@@ -7,6 +7,7 @@
 //                       commit-segments|list|entries|describe (docs/indexes.md)
 //   search_command.cc   search (nearest neighbours; text_search_command.cc: --text, --hybrid)
 //   sql_command.cc      sql (statements over a catalog of datasets, docs/sql.md)
+//   serve_command.cc    serve (the catalog over the MySQL protocol, docs/server.md)
 #pragma once
 
 #include "command.h"
@@ -20,6 +21,7 @@ void AddCompactCommand(CommandSet& commands);
 void AddIndexCommands(CommandSet& commands);
 void AddSearchCommand(CommandSet& commands);
 void AddSqlCommand(CommandSet& commands);
+void AddServeCommand(CommandSet& commands);
 
 inline void AddDatasetCommands(CommandSet& commands) {
   AddWriteCommands(commands);
@@ -29,6 +31,7 @@ inline void AddDatasetCommands(CommandSet& commands) {
   AddIndexCommands(commands);
   AddSearchCommand(commands);
   AddSqlCommand(commands);
+  AddServeCommand(commands);
 }
 
 }  // namespace tessera::cli

@@ -34,6 +34,14 @@ std::string_view SqlStateOf(SqlCode code) {
       return "70100";
     case SqlCode::kTooComplex:
       return "54000";
+    case SqlCode::kTooManyConnections:
+      return "08004";
+    case SqlCode::kBadHandshake:
+    case SqlCode::kUnknownCommand:
+    case SqlCode::kPacketTooLarge:
+      return "08S01";
+    case SqlCode::kAccessDenied:
+      return "28000";
     default:
       return "HY000";
   }

@@ -1,4 +1,4 @@
-#include "value_text.h"
+#include "tessera/util/value_text.h"
 
 #include <arrow/array.h>
 #include <arrow/extension_type.h>
@@ -11,7 +11,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace tessera::cli {
+namespace tessera::util {
 namespace {
 
 // Lists longer than this show only their first kListHead elements in the display rendering.
@@ -587,4 +587,4 @@ bool IsNumeric(const arrow::DataType& type) {
   return arrow::is_integer(id) || arrow::is_floating(id) || arrow::is_decimal(id);
 }
 
-}  // namespace tessera::cli
+}  // namespace tessera::util

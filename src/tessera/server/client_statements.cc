@@ -1,0 +1,294 @@
+#include "tessera/server/client_statements.h"
+
+#include <arrow/builder.h>
+#include <arrow/compute/api_vector.h>
+#include <arrow/datum.h>
+#include <arrow/table.h>
+
+#include <cctype>
+#include <map>
+#include <variant>
+#include <vector>
+
+#include "tessera/expr/filter.h"
+#include "tessera/server/protocol.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/names.h"
+
+namespace tessera::server {
+
+namespace {
+
+using Value = std::variant<int64_t, std::string>;
+
+// The session variables clients ask for, with the only values they have here.
+std::map<std::string, Value> Variables(const ClientContext& context) {
+  const std::string charset = "utf8mb4";
+  const std::string collation = "utf8mb4_0900_ai_ci";
+  return {
+      {"auto_increment_increment", int64_t{1}},
+      {"autocommit", int64_t{1}},
+      {"character_set_client", charset},
+      {"character_set_connection", charset},
+      {"character_set_database", charset},
+      {"character_set_results", charset},
+      {"character_set_server", charset},
+      {"character_set_system", std::string("utf8mb3")},
+      {"collation_connection", collation},
+      {"collation_database", collation},
+      {"collation_server", collation},
+      {"init_connect", std::string()},
+      {"interactive_timeout", int64_t{context.idle_timeout_seconds}},
+      {"lower_case_table_names", int64_t{2}},  // names compare without case, keep their case
+      {"max_allowed_packet", static_cast<int64_t>(context.max_allowed_packet)},
+      {"net_buffer_length", int64_t{16384}},
+      {"net_write_timeout", int64_t{60}},
+      {"performance_schema", int64_t{0}},
+      {"query_cache_size", int64_t{0}},
+      {"query_cache_type", std::string("OFF")},
+      {"sql_mode", std::string("ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES")},
+      {"system_time_zone", std::string("UTC")},
+      {"time_zone", std::string("+00:00")},
+      {"transaction_isolation", std::string("REPEATABLE-READ")},
+      {"transaction_read_only", int64_t{0}},
+      {"tx_isolation", std::string("REPEATABLE-READ")},
+      {"tx_read_only", int64_t{0}},
+      {"version", std::string(kServerVersion)},
+      {"version_comment", std::string("tessera")},
+      {"version_compile_os", std::string("Linux")},
+      {"wait_timeout", int64_t{context.idle_timeout_seconds}},
+  };
+}
+
+std::string Trimmed(std::string_view text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin &&
+         (std::isspace(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == ';')) {
+    --end;
+  }
+  return std::string(text.substr(begin, end - begin));
+}
+
+// Splits at top-level commas (not inside quotes or parentheses).
+std::vector<std::string> SplitItems(const std::string& text) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"' || c == '`') {
+      quote = c;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      items.push_back(Trimmed(current));
+      current.clear();
+      continue;
+    }
+    current.push_back(c);
+  }
+  items.push_back(Trimmed(current));
+  return items;
+}
+
+bool StartsWithWord(const std::string& lower, std::string_view word) {
+  return lower.compare(0, word.size(), word) == 0 &&
+         (lower.size() == word.size() ||
+          !std::isalnum(static_cast<unsigned char>(lower[word.size()])));
+}
+
+std::shared_ptr<arrow::Table> OneRow(const std::vector<std::string>& names,
+                                     const std::vector<std::optional<Value>>& values) {
+  arrow::FieldVector fields;
+  arrow::ArrayVector arrays;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::shared_ptr<arrow::Array> array;
+    if (values[i] && std::holds_alternative<int64_t>(*values[i])) {
+      arrow::Int64Builder builder;
+      (void)builder.Append(std::get<int64_t>(*values[i]));
+      (void)builder.Finish(&array);
+      fields.push_back(arrow::field(names[i], arrow::int64()));
+    } else {
+      arrow::StringBuilder builder;
+      if (values[i]) {
+        (void)builder.Append(std::get<std::string>(*values[i]));
+      } else {
+        (void)builder.AppendNull();
+      }
+      (void)builder.Finish(&array);
+      fields.push_back(arrow::field(names[i], arrow::utf8()));
+    }
+    arrays.push_back(std::move(array));
+  }
+  return arrow::Table::Make(arrow::schema(fields), arrays, 1);
+}
+
+// `item` of a SELECT list: its value, nullopt-in-optional for NULL; an outer nullopt when the
+// item is none the server answers.
+std::optional<arrow::Result<std::optional<Value>>> ItemValue(const std::string& item,
+                                                             const ClientContext& context) {
+  const std::string lower = sql::AsciiLower(item);
+  if (lower.rfind("@@", 0) == 0) {
+    std::string name = lower.substr(2);
+    for (const char* scope : {"session.", "global.", "local."}) {
+      if (name.rfind(scope, 0) == 0) name = name.substr(std::string(scope).size());
+    }
+    const auto variables = Variables(context);
+    auto it = variables.find(name);
+    if (it == variables.end()) {
+      return arrow::Result<std::optional<Value>>(
+          sql::SqlError(sql::SqlCode::kUnknownSystemVariable, ErrorKind::kNotFound,
+                        "Unknown system variable '", name, "'"));
+    }
+    return arrow::Result<std::optional<Value>>(std::optional<Value>(it->second));
+  }
+  std::string compact;
+  for (char c : lower) {
+    if (!std::isspace(static_cast<unsigned char>(c))) compact.push_back(c);
+  }
+  using Answer = arrow::Result<std::optional<Value>>;
+  if (compact == "database()" || compact == "schema()") {
+    if (context.database.empty()) return Answer(std::optional<Value>());
+    return Answer(std::optional<Value>(context.database));
+  }
+  if (compact == "version()") return Answer(std::optional<Value>(std::string(kServerVersion)));
+  if (compact == "connection_id()") {
+    return Answer(std::optional<Value>(int64_t{context.connection_id}));
+  }
+  if (compact == "user()" || compact == "current_user()" || compact == "current_user") {
+    return Answer(std::optional<Value>(context.user));
+  }
+  if (compact == "1") return Answer(std::optional<Value>(int64_t{1}));
+  return std::nullopt;
+}
+
+// "expr AS alias" / "expr alias" → (expr, alias); no alias: the expression as written.
+std::pair<std::string, std::string> SplitAlias(const std::string& item) {
+  const std::string lower = sql::AsciiLower(item);
+  const size_t as = lower.rfind(" as ");
+  if (as != std::string::npos) {
+    std::string alias = Trimmed(item.substr(as + 4));
+    if (alias.size() >= 2 &&
+        (alias.front() == '`' || alias.front() == '\'' || alias.front() == '"') &&
+        alias.back() == alias.front()) {
+      alias = alias.substr(1, alias.size() - 2);
+    }
+    return {Trimmed(item.substr(0, as)), alias};
+  }
+  return {item, item};
+}
+
+std::optional<arrow::Result<sql::StatementResult>> AnswerSelect(const std::string& text,
+                                                                const ClientContext& context) {
+  std::string list = Trimmed(text.substr(6));
+  const std::string lower = sql::AsciiLower(list);
+  // A trailing LIMIT n changes nothing of one row (LIMIT 0 aside).
+  bool empty = false;
+  const size_t limit = lower.rfind(" limit ");
+  if (limit != std::string::npos) {
+    const std::string count = Trimmed(lower.substr(limit + 7));
+    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    empty = count.find_first_not_of('0') == std::string::npos;
+    list = Trimmed(list.substr(0, limit));
+  }
+  if (sql::AsciiLower(list).find(" from ") != std::string::npos) return std::nullopt;
+  std::vector<std::string> names;
+  std::vector<std::optional<Value>> values;
+  for (const auto& item : SplitItems(list)) {
+    auto [expression, alias] = SplitAlias(item);
+    auto value = ItemValue(expression, context);
+    if (!value) return std::nullopt;
+    if (!value->ok()) return arrow::Result<sql::StatementResult>(value->status());
+    names.push_back(alias);
+    values.push_back(**value);
+  }
+  sql::StatementResult result;
+  result.rows = OneRow(names, values);
+  if (empty) result.rows = result.rows->Slice(0, 0);
+  return arrow::Result<sql::StatementResult>(std::move(result));
+}
+
+arrow::Result<sql::StatementResult> AnswerShowVariables(const std::string& rest,
+                                                        const ClientContext& context) {
+  arrow::StringBuilder names, values;
+  for (const auto& [name, value] : Variables(context)) {
+    RETURN_NOT_OK(names.Append(name));
+    RETURN_NOT_OK(values.Append(std::holds_alternative<int64_t>(value)
+                                    ? std::to_string(std::get<int64_t>(value))
+                                    : std::get<std::string>(value)));
+  }
+  std::shared_ptr<arrow::Array> name_array, value_array;
+  RETURN_NOT_OK(names.Finish(&name_array));
+  RETURN_NOT_OK(values.Finish(&value_array));
+  auto schema = arrow::schema(
+      {arrow::field("Variable_name", arrow::utf8()), arrow::field("Value", arrow::utf8())});
+  auto batch = arrow::RecordBatch::Make(schema, name_array->length(), {name_array, value_array});
+  // LIKE 'pattern' (without case, as MySQL's) or WHERE condition: the filter language's.
+  const std::string lower = sql::AsciiLower(rest);
+  std::string condition;
+  if (StartsWithWord(lower, "like")) {
+    condition = "Variable_name ILIKE " + Trimmed(rest.substr(4));
+  } else if (StartsWithWord(lower, "where")) {
+    condition = Trimmed(rest.substr(5));
+  } else if (!rest.empty()) {
+    return sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
+                         "syntax error: expected LIKE or WHERE after SHOW VARIABLES, found '", rest,
+                         "'");
+  }
+  if (!condition.empty()) {
+    auto filter = expr::Filter::Parse(condition, schema);
+    if (!filter.ok()) return sql::WithCode(filter.status(), sql::SqlCode::kParseError);
+    ARROW_ASSIGN_OR_RAISE(auto keep, (*filter)->Select(*batch));
+    ARROW_ASSIGN_OR_RAISE(auto kept,
+                          arrow::compute::Filter(arrow::Datum(batch), arrow::Datum(keep)));
+    batch = kept.record_batch();
+  }
+  sql::StatementResult result;
+  ARROW_ASSIGN_OR_RAISE(result.rows, arrow::Table::FromRecordBatches({batch}));
+  return result;
+}
+
+}  // namespace
+
+std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
+    std::string_view statement, const ClientContext& context) {
+  const std::string text = Trimmed(statement);
+  const std::string lower = sql::AsciiLower(text);
+  using Answer = arrow::Result<sql::StatementResult>;
+  if (StartsWithWord(lower, "set")) return Answer(sql::StatementResult{});
+  for (const char* word : {"begin", "start transaction", "commit", "rollback"}) {
+    if (lower == word || lower == std::string(word) + " work") {
+      return Answer(sql::StatementResult{});
+    }
+  }
+  if (lower == "show warnings" || lower == "show errors") {
+    arrow::StringBuilder level, message;
+    arrow::Int64Builder code;
+    std::shared_ptr<arrow::Array> a, b, c;
+    (void)level.Finish(&a);
+    (void)code.Finish(&b);
+    (void)message.Finish(&c);
+    sql::StatementResult result;
+    result.rows = arrow::Table::Make(
+        arrow::schema({arrow::field("Level", arrow::utf8()), arrow::field("Code", arrow::int64()),
+                       arrow::field("Message", arrow::utf8())}),
+        {a, b, c}, 0);
+    return Answer(std::move(result));
+  }
+  for (const char* prefix : {"show variables", "show session variables", "show global variables"}) {
+    if (StartsWithWord(lower, prefix)) {
+      return AnswerShowVariables(Trimmed(text.substr(std::string(prefix).size())), context);
+    }
+  }
+  if (StartsWithWord(lower, "select")) return AnswerSelect(text, context);
+  return std::nullopt;
+}
+
+}  // namespace tessera::server

@@ -1,0 +1,40 @@
+// The statements MySQL clients and drivers send on their own — on connect, around
+// transactions, to learn the server — answered by the server itself rather than the SQL layer
+// (docs/server.md, "Client statements"):
+//
+//   SET ...                               accepted; session variables are fixed (below)
+//   BEGIN, START TRANSACTION, COMMIT, ROLLBACK
+//                                         accepted: every statement commits on its own
+//   SELECT @@[session.|global.]var [AS a], DATABASE(), SCHEMA(), VERSION(), CONNECTION_ID(),
+//          USER(), CURRENT_USER() ... [LIMIT n]
+//   SHOW [SESSION|GLOBAL] VARIABLES [LIKE 'pattern' | WHERE condition]
+//   SHOW WARNINGS, SHOW ERRORS            (none are kept: empty)
+//
+// An unknown @@variable is MySQL's error 1193. Anything else is not a client statement.
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tessera/sql/session.h"
+
+namespace tessera::server {
+
+struct ClientContext {
+  std::string database;  // empty: none
+  std::string user;      // user@host as CURRENT_USER() shows it
+  uint32_t connection_id = 0;
+  uint64_t max_allowed_packet = 0;
+  uint32_t idle_timeout_seconds = 0;
+};
+
+// The answer to `statement` (one statement, without its ';'), or nullopt when it is no client
+// statement.
+std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
+    std::string_view statement, const ClientContext& context);
+
+}  // namespace tessera::server

@@ -1,0 +1,24 @@
+// The server's configuration file (docs/server.md, "Configuration"): `key = value` lines,
+// `#` comments, blank lines. Every key is validated at startup; an unknown key or a bad value
+// is an InvalidArgument naming the file, the line and the accepted keys or range.
+//
+//   listen = 127.0.0.1:9030        max_connections = 151        statement_threads = 4
+//   handshake_timeout = 10         idle_timeout = 28800         (seconds)
+//   max_allowed_packet = 67108864  catalog_name = tessera
+#pragma once
+
+#include <arrow/status.h>
+
+#include <string>
+#include <string_view>
+
+#include "tessera/server/server.h"
+
+namespace tessera::server {
+
+arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options);
+
+// "HOST:PORT" (an IPv6 host in brackets: "[::1]:9030") into options->host and port.
+arrow::Status ApplyListen(std::string_view listen, ServerOptions* options);
+
+}  // namespace tessera::server

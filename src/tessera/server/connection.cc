@@ -1,0 +1,394 @@
+#include "tessera/server/connection.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdio>
+
+#include "tessera/query/snapshot.h"
+#include "tessera/server/auth.h"
+#include "tessera/server/client_statements.h"
+#include "tessera/server/protocol.h"
+#include "tessera/server/result_set.h"
+#include "tessera/server/wire.h"
+#include "tessera/sql/errors.h"
+#include "tessera/sql/names.h"
+#include "tessera/sql/parser.h"
+
+namespace tessera::server {
+
+namespace {
+
+using asio::awaitable;
+using asio::use_awaitable;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kMaxPacketPayload = 0xFFFFFF;
+
+// The statement's first word, upper case, for the log ("SELECT", "CREATE", ...): never its
+// text, which may hold vectors or secrets.
+std::string KindOf(std::string_view text) {
+  size_t begin = 0;
+  while (begin < text.size() && !std::isalpha(static_cast<unsigned char>(text[begin]))) ++begin;
+  size_t end = begin;
+  while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
+  return sql::AsciiUpper(text.substr(begin, std::min<size_t>(end - begin, 16)));
+}
+
+// A name a client sent, safe for one log line: printable ASCII but space kept, every other
+// byte as \xNN (a user name of a malformed handshake may hold anything, newlines included).
+std::string LogSafe(std::string_view text) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (unsigned char c : text.substr(0, 64)) {
+    if (c > 0x20 && c < 0x7F && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
+      out += escaped;
+    }
+  }
+  return out;
+}
+
+void Log(uint32_t connection, const std::string& user, std::string_view event,
+         std::string_view detail) {
+  const std::string safe_user = LogSafe(user);
+  std::fprintf(stderr, "tessera serve: connection=%u user=%s %.*s %.*s\n", connection,
+               safe_user.c_str(), static_cast<int>(event.size()), event.data(),
+               static_cast<int>(detail.size()), detail.data());
+}
+
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, Server::State& state, uint32_t id)
+    : socket_(std::move(socket)),
+      timer_(socket_.get_executor()),
+      state_(state),
+      id_(id),
+      session_(state.catalog) {
+  asio::error_code error;
+  auto endpoint = socket_.remote_endpoint(error);
+  peer_ = error ? std::string("unknown") : endpoint.address().to_string();
+}
+
+void Connection::SetDeadline(uint32_t seconds) {
+  deadline_ = Clock::now() + std::chrono::seconds(seconds);
+}
+
+void Connection::CloseSocket() {
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  timer_.cancel();
+}
+
+void Connection::RequestClose() {
+  close_requested_ = true;
+  if (!executing_) CloseSocket();
+}
+
+awaitable<void> Connection::Watchdog() {
+  auto self = shared_from_this();
+  while (socket_.is_open()) {
+    timer_.expires_at(deadline_);
+    asio::error_code error;
+    co_await timer_.async_wait(asio::redirect_error(use_awaitable, error));
+    if (!socket_.is_open()) break;
+    if (!executing_ && Clock::now() >= deadline_) {
+      Log(id_, user_, "closed", "reason=timeout");
+      CloseSocket();
+    }
+  }
+}
+
+awaitable<void> Connection::Run() {
+  auto self = shared_from_this();
+  SetDeadline(state_.options.handshake_timeout_seconds);
+  asio::co_spawn(socket_.get_executor(), Watchdog(), asio::detached);
+  try {
+    if (co_await Handshake()) {
+      while (!close_requested_ && co_await Command()) {
+      }
+    }
+  } catch (const std::exception&) {
+    // A socket error (the peer left, the deadline closed it) ends the connection.
+  }
+  CloseSocket();
+}
+
+awaitable<std::optional<std::string>> Connection::ReadPayload() {
+  std::string payload;
+  while (true) {
+    // A std::array: GCC 12 cannot keep a plain array in a coroutine frame.
+    std::array<uint8_t, 4> header{};
+    co_await asio::async_read(socket_, asio::buffer(header), use_awaitable);
+    const size_t length = header[0] | (header[1] << 8) | (header[2] << 16);
+    sequence_ = static_cast<uint8_t>(header[3] + 1);
+    if (payload.size() + length > state_.options.max_allowed_packet) {
+      const arrow::Status too_large =
+          sql::SqlError(sql::SqlCode::kPacketTooLarge, ErrorKind::kResourceExhausted,
+                        "Got a packet bigger than 'max_allowed_packet' bytes (",
+                        state_.options.max_allowed_packet, ")");
+      co_await SendError(too_large);
+      co_return std::nullopt;
+    }
+    const size_t at = payload.size();
+    payload.resize(at + length);
+    if (length > 0) {
+      co_await asio::async_read(socket_, asio::buffer(payload.data() + at, length), use_awaitable);
+    }
+    if (length < kMaxPacketPayload) co_return payload;
+  }
+}
+
+awaitable<void> Connection::Send(const std::vector<std::string>& payloads) {
+  std::string bytes;
+  for (const auto& payload : payloads) {
+    size_t at = 0;
+    // A payload of a multiple of 16 MiB - 1 ends with an empty packet.
+    while (true) {
+      const size_t length = std::min(payload.size() - at, kMaxPacketPayload);
+      PayloadWriter header;
+      header.U24(static_cast<uint32_t>(length)).U8(sequence_++);
+      bytes += header.payload();
+      bytes.append(payload, at, length);
+      at += length;
+      if (length < kMaxPacketPayload) break;
+    }
+  }
+  co_await asio::async_write(socket_, asio::buffer(bytes), use_awaitable);
+}
+
+std::string Connection::ErrorOf(const arrow::Status& status) const {
+  const sql::SqlCode code = sql::CodeOf(status);
+  return ErrorPayload(static_cast<int>(code), sql::SqlStateOf(code), status.message());
+}
+
+awaitable<void> Connection::SendOne(const std::string& payload) {
+  std::vector<std::string> payloads;  // not = {payload}: GCC 12 rejects that in a coroutine
+  payloads.push_back(payload);
+  co_await Send(payloads);
+}
+
+awaitable<void> Connection::SendError(const arrow::Status& status) {
+  const std::string payload = ErrorOf(status);
+  co_await SendOne(payload);
+}
+
+awaitable<bool> Connection::Handshake() {
+  nonce_ = MakeNonce();
+  sequence_ = 0;
+  const std::string greeting = HandshakePayload(id_, nonce_);
+  co_await SendOne(greeting);
+  auto payload = co_await ReadPayload();
+  if (!payload) co_return false;
+  auto response = ParseHandshakeResponse(*payload);
+  if (!response) {
+    const arrow::Status bad =
+        sql::SqlError(sql::SqlCode::kBadHandshake, ErrorKind::kInvalidArgument, "Bad handshake");
+    co_await SendError(bad);
+    co_return false;
+  }
+  capabilities_ = response->capabilities & kServerCapabilities;
+  if (!co_await Authenticate(response->user, response->plugin, response->auth_response)) {
+    co_return false;
+  }
+  if (!response->database.empty()) {
+    auto used = session_.ExecuteAll("USE `" + response->database + "`");
+    if (!used.ok()) {
+      const arrow::Status failed = used.status();
+      co_await SendError(failed);
+      co_return false;
+    }
+  }
+  const std::string ok = OkPayload(OkInfo{});
+  co_await SendOne(ok);
+  Log(id_, user_, "connected", "from=" + peer_);
+  co_return true;
+}
+
+awaitable<bool> Connection::Authenticate(const std::string& user, const std::string& requested,
+                                         const std::string& first_response) {
+  std::string plugin = requested;
+  std::string response = first_response;
+  auto stored = state_.users->Find(user);
+  // An unknown user is checked against digests no password has, so that the answer and its
+  // time do not tell an unknown user from a wrong password.
+  const PasswordDigests digests = stored ? *stored : DigestPassword(MakeNonce());
+  if (plugin.empty()) plugin = kNativePassword;
+  // A plugin the server does not speak is switched to mysql_native_password; a client that
+  // sent no proof with its plugin (libmariadb does so when the handshake named another plugin)
+  // is asked again with the same one. Either way the client then answers with a proof.
+  const bool known = plugin == kNativePassword || plugin == kCachingSha2Password;
+  if (!known || (response.empty() && !digests.native.empty())) {
+    if (!known) plugin = kNativePassword;
+    const std::string switch_request = AuthSwitchPayload(plugin, nonce_);
+    co_await SendOne(switch_request);
+    auto answer = co_await ReadPayload();
+    if (!answer) co_return false;
+    response = *answer;
+    // Clients end the proof with the NUL the nonce was sent with.
+    if (response.size() == 1 && response[0] == '\0') response.clear();
+  }
+  bool verified = false;
+  if (plugin == kCachingSha2Password) {
+    verified = VerifyCachingSha2Password(digests, nonce_, response);
+    // fast_auth_success, then the OK.
+    const std::string fast_auth_success("\x01\x03", 2);
+    if (verified && stored) co_await SendOne(fast_auth_success);
+  } else {
+    verified = VerifyNativePassword(digests, nonce_, response);
+  }
+  if (verified && stored) {
+    user_ = user;
+    co_return true;
+  }
+  Log(id_, user, "denied", "from=" + peer_);
+  const arrow::Status denied = sql::SqlError(
+      sql::SqlCode::kAccessDenied, ErrorKind::kInvalidArgument, "Access denied for user '", user,
+      "'@'", peer_, "' (using password: ", response.empty() ? "NO" : "YES", ")");
+  co_await SendError(denied);
+  co_return false;
+}
+
+awaitable<bool> Connection::Command() {
+  SetDeadline(state_.options.idle_timeout_seconds);
+  auto payload = co_await ReadPayload();
+  if (!payload || payload->empty()) co_return false;
+  const uint8_t command = static_cast<uint8_t>((*payload)[0]);
+  const std::string body = payload->substr(1);
+  switch (command) {
+    case kComQuit:
+      co_return false;
+    case kComPing:
+    case kComResetConnection: {
+      const std::string ok = OkPayload(OkInfo{});
+      co_await SendOne(ok);
+      co_return true;
+    }
+    case kComStatistics: {
+      const auto uptime =
+          std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - state_.started);
+      const std::string statistics =
+          Concat("Uptime: ", uptime.count(), "  Threads: ", state_.connections.size(),
+                 "  Questions: ", state_.questions.load(),
+                 "  Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0");
+      co_await SendOne(statistics);
+      co_return true;
+    }
+    case kComInitDb:
+    case kComQuery:
+    case kComFieldList: {
+      ++state_.questions;
+      const std::string text = command == kComInitDb ? "USE `" + body + "`" : body;
+      const auto started = Clock::now();
+      executing_ = true;
+      auto self = shared_from_this();
+      std::vector<std::string> answer =
+          co_await asio::co_spawn(state_.statements, Answer(command, text), use_awaitable);
+      executing_ = false;
+      const bool failed = !answer.empty() && !answer.back().empty() &&
+                          static_cast<uint8_t>(answer.back()[0]) == 0xFF;
+      co_await Send(answer);
+      const auto micros =
+          std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
+      Log(id_, user_, "statement",
+          Concat("kind=", command == kComFieldList ? std::string("FIELD_LIST") : KindOf(text),
+                 " duration_ms=", micros / 1000.0, " outcome=", failed ? "error" : "ok"));
+      co_return true;
+    }
+    default:
+      const arrow::Status unknown =
+          sql::SqlError(sql::SqlCode::kUnknownCommand, ErrorKind::kUnsupported, "Unknown command ",
+                        static_cast<int>(command), " (prepared statements are not served yet)");
+      co_await SendError(unknown);
+      co_return true;
+  }
+}
+
+void Connection::AppendResult(const sql::StatementResult& result, bool more,
+                              std::vector<std::string>* out) {
+  const uint16_t status = kStatusAutocommit | (more ? kStatusMoreResults : 0);
+  const bool deprecate_eof = (capabilities_ & kClientDeprecateEof) != 0;
+  if (result.rows == nullptr) {
+    OkInfo ok;
+    ok.affected_rows = result.affected_rows;
+    ok.status = status;
+    ok.info = result.info;
+    if (result.version && !result.info_only) {
+      ok.info += (ok.info.empty() ? "" : "; ") + Concat("version ", *result.version);
+    }
+    out->push_back(OkPayload(ok));
+    return;
+  }
+  const auto& schema = *result.rows->schema();
+  PayloadWriter count;
+  count.LengthEncoded(schema.num_fields());
+  out->push_back(count.Take());
+  for (auto& column : ColumnDefinitionPayloads(schema, session_.current_database(), "")) {
+    out->push_back(std::move(column));
+  }
+  if (!deprecate_eof) out->push_back(EofPayload(status));
+  arrow::TableBatchReader reader(*result.rows);
+  std::shared_ptr<arrow::RecordBatch> batch;
+  while (reader.ReadNext(&batch).ok() && batch != nullptr) AppendTextRows(*batch, out);
+  out->push_back(deprecate_eof ? EndOfRowsOkPayload(status) : EofPayload(status));
+}
+
+awaitable<std::vector<std::string>> Connection::Answer(uint8_t command, const std::string& text) {
+  co_return command == kComFieldList ? AnswerFieldList(text) : AnswerQuery(text);
+}
+
+std::vector<std::string> Connection::AnswerQuery(const std::string& text) {
+  std::vector<std::string> out;
+  ClientContext context{session_.current_database(), user_ + "@" + peer_, id_,
+                        state_.options.max_allowed_packet, state_.options.idle_timeout_seconds};
+  if (auto answer = AnswerClientStatement(text, context)) {
+    if (!answer->ok()) return {ErrorOf(answer->status())};
+    AppendResult(**answer, false, &out);
+    return out;
+  }
+  auto statements = sql::ParseScript(text);
+  if (!statements.ok()) return {ErrorOf(statements.status())};
+  if (statements->empty()) {
+    return {ErrorOf(
+        sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument, "Query was empty"))};
+  }
+  if (statements->size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
+    return {
+        ErrorOf(sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
+                              "the query holds ", statements->size(),
+                              " statements, but this connection did not enable multi-statements "
+                              "(CLIENT_MULTI_STATEMENTS); send one statement at a time"))};
+  }
+  for (size_t i = 0; i < statements->size(); ++i) {
+    auto result = session_.Execute((*statements)[i], text);
+    if (!result.ok()) {
+      out.push_back(ErrorOf(result.status()));
+      return out;
+    }
+    AppendResult(*result, i + 1 < statements->size(), &out);
+  }
+  return out;
+}
+
+std::vector<std::string> Connection::AnswerFieldList(const std::string& payload) {
+  PayloadReader in(payload);
+  auto table = in.NulTerminated();
+  if (!table) table = in.Rest();
+  sql::ObjectName name;
+  name.parts = {std::string(*table)};
+  auto location = state_.catalog.ResolveTable(name, session_.current_database());
+  if (!location.ok()) return {ErrorOf(location.status())};
+  auto snapshot = query::Snapshot::Open(location->uri);
+  if (!snapshot.ok()) return {ErrorOf(snapshot.status())};
+  std::vector<std::string> out =
+      ColumnDefinitionPayloads(*(*snapshot)->schema(), location->database, location->table);
+  out.push_back((capabilities_ & kClientDeprecateEof) ? EndOfRowsOkPayload(kStatusAutocommit)
+                                                      : EofPayload(kStatusAutocommit));
+  return out;
+}
+
+}  // namespace tessera::server

@@ -1,0 +1,79 @@
+// One client connection: the protocol-10 handshake, authentication (auth.h), then commands
+// until COM_QUIT, a closed socket, a deadline or the server's shutdown (docs/server.md).
+//
+// Packets are read with their 4-byte headers (3-byte length, sequence id); a logical packet of
+// 16 MiB - 1 bytes or more continues in the next, and all of one must stay within
+// max_allowed_packet. The server answers each command with sequence ids following the
+// command's. A statement runs on the statement pool; the connection's coroutine waits for its
+// payloads and sends them, so the network thread never blocks.
+#pragma once
+
+#include <asio.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+// Coroutines here take their arguments by reference to the caller's named locals and never
+// co_await an expression holding temporaries with destructors: GCC 12 destroys such
+// temporaries wrongly in coroutine frames (a double free was seen).
+
+#include "tessera/server/server_state.h"
+#include "tessera/sql/session.h"
+
+namespace tessera::server {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, Server::State& state, uint32_t id);
+
+  asio::awaitable<void> Run();
+  // Closes the connection when it is waiting for a command; otherwise after the command's
+  // answer is sent.
+  void RequestClose();
+
+ private:
+  asio::awaitable<bool> Handshake();
+  asio::awaitable<bool> Authenticate(const std::string& user, const std::string& plugin,
+                                     const std::string& response);
+  // One command; false when the connection is to end.
+  asio::awaitable<bool> Command();
+  asio::awaitable<void> Watchdog();
+
+  // The next logical packet's payload; nullopt when the peer closed, the deadline passed or
+  // the packet is over max_allowed_packet (then an ERR was sent).
+  asio::awaitable<std::optional<std::string>> ReadPayload();
+  asio::awaitable<void> Send(const std::vector<std::string>& payloads);
+  asio::awaitable<void> SendOne(const std::string& payload);
+  asio::awaitable<void> SendError(const arrow::Status& status);
+
+  // Runs on the statement pool: the answer's payloads.
+  asio::awaitable<std::vector<std::string>> Answer(uint8_t command, const std::string& text);
+  // Every payload of the answer to COM_QUERY `text`.
+  std::vector<std::string> AnswerQuery(const std::string& text);
+  std::vector<std::string> AnswerFieldList(const std::string& payload);
+  void AppendResult(const sql::StatementResult& result, bool more, std::vector<std::string>* out);
+  std::string ErrorOf(const arrow::Status& status) const;
+
+  void SetDeadline(uint32_t seconds);
+  void CloseSocket();
+
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer timer_;
+  std::chrono::steady_clock::time_point deadline_;
+  Server::State& state_;
+  const uint32_t id_;
+  std::string peer_;
+  std::string user_;
+  std::string nonce_;
+  uint32_t capabilities_ = 0;
+  uint8_t sequence_ = 0;
+  bool executing_ = false;
+  bool close_requested_ = false;
+  sql::Session session_;
+};
+
+}  // namespace tessera::server

@@ -1,0 +1,55 @@
+// `tessera serve`: the MySQL-protocol server over a catalog (docs/server.md).
+//
+// One thread runs the network (Asio, one coroutine per connection: handshake, authentication,
+// the command loop, an idle / handshake deadline watched by a timer); statements run on a pool
+// of statement threads, so a long statement never stalls other connections. Each connection
+// has its own sql::Session (its current database); statements commit on their own.
+//
+// Limits: at most max_connections connections (the next one is told MySQL's 1040 and closed),
+// packets up to max_allowed_packet (1153, then closed), a handshake deadline and an idle
+// deadline (the connection is closed). SIGTERM / SIGINT, or Stop(): no new connections, idle
+// ones are closed, running statements finish and their results are sent, then Run() returns.
+#pragma once
+
+#include <arrow/result.h>
+#include <arrow/status.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tessera::server {
+
+struct ServerOptions {
+  std::string catalog_root;
+  std::string catalog_name = "tessera";
+  std::string host = "127.0.0.1";
+  uint16_t port = 9030;  // 0: any free port (port() says which)
+  uint32_t max_connections = 151;
+  uint32_t handshake_timeout_seconds = 10;
+  uint32_t idle_timeout_seconds = 28800;
+  uint64_t max_allowed_packet = 64ull << 20;
+  uint32_t statement_threads = 4;
+  bool handle_signals = true;  // SIGTERM / SIGINT stop the server
+};
+
+class Server {
+ public:
+  // Opens the catalog and its users (user_store.h) and binds the listening socket.
+  static arrow::Result<std::unique_ptr<Server>> Start(ServerOptions options);
+  ~Server();
+
+  uint16_t port() const;
+  // Serves until Stop() or a signal; then waits for running statements.
+  arrow::Status Run();
+  // Thread-safe; Run() returns once connections are done.
+  void Stop();
+
+  struct State;
+
+ private:
+  explicit Server(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tessera::server

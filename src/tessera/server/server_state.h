@@ -1,0 +1,43 @@
+// What the server's connections share (server.cc owns it; connection.cc uses it). Everything
+// here is touched only from the network thread, except the statement pool and the counters.
+#pragma once
+
+#include <asio.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <set>
+
+#include "tessera/server/server.h"
+#include "tessera/server/user_store.h"
+#include "tessera/sql/catalog.h"
+
+namespace tessera::server {
+
+class Connection;
+
+struct Server::State {
+  State(ServerOptions options, sql::Catalog catalog, std::unique_ptr<UserStore> users)
+      : options(std::move(options)),
+        catalog(std::move(catalog)),
+        users(std::move(users)),
+        statements(this->options.statement_threads),
+        acceptor(network),
+        signals(network) {}
+
+  ServerOptions options;
+  sql::Catalog catalog;
+  std::unique_ptr<UserStore> users;
+  asio::io_context network;
+  asio::thread_pool statements;
+  asio::ip::tcp::acceptor acceptor;
+  asio::signal_set signals;
+  std::set<std::shared_ptr<Connection>> connections;
+  bool stopping = false;
+  uint32_t next_connection_id = 1;
+  std::atomic<uint64_t> questions{0};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+};
+
+}  // namespace tessera::server

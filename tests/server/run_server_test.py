@@ -1,0 +1,341 @@
+"""End-to-end tests of `tessera serve` with real clients (ctest server.clients).
+
+Starts the server on a free loopback port over a fresh catalog (the root password from
+TESSERA_ROOT_PASSWORD at the first start), then:
+- the mariadb command-line client: mysql_native_password and caching_sha2_password logins, a
+  wrong password and an unknown user (the same 1045 message), DDL, INSERT, SELECT, SHOW INDEX,
+  table functions, EXPLAIN, errors with their codes, USE / -D, multi-statements;
+- PyMySQL: types of result columns, parameters, errors as exceptions with MySQL codes, the
+  statements it sends itself (SET AUTOCOMMIT, COMMIT);
+- bad input on raw sockets: garbage instead of a handshake response, a packet over
+  max_allowed_packet, a client that sends nothing (handshake deadline), an idle client (idle
+  deadline), one connection over max_connections (1040) — and the server keeps serving;
+- SIGTERM: the server exits 0, and its log never shows the password.
+Every wait is bounded; the server is killed if the test fails.
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+import pymysql
+
+PASSWORD = "s3cret-Pass"
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+class Server:
+    def __init__(self, cli, catalog, config):
+        env = dict(os.environ, TESSERA_ROOT_PASSWORD=PASSWORD)
+        self.log_path = os.path.join(os.path.dirname(catalog), "server.log")
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [cli, "serve", "--catalog", catalog, "--listen", "127.0.0.1:0", "--config", config],
+            stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
+        line = self.process.stdout.readline()
+        if not line.startswith("listening on "):
+            raise SystemExit(f"the server did not start: {line!r}")
+        self.port = int(line.strip().rsplit(":", 1)[1])
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return None
+
+    def log_text(self):
+        self.log.flush()
+        with open(self.log_path, encoding="utf-8") as f:  # the log is ASCII (names escaped)
+            return f.read()
+
+
+def mariadb(port, sql, *extra, password=PASSWORD, user="root"):
+    command = ["mariadb", "-h", "127.0.0.1", "-P", str(port), "-u", user, f"-p{password}",
+               "--batch", *extra, "-e", sql]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+
+def test_mariadb(port, data):
+    done = mariadb(port, f"""
+        CREATE DATABASE shop;
+        CREATE TABLE shop.items AS SELECT * FROM read_parquet('{data}');
+        CREATE INDEX price_idx ON shop.items (price) USING BTREE;
+        SELECT count(*) AS n FROM shop.items;""")
+    check(done.returncode == 0 and done.stdout.split() == ["n", "100"],
+          f"mariadb DDL + count: {done.stdout!r} {done.stderr!r}")
+    done = mariadb(port, "SELECT id, category FROM items WHERE price < 3 ORDER BY id", "-D", "shop")
+    check(done.returncode == 0 and done.stdout.splitlines()[0] == "id\tcategory"
+          and len(done.stdout.splitlines()) == 3, f"mariadb -D select: {done.stdout!r} {done.stderr!r}")
+    done = mariadb(port, "SHOW INDEX FROM shop.items", "--vertical")
+    check("Key_name: price_idx" in done.stdout and "Index_type: BTREE" in done.stdout,
+          f"SHOW INDEX: {done.stdout!r}")
+    done = mariadb(port, "SELECT IndexName, Rows FROM tessera_index_entries(\"table\" = \"shop.items\")")
+    check(done.stdout.split() == ["IndexName", "Rows", "price_idx", "100"], f"entries: {done.stdout!r}")
+    done = mariadb(port, "EXPLAIN SELECT id FROM shop.items WHERE price < 3")
+    check("BTREE index 'price_idx'" in done.stdout, f"EXPLAIN: {done.stdout!r}")
+    # caching_sha2_password (fast path) and an unknown plugin (switched to native).
+    for plugin in ("caching_sha2_password", "client_ed25519"):
+        done = mariadb(port, "SELECT CURRENT_USER() AS u", f"--default-auth={plugin}")
+        check(done.returncode == 0 and "root@127.0.0.1" in done.stdout,
+              f"login with {plugin}: {done.stdout!r} {done.stderr!r}")
+    # A wrong password and an unknown user read the same.
+    wrong = mariadb(port, "SELECT 1", password="nope")
+    unknown = mariadb(port, "SELECT 1", user="mallory")
+    check(wrong.returncode == 1 and "ERROR 1045 (28000): Access denied for user 'root'@'127.0.0.1' "
+          "(using password: YES)" in wrong.stderr, f"wrong password: {wrong.stderr!r}")
+    check("ERROR 1045 (28000): Access denied for user 'mallory'@'127.0.0.1' (using password: YES)"
+          in unknown.stderr, f"unknown user: {unknown.stderr!r}")
+    for sql, code in (("SELECT * FROM shop.nosuch", "1146 (42S02)"),
+                      ("SELECT pricee FROM shop.items", "1054 (42S22)"),
+                      ("SELEC 1", "1064 (42000)"),
+                      ("CREATE INDEX price_idx ON shop.items (id) USING BTREE", "1061 (42000)"),
+                      ("SELECT @@no_such_variable", "1193 (HY000)"),
+                      ("USE nodb", "1049 (42000)")):
+        done = mariadb(port, sql)
+        check(done.returncode == 1 and f"ERROR {code}" in done.stderr, f"{sql}: {done.stderr!r}")
+    # Several statements in one query (the client enables multi-statements with -e).
+    done = mariadb(port, "SELECT 1 AS a; SELECT 2 AS b; SHOW DATABASES")
+    check(done.stdout.split() == ["a", "1", "b", "2", "Database", "shop"], f"multi: {done.stdout!r}")
+
+
+def test_pymysql(port):
+    connection = pymysql.connect(host="127.0.0.1", port=port, user="root", password=PASSWORD,
+                                 database="shop", connect_timeout=10, read_timeout=60)
+    cursor = connection.cursor()
+    cursor.execute("SELECT id, category, price, price > 50 AS big FROM items WHERE id < %s "
+                   "ORDER BY id", (3,))
+    rows = cursor.fetchall()
+    check(len(rows) == 3 and rows[0][0] == 0 and isinstance(rows[0][2], float),
+          f"pymysql rows: {rows!r}")
+    check([d[1] for d in cursor.description] == [8, 253, 5, 1],
+          f"column types: {cursor.description!r}")
+    cursor.execute("INSERT INTO items SELECT id + 1000, category, price FROM items WHERE id < 5")
+    check(cursor.rowcount == 5, f"INSERT rowcount {cursor.rowcount}")
+    connection.commit()
+    cursor.execute("SELECT count(*) FROM items")
+    check(cursor.fetchone() == (105,), "count after INSERT")
+    try:
+        cursor.execute("SELECT nope FROM items")
+        check(False, "pymysql: no error for an unknown column")
+    except pymysql.err.OperationalError as error:
+        check(error.args[0] == 1054, f"pymysql error: {error.args!r}")
+    except pymysql.err.ProgrammingError as error:
+        check(error.args[0] == 1054, f"pymysql error: {error.args!r}")
+    cursor.execute("SELECT DATABASE(), @@autocommit")
+    check(cursor.fetchone() == ("shop", 1), "DATABASE() / @@autocommit")
+    connection.ping()
+    connection.select_db("shop")
+    connection.close()
+
+
+def packet(payload, sequence):
+    return struct.pack("<I", len(payload))[:3] + bytes([sequence]) + payload
+
+
+def read_packet(sock):
+    header = b""
+    while len(header) < 4:
+        chunk = sock.recv(4 - len(header))
+        if not chunk:
+            return None
+        header += chunk
+    length = int.from_bytes(header[:3], "little")
+    body = b""
+    while len(body) < length:
+        chunk = sock.recv(length - len(body))
+        if not chunk:
+            return None
+        body += chunk
+    return body
+
+
+def closed_within(sock, seconds):
+    sock.settimeout(seconds)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except (socket.timeout, TimeoutError):
+        return False
+    except ConnectionError:
+        return True
+
+
+def test_bad_input(port):
+    # Garbage instead of a handshake response: 1043, closed.
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        check(read_packet(sock)[0] == 10, "protocol-10 greeting")
+        sock.sendall(packet(b"\x01\x02garbage", 1))
+        reply = read_packet(sock)
+        check(reply is not None and reply[0] == 0xFF and reply[1:3] == struct.pack("<H", 1043),
+              f"garbage handshake: {reply!r}")
+        check(closed_within(sock, 5), "closed after a bad handshake")
+    # A packet header claiming more than max_allowed_packet: 1153, closed.
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        read_packet(sock)
+        sock.sendall(b"\xff\xff\xff\x01")
+        reply = read_packet(sock)
+        check(reply is not None and reply[1:3] == struct.pack("<H", 1153), f"too large: {reply!r}")
+    # Silence after the greeting: closed at the handshake deadline (2 s in the config).
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        read_packet(sock)
+        start = time.monotonic()
+        check(closed_within(sock, 8) and time.monotonic() - start < 8, "handshake deadline")
+    # One connection over max_connections (4 in the config): 1040.
+    held = [pymysql.connect(host="127.0.0.1", port=port, user="root", password=PASSWORD)
+            for _ in range(4)]
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        reply = read_packet(sock)
+        check(reply is not None and reply[0] == 0xFF and reply[1:3] == struct.pack("<H", 1040),
+              f"too many connections: {reply!r}")
+    for connection in held:
+        connection.close()
+    time.sleep(0.5)
+    # An idle client is closed at the idle deadline (3 s in the config).
+    idle = pymysql.connect(host="127.0.0.1", port=port, user="root", password=PASSWORD)
+    time.sleep(4.5)
+    try:
+        idle.ping(reconnect=False)
+        check(False, "an idle connection outlived the idle deadline")
+    except pymysql.err.Error:
+        pass
+    # The server still serves.
+    done = mariadb(port, "SELECT 1 AS alive")
+    check(done.stdout.split() == ["alive", "1"], f"alive after bad input: {done.stdout!r}")
+
+
+def raw_login(port):
+    """A socket past authentication as root (mysql_native_password computed here)."""
+    import hashlib
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    greeting = read_packet(sock)
+    version_end = greeting.index(b"\0", 1)
+    at = version_end + 1 + 4
+    nonce = greeting[at:at + 8]
+    at += 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10
+    nonce += greeting[at:at + 12]
+    once = hashlib.sha1(PASSWORD.encode()).digest()
+    mask = hashlib.sha1(nonce + hashlib.sha1(once).digest()).digest()
+    proof = bytes(a ^ b for a, b in zip(once, mask))
+    capabilities = 0x200 | 0x8000 | 0x80000 | 0x10000
+    body = struct.pack("<IIB", capabilities, 1 << 24, 255) + b"\0" * 23 + b"root\0"
+    body += bytes([len(proof)]) + proof + b"mysql_native_password\0"
+    sock.sendall(packet(body, 1))
+    reply = read_packet(sock)
+    if not reply or reply[0] != 0:
+        raise SystemExit(f"raw login failed: {reply!r}")
+    return sock
+
+
+def test_malformed_packets(port, count):
+    """`count` malformed, truncated or random packets, before and after authentication."""
+    import random
+    rng = random.Random(11)
+    sent = 0
+    while sent < count:
+        authenticated = rng.random() < 0.5
+        try:
+            sock = raw_login(port) if authenticated else socket.create_connection(
+                ("127.0.0.1", port), timeout=10)
+            if not authenticated:
+                read_packet(sock)
+            sock.settimeout(0.02)  # answers are read when they come, never waited for long
+            for _ in range(rng.randint(1, 20)):
+                shape = rng.randrange(6)
+                if shape == 0:  # random bytes, no framing at all
+                    data = rng.randbytes(rng.randint(1, 64))
+                elif shape == 1:  # a header promising more than follows
+                    data = struct.pack("<I", rng.randint(1, 5000))[:3] + bytes([1]) + b"ab"
+                elif shape == 2:  # a command byte and random arguments
+                    data = packet(bytes([rng.randrange(256)]) + rng.randbytes(rng.randint(0, 40)), 0)
+                elif shape == 3:  # a query of random bytes
+                    data = packet(b"\x03" + rng.randbytes(rng.randint(0, 200)), 0)
+                elif shape == 4:  # a truncated handshake response
+                    data = packet(struct.pack("<I", 0x200 | 0x8000)[: rng.randint(0, 4)], 1)
+                else:  # an empty packet
+                    data = packet(b"", rng.randrange(256))
+                sent += 1
+                sock.sendall(data)
+                if rng.random() < 0.3:
+                    try:
+                        sock.recv(65536)
+                    except (socket.timeout, TimeoutError):
+                        pass
+        except (ConnectionError, OSError):
+            pass  # the server may close a connection it cannot parse: that is the answer
+        finally:
+            try:
+                sock.close()
+            except Exception:
+                pass
+    done = mariadb(port, "SELECT 1 AS alive")
+    check(done.stdout.split() == ["alive", "1"],
+          f"alive after {sent} malformed packets: {done.stdout!r} {done.stderr!r}")
+    return sent
+
+
+def write_items(path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    ids = list(range(100))
+    table = pa.table({"id": pa.array(ids, pa.int64()),
+                      "category": pa.array([["a", "b", "c"][i % 3] for i in ids]),
+                      "price": pa.array([1.5 + i for i in ids], pa.float64())})
+    pq.write_table(table, path)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--malformed-packets", type=int, default=10000)
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(os.path.join(args.work, "catalog"))
+    data = os.path.join(args.work, "items.parquet")
+    write_items(data)
+    config = os.path.join(args.work, "server.conf")
+    with open(config, "w") as f:
+        f.write("# test limits\nmax_connections = 4\nhandshake_timeout = 2\nidle_timeout = 3\n"
+                "max_allowed_packet = 1048576\nstatement_threads = 2\n")
+    server = Server(args.cli, os.path.join(args.work, "catalog"), config)
+    try:
+        test_mariadb(server.port, data)
+        test_pymysql(server.port)
+        test_bad_input(server.port)
+        sent = test_malformed_packets(server.port, args.malformed_packets)
+        print(f"server.clients: {sent} malformed packets sent", flush=True)
+    finally:
+        code = server.stop()
+    check(code == 0, f"SIGTERM: exit status {code}")
+    log = server.log_text()
+    check(PASSWORD not in log, "the password appears in the server's log")
+    check("statement kind=SELECT" in log, "statements are logged")
+    users = open(os.path.join(args.work, "catalog", "_system", "users")).read()
+    check(PASSWORD not in users and oct(os.stat(os.path.join(args.work, "catalog", "_system",
+                                                            "users")).st_mode & 0o777) == "0o600",
+          "the users file holds no password and is private")
+    if failures:
+        print(f"{len(failures)} check(s) failed; server log:\n{log[-4000:]}")
+        return 1
+    print("server.clients: every check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
