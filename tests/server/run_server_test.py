@@ -110,6 +110,13 @@ def test_mariadb(port, data):
     # Several statements in one query (the client enables multi-statements with -e).
     done = mariadb(port, "SELECT 1 AS a; SELECT 2 AS b; SHOW DATABASES")
     check(done.stdout.split() == ["a", "1", "b", "2", "Database", "shop"], f"multi: {done.stdout!r}")
+    # Client statements inside a multi-statement query: each piece answered, none lost.
+    done = subprocess.run(["mariadb", "-h", "127.0.0.1", "-P", str(port), "-u", "root",
+                           f"-p{PASSWORD}", "--batch", "shop"],
+                          input="SET NAMES utf8mb4; SELECT count(*) AS n FROM items; SET autocommit=1\n",
+                          capture_output=True, text=True, timeout=60)
+    check(done.returncode == 0 and done.stdout.split() == ["n", "100"],
+          f"SET inside a multi-statement query: {done.stdout!r} {done.stderr!r}")
 
 
 def test_pymysql(port):
@@ -185,6 +192,21 @@ def test_bad_input(port):
         check(reply is not None and reply[0] == 0xFF and reply[1:3] == struct.pack("<H", 1043),
               f"garbage handshake: {reply!r}")
         check(closed_within(sock, 5), "closed after a bad handshake")
+    # Before authentication a packet may hold 64 KiB at most: 1153.
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        read_packet(sock)
+        sock.sendall(struct.pack("<I", 100000)[:3] + b"\x01")
+        reply = read_packet(sock)
+        check(reply is not None and reply[1:3] == struct.pack("<H", 1153),
+              f"unauthenticated 100 KB packet: {reply!r}")
+    # COM_INIT_DB with a name that tries to end the USE statement: an unknown database only.
+    with raw_login(port) as sock:
+        sock.sendall(packet(b"\x02shop`; DROP DATABASE shop; --", 0))
+        reply = read_packet(sock)
+        check(reply is not None and reply[0] == 0xFF and reply[1:3] == struct.pack("<H", 1049),
+              f"COM_INIT_DB injection: {reply!r}")
+    done = mariadb(port, "SHOW DATABASES")
+    check("shop" in done.stdout.split(), "the database survived a COM_INIT_DB injection")
     # A packet header claiming more than max_allowed_packet: 1153, closed.
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         read_packet(sock)
@@ -289,6 +311,27 @@ def test_malformed_packets(port, count):
     return sent
 
 
+def test_empty_password(cli, work, config):
+    """A root without a password (TESSERA_ROOT_PASSWORD empty) logs in with either plugin and
+    no password, and not with one."""
+    global PASSWORD
+    saved, PASSWORD = PASSWORD, ""
+    os.makedirs(os.path.join(work, "empty"))
+    server = Server(cli, os.path.join(work, "empty"), config)
+    try:
+        for plugin in ("mysql_native_password", "caching_sha2_password"):
+            done = subprocess.run(["mariadb", "-h", "127.0.0.1", "-P", str(server.port), "-u",
+                                   "root", f"--default-auth={plugin}", "--batch", "-e",
+                                   "SELECT 1 AS ok"], capture_output=True, text=True, timeout=60)
+            check(done.stdout.split() == ["ok", "1"],
+                  f"empty password with {plugin}: {done.stdout!r} {done.stderr!r}")
+        done = mariadb(server.port, "SELECT 1", password="something")
+        check("ERROR 1045" in done.stderr, f"a password for a root without one: {done.stderr!r}")
+    finally:
+        check(server.stop() == 0, "the empty-password server stops")
+        PASSWORD = saved
+
+
 def write_items(path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -330,6 +373,7 @@ def main():
     check(PASSWORD not in users and oct(os.stat(os.path.join(args.work, "catalog", "_system",
                                                             "users")).st_mode & 0o777) == "0o600",
           "the users file holds no password and is private")
+    test_empty_password(args.cli, args.work, config)
     if failures:
         print(f"{len(failures)} check(s) failed; server log:\n{log[-4000:]}")
         return 1

@@ -192,10 +192,28 @@ TEST(ServerClientStatements, TheStatementsDriversSendAreAnswered) {
   ASSERT_TRUE(unknown.has_value());
   ASSERT_FALSE(unknown->ok());
   EXPECT_EQ(sql::CodeOf(unknown->status()), sql::SqlCode::kUnknownSystemVariable);
+  // Connector/J starts its first query with a comment.
+  ASSERT_OK_AND_ASSIGN(
+      auto commented,
+      answer("/* mysql-connector-j-8.0 */SELECT  @@session.auto_increment_increment "
+             "AS auto_increment_increment, @@license AS license"));
+  EXPECT_EQ(commented.rows->schema()->field(1)->name(), "license");
   // Statements of the SQL layer are not client statements.
   EXPECT_FALSE(AnswerClientStatement("SELECT id FROM t", context).has_value());
   EXPECT_FALSE(AnswerClientStatement("SELECT @@version, id FROM t", context).has_value());
   EXPECT_FALSE(AnswerClientStatement("SHOW DATABASES", context).has_value());
+}
+
+TEST(ServerClientStatements, AQueryIsSplitAtSemicolonsOutsideQuotesAndComments) {
+  EXPECT_EQ(SplitStatements("SET NAMES utf8mb4; SELECT 1"),
+            (std::vector<std::string>{"SET NAMES utf8mb4", " SELECT 1"}));
+  EXPECT_EQ(SplitStatements("SELECT 'a;b', \"c;\"\"d\", `e;``f` FROM t"),
+            (std::vector<std::string>{"SELECT 'a;b', \"c;\"\"d\", `e;``f` FROM t"}));
+  EXPECT_EQ(SplitStatements("SELECT 'it\\'s;' AS x;"),
+            (std::vector<std::string>{"SELECT 'it\\'s;' AS x"}));
+  EXPECT_EQ(SplitStatements("SELECT 1 -- a; comment\n; /* b; */ ;; SELECT 2"),
+            (std::vector<std::string>{"SELECT 1 -- a; comment\n", " SELECT 2"}));
+  EXPECT_TRUE(SplitStatements(" ; -- nothing\n /* at all */ ").empty());
 }
 
 }  // namespace

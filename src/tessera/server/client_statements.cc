@@ -5,6 +5,7 @@
 #include <arrow/datum.h>
 #include <arrow/table.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <variant>
@@ -37,8 +38,10 @@ std::map<std::string, Value> Variables(const ClientContext& context) {
       {"collation_connection", collation},
       {"collation_database", collation},
       {"collation_server", collation},
+      {"have_query_cache", std::string("NO")},
       {"init_connect", std::string()},
       {"interactive_timeout", int64_t{context.idle_timeout_seconds}},
+      {"license", std::string("unspecified")},
       {"lower_case_table_names", int64_t{2}},  // names compare without case, keep their case
       {"max_allowed_packet", static_cast<int64_t>(context.max_allowed_packet)},
       {"net_buffer_length", int64_t{16384}},
@@ -60,8 +63,27 @@ std::map<std::string, Value> Variables(const ClientContext& context) {
   };
 }
 
+// Where the comment starting at text[at] ends (one past it), or `at` when none starts there.
+size_t CommentEnd(std::string_view text, size_t at) {
+  if (text.compare(at, 2, "--") == 0) {
+    const size_t newline = text.find('\n', at);
+    return newline == std::string_view::npos ? text.size() : newline + 1;
+  }
+  if (text.compare(at, 2, "/*") == 0) {
+    const size_t close = text.find("*/", at + 2);
+    return close == std::string_view::npos ? text.size() : close + 2;
+  }
+  return at;
+}
+
 std::string Trimmed(std::string_view text) {
   size_t begin = 0, end = text.size();
+  while (true) {  // blanks and comments before the statement
+    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    const size_t after = CommentEnd(text, begin);
+    if (after == begin) break;
+    begin = std::min(after, end);
+  }
   while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
   while (end > begin &&
          (std::isspace(static_cast<unsigned char>(text[end - 1])) || text[end - 1] == ';')) {
@@ -256,6 +278,41 @@ arrow::Result<sql::StatementResult> AnswerShowVariables(const std::string& rest,
 }
 
 }  // namespace
+
+std::vector<std::string> SplitStatements(std::string_view query) {
+  std::vector<std::string> pieces;
+  size_t start = 0;
+  auto finish = [&](size_t end) {
+    const std::string piece(query.substr(start, end - start));
+    if (!Trimmed(piece).empty()) pieces.push_back(piece);
+    start = end + 1;
+  };
+  for (size_t at = 0; at < query.size(); ++at) {
+    const char c = query[at];
+    if (c == '\'' || c == '"' || c == '`') {
+      for (++at; at < query.size(); ++at) {
+        if (query[at] == '\\' && c != '`') {
+          ++at;  // an escaped character
+        } else if (query[at] == c) {
+          if (at + 1 < query.size() && query[at + 1] == c) {
+            ++at;  // a doubled quote
+          } else {
+            break;
+          }
+        }
+      }
+      continue;
+    }
+    const size_t comment_end = CommentEnd(query, at);
+    if (comment_end != at) {
+      at = comment_end - 1;
+      continue;
+    }
+    if (c == ';') finish(at);
+  }
+  if (start < query.size()) finish(query.size());
+  return pieces;
+}
 
 std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
     std::string_view statement, const ClientContext& context) {

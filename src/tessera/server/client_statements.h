@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tessera/sql/session.h"
 
@@ -32,8 +33,13 @@ struct ClientContext {
   uint32_t idle_timeout_seconds = 0;
 };
 
+// The statements of one COM_QUERY: split at the `;` outside quotes ('…', "…", `…`, with
+// doubled quotes and backslash escapes) and comments (-- to the end of the line, /* … */);
+// pieces holding only blanks and comments are dropped.
+std::vector<std::string> SplitStatements(std::string_view query);
+
 // The answer to `statement` (one statement, without its ';'), or nullopt when it is no client
-// statement.
+// statement. Comments before the statement are skipped (Connector/J starts with one).
 std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
     std::string_view statement, const ClientContext& context);
 

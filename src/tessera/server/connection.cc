@@ -24,6 +24,8 @@ using asio::use_awaitable;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxPacketPayload = 0xFFFFFF;
+constexpr uint64_t kMaxUnauthenticatedPacket = 64 * 1024;
+constexpr size_t kReadChunk = 1 << 20;
 
 // The statement's first word, upper case, for the log ("SELECT", "CREATE", ...): never its
 // text, which may hold vectors or secrets.
@@ -35,8 +37,9 @@ std::string KindOf(std::string_view text) {
   return sql::AsciiUpper(text.substr(begin, std::min<size_t>(end - begin, 16)));
 }
 
-// A name a client sent, safe for one log line: printable ASCII but space kept, every other
-// byte as \xNN (a user name of a malformed handshake may hold anything, newlines included).
+// A name a client sent, safe for one log line: printable ASCII is kept, every other byte, the
+// space and the backslash become \xNN (the user name of a malformed handshake may hold
+// anything, newlines included).
 std::string LogSafe(std::string_view text) {
   if (text.empty()) return "-";
   std::string out;
@@ -60,6 +63,16 @@ void Log(uint32_t connection, const std::string& user, std::string_view event,
                static_cast<int>(detail.size()), detail.data());
 }
 
+// `USE name` for a name a client sent, quoted so that no name can end the statement.
+std::string UseStatement(std::string_view database) {
+  std::string quoted = "USE `";
+  for (char c : database) {
+    quoted.push_back(c);
+    if (c == '`') quoted.push_back('`');
+  }
+  return quoted + "`";
+}
+
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, Server::State& state, uint32_t id)
@@ -75,6 +88,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Server::State& state, uint3
 
 void Connection::SetDeadline(uint32_t seconds) {
   deadline_ = Clock::now() + std::chrono::seconds(seconds);
+  timer_.cancel();  // the watchdog re-arms for the new deadline
 }
 
 void Connection::CloseSocket() {
@@ -86,17 +100,23 @@ void Connection::CloseSocket() {
 
 void Connection::RequestClose() {
   close_requested_ = true;
-  if (!executing_) CloseSocket();
+  if (!busy_) CloseSocket();
 }
 
 awaitable<void> Connection::Watchdog() {
   auto self = shared_from_this();
   while (socket_.is_open()) {
-    timer_.expires_at(deadline_);
+    // While a command is answered there is no deadline: a running statement is never cut, and
+    // its answer is sent whole; the next SetDeadline wakes the watchdog.
+    if (busy_) {
+      timer_.expires_at(Clock::time_point::max());
+    } else {
+      timer_.expires_at(deadline_);
+    }
     asio::error_code error;
     co_await timer_.async_wait(asio::redirect_error(use_awaitable, error));
     if (!socket_.is_open()) break;
-    if (!executing_ && Clock::now() >= deadline_) {
+    if (!busy_ && Clock::now() >= deadline_) {
       Log(id_, user_, "closed", "reason=timeout");
       CloseSocket();
     }
@@ -126,18 +146,25 @@ awaitable<std::optional<std::string>> Connection::ReadPayload() {
     co_await asio::async_read(socket_, asio::buffer(header), use_awaitable);
     const size_t length = header[0] | (header[1] << 8) | (header[2] << 16);
     sequence_ = static_cast<uint8_t>(header[3] + 1);
-    if (payload.size() + length > state_.options.max_allowed_packet) {
+    // Before authentication a packet is a handshake response or an auth answer: small.
+    const uint64_t limit = user_.empty() ? std::min<uint64_t>(kMaxUnauthenticatedPacket,
+                                                              state_.options.max_allowed_packet)
+                                         : state_.options.max_allowed_packet;
+    if (payload.size() + length > limit) {
       const arrow::Status too_large =
           sql::SqlError(sql::SqlCode::kPacketTooLarge, ErrorKind::kResourceExhausted,
-                        "Got a packet bigger than 'max_allowed_packet' bytes (",
-                        state_.options.max_allowed_packet, ")");
+                        "Got a packet bigger than 'max_allowed_packet' bytes (", limit, ")");
       co_await SendError(too_large);
       co_return std::nullopt;
     }
-    const size_t at = payload.size();
-    payload.resize(at + length);
-    if (length > 0) {
-      co_await asio::async_read(socket_, asio::buffer(payload.data() + at, length), use_awaitable);
+    // The buffer grows with the bytes that arrive, not with the length a header claims.
+    size_t left = length;
+    while (left > 0) {
+      const size_t at = payload.size();
+      const size_t chunk = std::min(left, kReadChunk);
+      payload.resize(at + chunk);
+      co_await asio::async_read(socket_, asio::buffer(payload.data() + at, chunk), use_awaitable);
+      left -= chunk;
     }
     if (length < kMaxPacketPayload) co_return payload;
   }
@@ -196,7 +223,7 @@ awaitable<bool> Connection::Handshake() {
     co_return false;
   }
   if (!response->database.empty()) {
-    auto used = session_.ExecuteAll("USE `" + response->database + "`");
+    auto used = session_.ExecuteAll(UseStatement(response->database));
     if (!used.ok()) {
       const arrow::Status failed = used.status();
       co_await SendError(failed);
@@ -216,13 +243,13 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
   auto stored = state_.users->Find(user);
   // An unknown user is checked against digests no password has, so that the answer and its
   // time do not tell an unknown user from a wrong password.
-  const PasswordDigests digests = stored ? *stored : DigestPassword(MakeNonce());
+  const PasswordDigests& digests = stored ? *stored : state_.unknown_user_digests;
   if (plugin.empty()) plugin = kNativePassword;
   // A plugin the server does not speak is switched to mysql_native_password; a client that
   // sent no proof with its plugin (libmariadb does so when the handshake named another plugin)
   // is asked again with the same one. Either way the client then answers with a proof.
   const bool known = plugin == kNativePassword || plugin == kCachingSha2Password;
-  if (!known || (response.empty() && !digests.native.empty())) {
+  if (!known || (response.empty() && (plugin != kNativePassword || !digests.native.empty()))) {
     if (!known) plugin = kNativePassword;
     const std::string switch_request = AuthSwitchPayload(plugin, nonce_);
     co_await SendOne(switch_request);
@@ -235,9 +262,9 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
   bool verified = false;
   if (plugin == kCachingSha2Password) {
     verified = VerifyCachingSha2Password(digests, nonce_, response);
-    // fast_auth_success, then the OK.
+    // fast_auth_success, then the OK; MySQL sends none for an empty password.
     const std::string fast_auth_success("\x01\x03", 2);
-    if (verified && stored) co_await SendOne(fast_auth_success);
+    if (verified && stored && !digests.sha2.empty()) co_await SendOne(fast_auth_success);
   } else {
     verified = VerifyNativePassword(digests, nonce_, response);
   }
@@ -282,16 +309,16 @@ awaitable<bool> Connection::Command() {
     case kComQuery:
     case kComFieldList: {
       ++state_.questions;
-      const std::string text = command == kComInitDb ? "USE `" + body + "`" : body;
+      const std::string text = command == kComInitDb ? UseStatement(body) : body;
       const auto started = Clock::now();
-      executing_ = true;
+      busy_ = true;
       auto self = shared_from_this();
       std::vector<std::string> answer =
           co_await asio::co_spawn(state_.statements, Answer(command, text), use_awaitable);
-      executing_ = false;
       const bool failed = !answer.empty() && !answer.back().empty() &&
                           static_cast<uint8_t>(answer.back()[0]) == 0xFF;
       co_await Send(answer);
+      busy_ = false;
       const auto micros =
           std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
       Log(id_, user_, "statement",
@@ -343,33 +370,45 @@ awaitable<std::vector<std::string>> Connection::Answer(uint8_t command, const st
 
 std::vector<std::string> Connection::AnswerQuery(const std::string& text) {
   std::vector<std::string> out;
-  ClientContext context{session_.current_database(), user_ + "@" + peer_, id_,
-                        state_.options.max_allowed_packet, state_.options.idle_timeout_seconds};
-  if (auto answer = AnswerClientStatement(text, context)) {
-    if (!answer->ok()) return {ErrorOf(answer->status())};
-    AppendResult(**answer, false, &out);
-    return out;
-  }
-  auto statements = sql::ParseScript(text);
-  if (!statements.ok()) return {ErrorOf(statements.status())};
-  if (statements->empty()) {
+  const std::vector<std::string> pieces = SplitStatements(text);
+  if (pieces.empty()) {
     return {ErrorOf(
-        sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument, "Query was empty"))};
+        sql::SqlError(sql::SqlCode::kEmptyQuery, ErrorKind::kInvalidArgument, "Query was empty"))};
   }
-  if (statements->size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
-    return {
-        ErrorOf(sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
-                              "the query holds ", statements->size(),
-                              " statements, but this connection did not enable multi-statements "
-                              "(CLIENT_MULTI_STATEMENTS); send one statement at a time"))};
+  if (pieces.size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
+    return {ErrorOf(sql::SqlError(
+        sql::SqlCode::kParseError, ErrorKind::kInvalidArgument, "the query holds ", pieces.size(),
+        " statements, but this connection did not enable multi-statements "
+        "(CLIENT_MULTI_STATEMENTS); send one statement at a time"))};
   }
-  for (size_t i = 0; i < statements->size(); ++i) {
-    auto result = session_.Execute((*statements)[i], text);
-    if (!result.ok()) {
-      out.push_back(ErrorOf(result.status()));
+  // One result per statement, each but the last flagged "more results"; the first error ends
+  // the query (the results before it were sent flagged, so the client reads on to the error).
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const bool more = i + 1 < pieces.size();
+    const ClientContext context{session_.current_database(), user_ + "@" + peer_, id_,
+                                state_.options.max_allowed_packet,
+                                state_.options.idle_timeout_seconds};
+    if (auto answer = AnswerClientStatement(pieces[i], context)) {
+      if (!answer->ok()) {
+        out.push_back(ErrorOf(answer->status()));
+        return out;
+      }
+      AppendResult(**answer, more, &out);
+      continue;
+    }
+    auto statements = sql::ParseScript(pieces[i]);
+    if (!statements.ok()) {
+      out.push_back(ErrorOf(statements.status()));
       return out;
     }
-    AppendResult(*result, i + 1 < statements->size(), &out);
+    for (size_t j = 0; j < statements->size(); ++j) {
+      auto result = session_.Execute((*statements)[j], pieces[i]);
+      if (!result.ok()) {
+        out.push_back(ErrorOf(result.status()));
+        return out;
+      }
+      AppendResult(*result, more || j + 1 < statements->size(), &out);
+    }
   }
   return out;
 }
@@ -386,6 +425,8 @@ std::vector<std::string> Connection::AnswerFieldList(const std::string& payload)
   if (!snapshot.ok()) return {ErrorOf(snapshot.status())};
   std::vector<std::string> out =
       ColumnDefinitionPayloads(*(*snapshot)->schema(), location->database, location->table);
+  // COM_FIELD_LIST's definitions end with the column's default value: NULL (none).
+  for (auto& definition : out) definition.push_back(static_cast<char>(0xFB));
   out.push_back((capabilities_ & kClientDeprecateEof) ? EndOfRowsOkPayload(kStatusAutocommit)
                                                       : EofPayload(kStatusAutocommit));
   return out;

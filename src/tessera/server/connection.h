@@ -71,7 +71,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string nonce_;
   uint32_t capabilities_ = 0;
   uint8_t sequence_ = 0;
-  bool executing_ = false;
+  bool busy_ = false;  // a command is being answered (statement running or answer being sent)
   bool close_requested_ = false;
   sql::Session session_;
 };

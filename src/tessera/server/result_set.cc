@@ -128,6 +128,12 @@ void AppendText(const arrow::Array& array, int64_t row, std::string* out) {
     case arrow::Type::LARGE_BINARY:
       out->append(static_cast<const arrow::LargeBinaryArray&>(array).GetView(row));
       return;
+    case arrow::Type::BINARY_VIEW:
+      out->append(static_cast<const arrow::BinaryViewArray&>(array).GetView(row));
+      return;
+    case arrow::Type::FIXED_SIZE_BINARY:
+      out->append(static_cast<const arrow::FixedSizeBinaryArray&>(array).GetView(row));
+      return;
     case arrow::Type::TIMESTAMP: {
       // ISO 8601 ('T', 'Z' when zoned: UTC) to MySQL's DATETIME text.
       std::string iso;
@@ -136,6 +142,9 @@ void AppendText(const arrow::Array& array, int64_t row, std::string* out) {
         if (c == 'T') c = ' ';
       }
       if (!iso.empty() && iso.back() == 'Z') iso.pop_back();
+      // DATETIME(6): microseconds at most (nanoseconds are cut, as MySQL has none).
+      const size_t dot = iso.find('.');
+      if (dot != std::string::npos && iso.size() > dot + 7) iso.resize(dot + 7);
       out->append(iso);
       return;
     }

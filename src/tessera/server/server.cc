@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 #include "tessera/server/connection.h"
 #include "tessera/server/protocol.h"
@@ -21,7 +22,10 @@ using asio::ip::tcp;
 // MySQL's answer to one connection too many: an ERR as the first packet, then close.
 awaitable<void> RefuseConnection(tcp::socket socket) {
   PayloadWriter packet;
-  const std::string payload = ErrorPayload(1040, "08004", "Too many connections");
+  // Before the handshake an ERR carries no SQL state (clients would print "#08004" as text).
+  PayloadWriter error_payload;
+  error_payload.U8(0xFF).U16(1040).Bytes("Too many connections");
+  const std::string payload = error_payload.Take();
   packet.U24(static_cast<uint32_t>(payload.size())).U8(0).Bytes(payload);
   asio::error_code error;
   co_await asio::async_write(socket, asio::buffer(packet.payload()),
@@ -36,7 +40,11 @@ awaitable<void> Accept(Server::State& state) {
         co_await state.acceptor.async_accept(asio::redirect_error(use_awaitable, error));
     if (error) {
       if (state.stopping || error == asio::error::operation_aborted) co_return;
-      continue;  // a failed accept (the peer gave up, out of descriptors) ends nothing else
+      // A failed accept (the peer gave up, out of descriptors) ends nothing else; a pause
+      // keeps a persistent failure from spinning.
+      asio::steady_timer pause(state.network, std::chrono::milliseconds(100));
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, error));
+      continue;
     }
     if (state.connections.size() >= state.options.max_connections) {
       asio::co_spawn(state.network, RefuseConnection(std::move(socket)), asio::detached);
@@ -78,6 +86,8 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   ARROW_ASSIGN_OR_RAISE(auto catalog,
                         sql::Catalog::Open(options.catalog_root, options.catalog_name));
   ARROW_ASSIGN_OR_RAISE(auto users, UserStore::Open(options.catalog_root));
+  // The root password is not left where /proc/<pid>/environ would show it.
+  ::unsetenv(kRootPasswordVariable);
   auto state = std::make_unique<State>(std::move(options), std::move(catalog), std::move(users));
   asio::error_code error;
   const auto address = asio::ip::make_address(state->options.host, error);

@@ -38,6 +38,9 @@ struct Server::State {
   uint32_t next_connection_id = 1;
   std::atomic<uint64_t> questions{0};
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // What an unknown user's proof is checked against: digests of a random password, made once,
+  // so that an unknown user costs the same as a known one.
+  PasswordDigests unknown_user_digests = DigestPassword(MakeNonce());
 };
 
 }  // namespace tessera::server

@@ -94,6 +94,14 @@ arrow::Status UserStore::Save() const {
     return Error(ErrorKind::kIOError, "cannot write the users file ", path_, ": ",
                  std::strerror(errno));
   }
+  // The rename is durable once the directory is.
+  const std::string directory = fs::path(path_).parent_path().string();
+  const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0 || ::fsync(dir) != 0) {
+    if (dir >= 0) ::close(dir);
+    return Error(ErrorKind::kIOError, "cannot sync ", directory, ": ", std::strerror(errno));
+  }
+  ::close(dir);
   return arrow::Status::OK();
 }
 

@@ -25,6 +25,7 @@ std::string_view SqlStateOf(SqlCode code) {
     case SqlCode::kCantDropKey:
     case SqlCode::kNotSupportedYet:
     case SqlCode::kUnknownFunction:
+    case SqlCode::kEmptyQuery:
       return "42000";
     case SqlCode::kColumnCountMismatch:
       return "21S01";

@@ -51,6 +51,7 @@ enum class SqlCode : int {
   kAccessDenied = 1045,           // 28000
   kUnknownCommand = 1047,         // 08S01
   kPacketTooLarge = 1153,         // 08S01
+  kEmptyQuery = 1065,             // 42000
   kUnknownSystemVariable = 1193,  // HY000
   kDefinitionMismatch = 7001,     // HY000: IF NOT EXISTS over another definition
   kCorrupt = 7002,                // HY000
