@@ -1,8 +1,10 @@
 #include "tessera/server/client_statements.h"
 
+#include <arrow/array/util.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api_vector.h>
 #include <arrow/datum.h>
+#include <arrow/scalar.h>
 #include <arrow/table.h>
 
 #include <algorithm>
@@ -124,27 +126,22 @@ bool StartsWithWord(const std::string& lower, std::string_view word) {
           !std::isalnum(static_cast<unsigned char>(lower[word.size()])));
 }
 
-std::shared_ptr<arrow::Table> OneRow(const std::vector<std::string>& names,
-                                     const std::vector<std::optional<Value>>& values) {
+// A one-row table of `values` (nullopt: a NULL string).
+arrow::Result<std::shared_ptr<arrow::Table>> OneRow(
+    const std::vector<std::string>& names, const std::vector<std::optional<Value>>& values) {
   arrow::FieldVector fields;
   arrow::ArrayVector arrays;
   for (size_t i = 0; i < names.size(); ++i) {
-    std::shared_ptr<arrow::Array> array;
-    if (values[i] && std::holds_alternative<int64_t>(*values[i])) {
-      arrow::Int64Builder builder;
-      (void)builder.Append(std::get<int64_t>(*values[i]));
-      (void)builder.Finish(&array);
-      fields.push_back(arrow::field(names[i], arrow::int64()));
+    std::shared_ptr<arrow::Scalar> scalar;
+    if (!values[i]) {
+      scalar = arrow::MakeNullScalar(arrow::utf8());
+    } else if (std::holds_alternative<int64_t>(*values[i])) {
+      scalar = arrow::MakeScalar(std::get<int64_t>(*values[i]));
     } else {
-      arrow::StringBuilder builder;
-      if (values[i]) {
-        (void)builder.Append(std::get<std::string>(*values[i]));
-      } else {
-        (void)builder.AppendNull();
-      }
-      (void)builder.Finish(&array);
-      fields.push_back(arrow::field(names[i], arrow::utf8()));
+      scalar = arrow::MakeScalar(std::get<std::string>(*values[i]));
     }
+    ARROW_ASSIGN_OR_RAISE(auto array, arrow::MakeArrayFromScalar(*scalar, 1));
+    fields.push_back(arrow::field(names[i], scalar->type));
     arrays.push_back(std::move(array));
   }
   return arrow::Table::Make(arrow::schema(fields), arrays, 1);
@@ -232,7 +229,9 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerSelect(const std::strin
     values.push_back(**value);
   }
   sql::StatementResult result;
-  result.rows = OneRow(names, values);
+  auto rows = OneRow(names, values);
+  if (!rows.ok()) return arrow::Result<sql::StatementResult>(rows.status());
+  result.rows = std::move(*rows);
   if (empty) result.rows = result.rows->Slice(0, 0);
   return arrow::Result<sql::StatementResult>(std::move(result));
 }
@@ -326,17 +325,12 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
     }
   }
   if (lower == "show warnings" || lower == "show errors") {
-    arrow::StringBuilder level, message;
-    arrow::Int64Builder code;
-    std::shared_ptr<arrow::Array> a, b, c;
-    (void)level.Finish(&a);
-    (void)code.Finish(&b);
-    (void)message.Finish(&c);
-    sql::StatementResult result;
-    result.rows = arrow::Table::Make(
+    auto empty = arrow::Table::MakeEmpty(
         arrow::schema({arrow::field("Level", arrow::utf8()), arrow::field("Code", arrow::int64()),
-                       arrow::field("Message", arrow::utf8())}),
-        {a, b, c}, 0);
+                       arrow::field("Message", arrow::utf8())}));
+    if (!empty.ok()) return Answer(empty.status());
+    sql::StatementResult result;
+    result.rows = std::move(*empty);
     return Answer(std::move(result));
   }
   for (const char* prefix : {"show variables", "show session variables", "show global variables"}) {

@@ -29,7 +29,7 @@ constexpr size_t kReadChunk = 1 << 20;
 
 // The statement's first word, upper case, for the log ("SELECT", "CREATE", ...): never its
 // text, which may hold vectors or secrets.
-std::string KindOf(std::string_view text) {
+std::string StatementKind(std::string_view text) {
   size_t begin = 0;
   while (begin < text.size() && !std::isalpha(static_cast<unsigned char>(text[begin]))) ++begin;
   size_t end = begin;
@@ -322,8 +322,9 @@ awaitable<bool> Connection::Command() {
       const auto micros =
           std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
       Log(id_, user_, "statement",
-          Concat("kind=", command == kComFieldList ? std::string("FIELD_LIST") : KindOf(text),
-                 " duration_ms=", micros / 1000.0, " outcome=", failed ? "error" : "ok"));
+          Concat(
+              "kind=", command == kComFieldList ? std::string("FIELD_LIST") : StatementKind(text),
+              " duration_ms=", micros / 1000.0, " outcome=", failed ? "error" : "ok"));
       co_return true;
     }
     default:

@@ -1,6 +1,7 @@
 #include "tessera/sql/syntax_tools.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "tessera/expr/diagnostics.h"
@@ -58,9 +59,19 @@ std::string SyntaxKey(const expr::SyntaxNode& node) {
   return key;
 }
 
-bool IsAggregateName(std::string_view name) {
-  return name == "count" || name == "sum" || name == "min" || name == "max" || name == "avg";
+namespace {
+
+// SQL's aggregates, and the predicates the binder knows without a FunctionSpec.
+constexpr std::array<std::string_view, 5> kAggregateNames = {"count", "sum", "min", "max", "avg"};
+constexpr std::array<std::string_view, 2> kArrayPredicates = {"array_has_any", "array_has_all"};
+
+bool IsOneOf(std::string_view name, const auto& names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
+
+}  // namespace
+
+bool IsAggregateName(std::string_view name) { return IsOneOf(name, kAggregateNames); }
 
 namespace {
 
@@ -80,15 +91,14 @@ bool IsUnknownCall(const expr::SyntaxNode& node) {
 }  // namespace
 
 bool IsKnownFunctionName(std::string_view name) {
-  // array_has_any / array_has_all are predicates the binder knows without a FunctionSpec.
-  return IsAggregateName(name) || name == "array_has_any" || name == "array_has_all" ||
+  return IsAggregateName(name) || IsOneOf(name, kArrayPredicates) ||
          expr::FindFunction(name) != nullptr;
 }
 
 std::vector<std::string> KnownFunctionNames() {
   std::vector<std::string> names = expr::FunctionNames();
-  for (const char* name : {"count", "sum", "min", "max", "avg", "array_has_any", "array_has_all"})
-    names.emplace_back(name);
+  names.insert(names.end(), kAggregateNames.begin(), kAggregateNames.end());
+  names.insert(names.end(), kArrayPredicates.begin(), kArrayPredicates.end());
   return names;
 }
 
