@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <string_view>
 
 #include "command.h"
 #include "dataset_commands.h"
 #include "gen_command.h"
+#include "tessera/server/mutation_worker.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
 
@@ -27,6 +29,10 @@ std::string SelectedCommand(CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The server's mutation worker (tessera/server/mutation_worker.h): not a user command.
+  if (argc == 2 && std::string_view(argv[1]) == "__mutation-worker") {
+    return tessera::server::RunMutationWorker();
+  }
   CLI::App app{"tessera: versioned columnar datasets with secondary indexes", "tessera"};
   app.require_subcommand(1, 1);
   app.footer(

@@ -156,7 +156,7 @@ TEST(ServerConfig, EveryKeyIsValidated) {
 }
 
 TEST(ServerClientStatements, TheStatementsDriversSendAreAnswered) {
-  ClientContext context{"shop", "root@127.0.0.1", 7, 1 << 20, 60};
+  ClientContext context{"shop", "root@127.0.0.1", 7, 1 << 20, 60, {}, nullptr};
   auto answer = [&](const std::string& text) {
     auto result = AnswerClientStatement(text, context);
     EXPECT_TRUE(result.has_value()) << text;
@@ -217,4 +217,22 @@ TEST(ServerClientStatements, AQueryIsSplitAtSemicolonsOutsideQuotesAndComments) 
 }
 
 }  // namespace
+// SHOW STATUS answers from the counters the connection passes; SET tessera_test_fault exists
+// only where the server's test hooks gave the context somewhere to write it.
+TEST(ServerClientStatements, StatusAndTheTestFaultVariable) {
+  ClientContext context;
+  context.status = {{"Tessera_mutation_entries", "0"}, {"Threads_connected", "1"}};
+  auto status = AnswerClientStatement("SHOW GLOBAL STATUS LIKE 'tessera%'", context);
+  ASSERT_TRUE(status.has_value() && status->ok());
+  ASSERT_EQ((**status).rows->num_rows(), 1);
+  auto refused = AnswerClientStatement("SET tessera_test_fault = 'oom'", context);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ(sql::CodeOf(refused->status()), sql::SqlCode::kUnknownSystemVariable);
+  std::string fault;
+  context.test_fault = &fault;
+  auto set = AnswerClientStatement("SET @@session.tessera_test_fault = 'hang'", context);
+  ASSERT_TRUE(set.has_value() && set->ok());
+  EXPECT_EQ(fault, "hang");
+}
+
 }  // namespace tessera::server::server_protocol_test

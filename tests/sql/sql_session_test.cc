@@ -12,6 +12,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/nearest.h"
 #include "tessera/sql/errors.h"
+#include "tessera/sql/mutation.h"
 #include "tessera/sql/parser.h"
 #include "tessera/sql/session.h"
 #include "tessera/synthetic/embedding_generator.h"
@@ -276,6 +277,63 @@ TEST(SqlParser, ErrorsPointAtLineAndColumnAndQuoteTheToken) {
   EXPECT_NE(parsed.status().message().find("line 3, column 15"), std::string::npos)
       << parsed.status().message();
   EXPECT_NE(parsed.status().message().find("';'"), std::string::npos) << parsed.status().message();
+}
+
+// The hooks a server's mutation path uses (mutation.h): a preflight decides the IF cases and
+// errors and stops before building anything; a worker's run checks its admission.
+TEST_F(SqlSessionTest, MutationPreflightStopsBeforeTheMutatingCall) {
+  Session session = MakeSession();
+  ASSERT_OK(session.ExecuteAll("USE db").status());
+  const uint64_t version = dataset_->version();
+  auto run = [&](const std::string& text, MutationHooks* hooks) {
+    auto statements = ParseScript(text).ValueOrDie();
+    return session.Execute(statements[0], text, hooks);
+  };
+  MutationHooks preflight;
+  preflight.preflight = true;
+  auto stopped = run("CREATE INDEX category_idx ON emb (category) USING BITMAP", &preflight);
+  ASSERT_OK(stopped.status());
+  ASSERT_TRUE(preflight.admission.has_value());
+  EXPECT_EQ(preflight.admission->version, version);
+  EXPECT_NE(preflight.admission->contract.find(";field=category:string:null"), std::string::npos)
+      << preflight.admission->contract;
+  EXPECT_EQ(dataset::Dataset::Open(dataset_->uri()).ValueOrDie()->version(), version);
+
+  MutationHooks no_op;
+  no_op.preflight = true;
+  auto kept = run("CREATE INDEX IF NOT EXISTS price_idx ON emb (price) USING BTREE", &no_op);
+  ASSERT_OK(kept.status());
+  EXPECT_FALSE(no_op.admission.has_value());
+  EXPECT_NE(kept->info.find("nothing done"), std::string::npos);
+  MutationHooks duplicate;
+  duplicate.preflight = true;
+  auto refused = run("CREATE INDEX price_idx ON emb (price) USING BTREE", &duplicate);
+  EXPECT_EQ(CodeOf(refused.status()), SqlCode::kDuplicateKeyName);
+  MutationHooks drop;
+  drop.preflight = true;
+  EXPECT_EQ(CodeOf(run("DROP INDEX nope ON emb", &drop).status()), SqlCode::kCantDropKey);
+  ASSERT_OK(run("DROP INDEX IF EXISTS nope ON emb", &drop).status());
+  EXPECT_FALSE(drop.admission.has_value());
+
+  // A worker whose admission does not hold does nothing; one whose admission holds commits
+  // after its hook ran once.
+  MutationHooks stale;
+  stale.admission = preflight.admission;
+  stale.admission->contract += "-changed";
+  auto refused_stale = run("CREATE INDEX category_idx ON emb (category) USING BITMAP", &stale);
+  EXPECT_EQ(KindOf(refused_stale.status()), ErrorKind::kStale);
+  EXPECT_EQ(dataset::Dataset::Open(dataset_->uri()).ValueOrDie()->version(), version);
+  MutationHooks admitted;
+  admitted.admission = preflight.admission;
+  int calls = 0;
+  admitted.before_mutating_call = [&] {
+    ++calls;
+    return arrow::Status::OK();
+  };
+  auto built = run("CREATE INDEX category_idx ON emb (category) USING BITMAP", &admitted);
+  ASSERT_OK(built.status());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(built->version, version + 1);
 }
 
 }  // namespace

@@ -118,9 +118,18 @@ std::vector<std::string> SegmentUuids(const format::IndexDef& definition) {
 
 bool IsSystemIndexName(std::string_view name) { return name.substr(0, 2) == "__"; }
 
-arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Dataset& dataset,
-                                                             const IndexSpec& spec,
-                                                             const CreateIndexOptions& options) {
+namespace {
+
+// What CreateIndex decides before it builds: the resolved spec and the segments it replaces,
+// or (no_op) that an if_not_exists index of this definition exists. Errors are CreateIndex's.
+struct CreatePlan {
+  ResolvedSpec resolved;
+  std::vector<std::string> replaced;
+  bool no_op = false;
+};
+
+arrow::Result<CreatePlan> PlanCreate(const dataset::Dataset& dataset, const IndexSpec& spec,
+                                     const CreateIndexOptions& options) {
   if (options.if_not_exists && options.replace) {
     return InvalidArgument("if_not_exists and replace exclude each other");
   }
@@ -132,7 +141,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
                       existing->family() == resolved.family->name() &&
                       SameParams(existing->params(), resolved.params);
     if (options.if_not_exists) {
-      if (same) return std::make_shared<dataset::Dataset>(dataset);
+      if (same) return CreatePlan{std::move(resolved), {}, /*no_op=*/true};
       return Error(ErrorKind::kDefinitionMismatch, "index '", existing->name(), "' exists as ",
                    DescribeDefinition(*existing, ColumnOfField(dataset, existing->field_id())),
                    ", not as requested: ", DescribeDifference(dataset, *existing, resolved),
@@ -150,6 +159,23 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
     }
     replaced = SegmentUuids(*existing);
   }
+  return CreatePlan{std::move(resolved), std::move(replaced), /*no_op=*/false};
+}
+
+}  // namespace
+
+arrow::Result<bool> CreateIndexChanges(const dataset::Dataset& dataset, const IndexSpec& spec,
+                                       const CreateIndexOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto plan, PlanCreate(dataset, spec, options));
+  return !plan.no_op;
+}
+
+arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Dataset& dataset,
+                                                             const IndexSpec& spec,
+                                                             const CreateIndexOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto plan, PlanCreate(dataset, spec, options));
+  if (plan.no_op) return std::make_shared<dataset::Dataset>(dataset);
+  const ResolvedSpec& resolved = plan.resolved;
   std::vector<format::SegmentMeta> segments;
   if (dataset.manifest().fragments_size() > 0) {
     ARROW_ASSIGN_OR_RAISE(auto segment,
@@ -159,18 +185,24 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
   dataset::IndexChange change;
   change.name = spec.name;
   change.definition = MakeDefinition(spec, resolved, std::move(segments));
-  change.removed_segment_uuids = std::move(replaced);
+  change.removed_segment_uuids = std::move(plan.replaced);
   return CommitIndexChangeWithSegmentFiles(dataset, std::move(change), SegmentOrigin::kBuiltHere);
+}
+
+arrow::Result<bool> DropIndexChanges(const dataset::Dataset& dataset, std::string_view name,
+                                     bool if_exists) {
+  ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, name));
+  if (existing != nullptr) return true;
+  if (if_exists) return false;
+  return NotFound("dataset ", dataset.uri(), " has no index named '", name,
+                  "'; `tessera index list` shows its indexes");
 }
 
 arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Dataset& dataset,
                                                            std::string_view name, bool if_exists) {
+  ARROW_ASSIGN_OR_RAISE(const bool changes, DropIndexChanges(dataset, name, if_exists));
+  if (!changes) return std::make_shared<dataset::Dataset>(dataset);
   ARROW_ASSIGN_OR_RAISE(const format::IndexDef* existing, FindDefinition(dataset, name));
-  if (existing == nullptr) {
-    if (if_exists) return std::make_shared<dataset::Dataset>(dataset);
-    return NotFound("dataset ", dataset.uri(), " has no index named '", name,
-                    "'; `tessera index list` shows its indexes");
-  }
   dataset::IndexChange change;
   change.name = existing->name();
   change.removed_segment_uuids = SegmentUuids(*existing);

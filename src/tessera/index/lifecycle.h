@@ -39,6 +39,14 @@ struct CreateIndexOptions {
 arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(
     const dataset::Dataset& dataset, const IndexSpec& spec, const CreateIndexOptions& options = {});
 
+// Whether CreateIndex / DropIndex with these arguments would commit (false: their no-op),
+// without building anything; their errors otherwise. A server checks this before it starts a
+// worker for the statement.
+arrow::Result<bool> CreateIndexChanges(const dataset::Dataset& dataset, const IndexSpec& spec,
+                                       const CreateIndexOptions& options = {});
+arrow::Result<bool> DropIndexChanges(const dataset::Dataset& dataset, std::string_view name,
+                                     bool if_exists = false);
+
 arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Dataset& dataset,
                                                            std::string_view name,
                                                            bool if_exists = false);

@@ -25,10 +25,6 @@ std::string Digest(const EVP_MD* md, std::string_view first, std::string_view se
 }
 
 std::string Sha1(std::string_view a, std::string_view b = {}) { return Digest(EVP_sha1(), a, b); }
-std::string Sha256(std::string_view a, std::string_view b = {}) {
-  return Digest(EVP_sha256(), a, b);
-}
-
 std::string Xor(std::string_view a, std::string_view b) {
   std::string out(a.size(), '\0');
   for (size_t i = 0; i < a.size(); ++i) out[i] = static_cast<char>(a[i] ^ b[i]);
@@ -54,6 +50,8 @@ bool Verify(const std::string& stored, std::string_view response, size_t digest_
 }
 
 }  // namespace
+
+std::string Sha256(std::string_view a, std::string_view b) { return Digest(EVP_sha256(), a, b); }
 
 PasswordDigests DigestPassword(std::string_view password) {
   if (password.empty()) return {};

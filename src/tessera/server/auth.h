@@ -36,6 +36,9 @@ bool VerifyNativePassword(const PasswordDigests& stored, std::string_view nonce,
 bool VerifyCachingSha2Password(const PasswordDigests& stored, std::string_view nonce,
                                std::string_view response);
 
+// SHA-256 of a then b (32 bytes).
+std::string Sha256(std::string_view a, std::string_view b = {});
+
 // Lower-case hexadecimal, and back (empty on a malformed input).
 std::string ToHex(std::string_view bytes);
 std::string FromHex(std::string_view hex);

@@ -236,14 +236,14 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerSelect(const std::strin
   return arrow::Result<sql::StatementResult>(std::move(result));
 }
 
-arrow::Result<sql::StatementResult> AnswerShowVariables(const std::string& rest,
-                                                        const ClientContext& context) {
+// SHOW VARIABLES and SHOW STATUS: `rows` of Variable_name, Value, filtered by `rest`.
+arrow::Result<sql::StatementResult> AnswerShowNameValues(
+    const std::string& rest, const std::vector<std::pair<std::string, std::string>>& rows,
+    std::string_view what) {
   arrow::StringBuilder names, values;
-  for (const auto& [name, value] : Variables(context)) {
+  for (const auto& [name, value] : rows) {
     RETURN_NOT_OK(names.Append(name));
-    RETURN_NOT_OK(values.Append(std::holds_alternative<int64_t>(value)
-                                    ? std::to_string(std::get<int64_t>(value))
-                                    : std::get<std::string>(value)));
+    RETURN_NOT_OK(values.Append(value));
   }
   std::shared_ptr<arrow::Array> name_array, value_array;
   RETURN_NOT_OK(names.Finish(&name_array));
@@ -260,8 +260,8 @@ arrow::Result<sql::StatementResult> AnswerShowVariables(const std::string& rest,
     condition = Trimmed(rest.substr(5));
   } else if (!rest.empty()) {
     return sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
-                         "syntax error: expected LIKE or WHERE after SHOW VARIABLES, found '", rest,
-                         "'");
+                         "syntax error: expected LIKE or WHERE after SHOW ", what, ", found '",
+                         rest, "'");
   }
   if (!condition.empty()) {
     auto filter = expr::Filter::Parse(condition, schema);
@@ -313,12 +313,35 @@ std::vector<std::string> SplitStatements(std::string_view query) {
   return pieces;
 }
 
+// SET [@@session.]tessera_test_fault = 'name': the fault hook of this connection's next
+// mutations (docs/development.md); 1193 unless the server's test hooks are on.
+arrow::Result<sql::StatementResult> SetTestFault(const std::string& text,
+                                                 const ClientContext& context) {
+  if (context.test_fault == nullptr) {
+    return sql::SqlError(sql::SqlCode::kUnknownSystemVariable, ErrorKind::kNotFound,
+                         "Unknown system variable 'tessera_test_fault' (it exists only in a "
+                         "server a test harness started with TESSERA_TEST_FAULT_HOOKS=1)");
+  }
+  const size_t equals = text.find('=');
+  std::string value = equals == std::string::npos ? "" : Trimmed(text.substr(equals + 1));
+  if (value.size() < 2 || (value.front() != '\'' && value.front() != '"') ||
+      value.back() != value.front()) {
+    return sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
+                         "expected SET tessera_test_fault = 'name'");
+  }
+  *context.test_fault = value.substr(1, value.size() - 2);
+  return sql::StatementResult{};
+}
+
 std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
     std::string_view statement, const ClientContext& context) {
   const std::string text = Trimmed(statement);
   const std::string lower = sql::AsciiLower(text);
   using Answer = arrow::Result<sql::StatementResult>;
-  if (StartsWithWord(lower, "set")) return Answer(sql::StatementResult{});
+  if (StartsWithWord(lower, "set")) {
+    if (lower.find("tessera_test_fault") != std::string::npos) return SetTestFault(text, context);
+    return Answer(sql::StatementResult{});
+  }
   for (const char* word : {"begin", "start transaction", "commit", "rollback"}) {
     if (lower == word || lower == std::string(word) + " work") {
       return Answer(sql::StatementResult{});
@@ -335,11 +358,33 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
   }
   for (const char* prefix : {"show variables", "show session variables", "show global variables"}) {
     if (StartsWithWord(lower, prefix)) {
-      return AnswerShowVariables(Trimmed(text.substr(std::string(prefix).size())), context);
+      std::vector<std::pair<std::string, std::string>> rows;
+      for (const auto& [name, value] : Variables(context)) {
+        rows.emplace_back(name, std::holds_alternative<int64_t>(value)
+                                    ? std::to_string(std::get<int64_t>(value))
+                                    : std::get<std::string>(value));
+      }
+      return AnswerShowNameValues(Trimmed(text.substr(std::string(prefix).size())), rows,
+                                  "VARIABLES");
+    }
+  }
+  for (const char* prefix : {"show status", "show session status", "show global status"}) {
+    if (StartsWithWord(lower, prefix)) {
+      return AnswerShowNameValues(Trimmed(text.substr(std::string(prefix).size())), context.status,
+                                  "STATUS");
     }
   }
   if (StartsWithWord(lower, "select")) return AnswerSelect(text, context);
   return std::nullopt;
+}
+
+std::string UseStatement(std::string_view database) {
+  std::string quoted = "USE `";
+  for (char c : database) {
+    quoted.push_back(c);
+    if (c == '`') quoted.push_back('`');
+  }
+  return quoted + "`";
 }
 
 }  // namespace tessera::server

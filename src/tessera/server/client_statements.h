@@ -8,6 +8,7 @@
 //   SELECT @@[session.|global.]var [AS a], DATABASE(), SCHEMA(), VERSION(), CONNECTION_ID(),
 //          USER(), CURRENT_USER() ... [LIMIT n]
 //   SHOW [SESSION|GLOBAL] VARIABLES [LIKE 'pattern' | WHERE condition]
+//   SHOW [SESSION|GLOBAL] STATUS [LIKE 'pattern' | WHERE condition]   (the server's counters)
 //   SHOW WARNINGS, SHOW ERRORS            (none are kept: empty)
 //
 // An unknown @@variable is MySQL's error 1193. Anything else is not a client statement.
@@ -19,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tessera/sql/session.h"
@@ -31,6 +33,10 @@ struct ClientContext {
   uint32_t connection_id = 0;
   uint64_t max_allowed_packet = 0;
   uint32_t idle_timeout_seconds = 0;
+  // SHOW STATUS's rows (Variable_name, Value), taken when the query arrived.
+  std::vector<std::pair<std::string, std::string>> status;
+  // Where SET tessera_test_fault writes; null when the server's test hooks are off.
+  std::string* test_fault = nullptr;
 };
 
 // The statements of one COM_QUERY: split at the `;` outside quotes ('…', "…", `…`, with
@@ -42,5 +48,8 @@ std::vector<std::string> SplitStatements(std::string_view query);
 // statement. Comments before the statement are skipped (Connector/J starts with one).
 std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(
     std::string_view statement, const ClientContext& context);
+
+// `USE name` for a name a client sent, quoted so that no name can end the statement.
+std::string UseStatement(std::string_view database);
 
 }  // namespace tessera::server

@@ -88,10 +88,28 @@ arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options) {
     } else if (key == "catalog_name") {
       if (value.empty()) return InvalidArgument(at, ": must not be empty");
       options->catalog_name = value;
+    } else if (key == "max_mutations") {
+      RETURN_NOT_OK(ParseNumber(value, 1, 1024, at, &options->max_mutations));
+    } else if (key == "max_mutations_per_database") {
+      RETURN_NOT_OK(ParseNumber(value, 1, 1024, at, &options->max_mutations_per_database));
+    } else if (key == "mutation_queue") {
+      RETURN_NOT_OK(ParseNumber(value, 0, 100000, at, &options->mutation_queue));
+    } else if (key == "mutation_budget") {
+      RETURN_NOT_OK(ParseNumber(value, 1, kSecondsMax, at, &options->mutation_budget_seconds));
+    } else if (key == "worker_memory") {
+      RETURN_NOT_OK(ParseNumber(value, 16ull << 20, 1ull << 50, at, &options->worker_memory_bytes));
+    } else if (key == "worker_max_processes") {
+      RETURN_NOT_OK(ParseNumber(value, 8, 1u << 20, at, &options->worker_max_processes));
+    } else if (key == "cgroup_mount") {
+      if (value.empty() || value[0] != '/')
+        return InvalidArgument(at, ": expected an absolute path");
+      options->cgroup_mount = value;
     } else {
       return InvalidArgument(where, ": unknown key '", key,
                              "'; the keys are listen, max_connections, statement_threads, "
-                             "handshake_timeout, idle_timeout, max_allowed_packet, catalog_name");
+                             "handshake_timeout, idle_timeout, max_allowed_packet, catalog_name, "
+                             "max_mutations, max_mutations_per_database, mutation_queue, "
+                             "mutation_budget, worker_memory, worker_max_processes, cgroup_mount");
     }
   }
   return arrow::Status::OK();

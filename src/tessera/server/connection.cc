@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "tessera/query/snapshot.h"
 #include "tessera/server/auth.h"
@@ -61,16 +62,6 @@ void Log(uint32_t connection, const std::string& user, std::string_view event,
   std::fprintf(stderr, "tessera serve: connection=%u user=%s %.*s %.*s\n", connection,
                safe_user.c_str(), static_cast<int>(event.size()), event.data(),
                static_cast<int>(detail.size()), detail.data());
-}
-
-// `USE name` for a name a client sent, quoted so that no name can end the statement.
-std::string UseStatement(std::string_view database) {
-  std::string quoted = "USE `";
-  for (char c : database) {
-    quoted.push_back(c);
-    if (c == '`') quoted.push_back('`');
-  }
-  return quoted + "`";
 }
 
 }  // namespace
@@ -313,8 +304,13 @@ awaitable<bool> Connection::Command() {
       const auto started = Clock::now();
       busy_ = true;
       auto self = shared_from_this();
-      std::vector<std::string> answer =
-          co_await asio::co_spawn(state_.statements, Answer(command, text), use_awaitable);
+      std::vector<std::string> answer;
+      if (command == kComFieldList) {
+        answer =
+            co_await asio::co_spawn(state_.statements, AnswerFieldListOnPool(text), use_awaitable);
+      } else {
+        co_await AnswerQuery(text, answer);
+      }
       const bool failed = !answer.empty() && !answer.back().empty() &&
                           static_cast<uint8_t>(answer.back()[0]) == 0xFF;
       co_await Send(answer);
@@ -365,53 +361,258 @@ void Connection::AppendResult(const sql::StatementResult& result, bool more,
   out->push_back(deprecate_eof ? EndOfRowsOkPayload(status) : EofPayload(status));
 }
 
-awaitable<std::vector<std::string>> Connection::Answer(uint8_t command, const std::string& text) {
-  co_return command == kComFieldList ? AnswerFieldList(text) : AnswerQuery(text);
+ClientContext Connection::MakeClientContext() {
+  ClientContext context;
+  context.database = session_.current_database();
+  context.user = user_ + "@" + peer_;
+  context.connection_id = id_;
+  context.max_allowed_packet = state_.options.max_allowed_packet;
+  context.idle_timeout_seconds = state_.options.idle_timeout_seconds;
+  const MutationCounters counters = state_.mutations.counters();
+  context.status = {
+      {"Connections", std::to_string(state_.next_connection_id - 1)},
+      {"Questions", std::to_string(state_.questions.load())},
+      {"Tessera_mutation_entries", std::to_string(counters.entries)},
+      {"Tessera_mutation_workers", std::to_string(counters.running)},
+      {"Tessera_mutations_queued", std::to_string(counters.queued)},
+      {"Tessera_mutation_isolation", state_.mutations.DescribeIsolation()},
+      {"Threads_connected", std::to_string(state_.connections.size())},
+  };
+  for (int i = 0; i < 5; ++i) {
+    context.status.emplace_back(
+        "Tessera_mutations_" + std::string(OutcomeClassName(static_cast<OutcomeClass>(i))),
+        std::to_string(counters.outcomes[i]));
+  }
+  std::sort(context.status.begin(), context.status.end());
+  if (state_.options.test_fault_hooks) context.test_fault = &test_fault_;
+  return context;
 }
 
-std::vector<std::string> Connection::AnswerQuery(const std::string& text) {
-  std::vector<std::string> out;
+// One statement text of a COM_QUERY, run in steps: on the statement pool up to the next
+// statement the network thread must see (a mutation, a DROP TABLE / DATABASE), then that one
+// on the network thread, and so on.
+struct Connection::PieceRun {
+  std::string text;
+  bool more = false;  // more pieces follow this one
+  ClientContext context;
+  std::vector<std::string>* out = nullptr;
+  bool parsed = false;
+  std::vector<sql::Statement> statements;
+  size_t next = 0;
+  bool failed = false;  // an error was appended: the query ends
+  bool done = false;
+  // statements[next] waits for the network thread: a mutation with its name entry, or a DROP
+  // of the directory `drop_prefix`.
+  bool network_next = false;
+  std::optional<std::string> entry;
+  std::string drop_prefix;
+  bool drop_checked = false;
+  // The preflight's answer (a no-op or an error) or, with `admission`, a mutation to run.
+  std::optional<arrow::Result<sql::StatementResult>> preflight;
+  std::optional<sql::MutationAdmission> admission;
+
+  bool MoreAfterNext() const { return more || next + 1 < statements.size(); }
+};
+
+awaitable<void> Connection::AnswerQuery(const std::string& text, std::vector<std::string>& out) {
   const std::vector<std::string> pieces = SplitStatements(text);
   if (pieces.empty()) {
-    return {ErrorOf(
-        sql::SqlError(sql::SqlCode::kEmptyQuery, ErrorKind::kInvalidArgument, "Query was empty"))};
+    out.push_back(ErrorOf(
+        sql::SqlError(sql::SqlCode::kEmptyQuery, ErrorKind::kInvalidArgument, "Query was empty")));
+    co_return;
   }
   if (pieces.size() > 1 && (capabilities_ & kClientMultiStatements) == 0) {
-    return {ErrorOf(sql::SqlError(
+    out.push_back(ErrorOf(sql::SqlError(
         sql::SqlCode::kParseError, ErrorKind::kInvalidArgument, "the query holds ", pieces.size(),
         " statements, but this connection did not enable multi-statements "
-        "(CLIENT_MULTI_STATEMENTS); send one statement at a time"))};
+        "(CLIENT_MULTI_STATEMENTS); send one statement at a time")));
+    co_return;
   }
   // One result per statement, each but the last flagged "more results"; the first error ends
   // the query (the results before it were sent flagged, so the client reads on to the error).
   for (size_t i = 0; i < pieces.size(); ++i) {
-    const bool more = i + 1 < pieces.size();
-    const ClientContext context{session_.current_database(), user_ + "@" + peer_, id_,
-                                state_.options.max_allowed_packet,
-                                state_.options.idle_timeout_seconds};
-    if (auto answer = AnswerClientStatement(pieces[i], context)) {
+    PieceRun run;
+    run.text = pieces[i];
+    run.more = i + 1 < pieces.size();
+    run.context = MakeClientContext();
+    run.out = &out;
+    for (;;) {
+      co_await asio::co_spawn(state_.statements, AdvancePiece(run), use_awaitable);
+      if (run.failed || run.done) break;
+      co_await RunNetworkStatement(run);
+      if (run.failed) break;
+    }
+    if (run.failed) co_return;
+  }
+}
+
+awaitable<void> Connection::AdvancePiece(PieceRun& run) {
+  std::vector<std::string>& out = *run.out;
+  if (run.preflight) {
+    // The preflight of statements[next], inside its name entry.
+    co_return;
+  }
+  if (!run.parsed) {
+    if (auto answer = AnswerClientStatement(run.text, run.context)) {
       if (!answer->ok()) {
         out.push_back(ErrorOf(answer->status()));
-        return out;
+        run.failed = true;
+      } else {
+        AppendResult(**answer, run.more, &out);
+        run.done = true;
       }
-      AppendResult(**answer, more, &out);
-      continue;
+      co_return;
     }
-    auto statements = sql::ParseScript(pieces[i]);
+    auto statements = sql::ParseScript(run.text);
     if (!statements.ok()) {
       out.push_back(ErrorOf(statements.status()));
-      return out;
+      run.failed = true;
+      co_return;
     }
-    for (size_t j = 0; j < statements->size(); ++j) {
-      auto result = session_.Execute((*statements)[j], pieces[i]);
-      if (!result.ok()) {
-        out.push_back(ErrorOf(result.status()));
-        return out;
+    run.statements = std::move(*statements);
+    run.parsed = true;
+  }
+  while (run.next < run.statements.size()) {
+    const sql::Statement& statement = run.statements[run.next];
+    if (sql::IsWorkerMutation(statement)) {
+      auto entry = sql::MutationEntryName(statement, state_.catalog, session_.current_database());
+      if (!entry.ok()) {
+        out.push_back(ErrorOf(entry.status()));
+        run.failed = true;
+        co_return;
       }
-      AppendResult(*result, more || j + 1 < statements->size(), &out);
+      run.entry = std::move(*entry);
+      run.network_next = true;
+      co_return;
+    }
+    if (!run.drop_checked) {
+      run.drop_prefix = DropPrefix(statement);
+      if (!run.drop_prefix.empty()) {
+        run.network_next = true;
+        co_return;
+      }
+    }
+    run.drop_checked = false;
+    auto result = session_.Execute(statement, run.text);
+    if (!result.ok()) {
+      out.push_back(ErrorOf(result.status()));
+      run.failed = true;
+      co_return;
+    }
+    AppendResult(*result, run.MoreAfterNext(), &out);
+    ++run.next;
+  }
+  run.done = true;
+}
+
+std::string Connection::DropPrefix(const sql::Statement& statement) const {
+  if (const auto* drop = std::get_if<sql::DropTableStatement>(&statement.body)) {
+    auto location = state_.catalog.ResolveTable(drop->table, session_.current_database());
+    return location.ok() ? sql::AsciiLower(location->uri) + "#" : std::string();
+  }
+  if (const auto* drop = std::get_if<sql::DropDatabaseStatement>(&statement.body)) {
+    auto database = state_.catalog.ResolveDatabase(drop->database);
+    return database.ok() ? sql::AsciiLower(state_.catalog.root() + "/" + *database + "/")
+                         : std::string();
+  }
+  return {};
+}
+
+awaitable<void> Connection::Preflight(PieceRun& run) {
+  sql::MutationHooks hooks;
+  hooks.preflight = true;
+  run.preflight = session_.Execute(run.statements[run.next], run.text, &hooks);
+  run.admission = hooks.admission;
+  co_return;
+}
+
+void Connection::Fail(PieceRun& run, const arrow::Status& status) {
+  run.out->push_back(ErrorOf(status));
+  run.failed = true;
+}
+
+awaitable<void> Connection::RunNetworkStatement(PieceRun& run) {
+  std::vector<std::string>& out = *run.out;
+  run.network_next = false;
+  if (!run.drop_prefix.empty()) {
+    if (state_.mutations.HeldUnder(run.drop_prefix)) {
+      Fail(run, sql::SqlError(sql::SqlCode::kBusy, ErrorKind::kBusy,
+                              "Busy: a mutation is running on what the DROP removes; it holds it "
+                              "until its worker is gone. Try again later"));
+      co_return;
+    }
+    run.drop_prefix.clear();
+    run.drop_checked = true;
+    co_return;
+  }
+  const arrow::Status available = state_.mutations.Available();
+  if (!available.ok()) {
+    Fail(run, available);
+    co_return;
+  }
+  if (run.entry) {
+    const arrow::Status entered = state_.mutations.Enter(*run.entry);
+    if (!entered.ok()) {
+      Fail(run, entered);
+      co_return;
     }
   }
-  return out;
+  // The final authoritative preflight, inside the entry.
+  co_await asio::co_spawn(state_.statements, Preflight(run), use_awaitable);
+  auto preflight = std::move(*run.preflight);
+  run.preflight.reset();
+  auto admission = std::move(run.admission);
+  run.admission.reset();
+  if (!preflight.ok() || !admission) {
+    if (run.entry) state_.mutations.Leave(*run.entry);
+    if (!preflight.ok()) {
+      Fail(run, preflight.status());
+    } else {
+      AppendResult(*preflight, run.MoreAfterNext(), &out);
+      ++run.next;
+    }
+    co_return;
+  }
+  const sql::Statement& statement = run.statements[run.next];
+  MutationRequest request;
+  request.entry = run.entry.value_or("");
+  request.database = std::filesystem::path(admission->table_uri).parent_path().filename();
+  request.current_database = session_.current_database();
+  request.text = statement.text;
+  if (const auto* create = std::get_if<sql::CreateIndexStatement>(&statement.body)) {
+    request.index_name = create->index_name;
+  } else if (const auto* drop = std::get_if<sql::DropIndexStatement>(&statement.body)) {
+    request.index_name = drop->index_name;
+  }
+  request.admission = std::move(*admission);
+  request.fault = test_fault_;
+  request.deadline = Clock::now() + std::chrono::seconds(state_.options.mutation_budget_seconds);
+  request.connection = id_;
+  auto waiter = std::make_shared<Waiter>(socket_.get_executor());
+  waiter->timer.expires_at(Clock::time_point::max());
+  state_.mutations.Run(std::move(request), [waiter](MutationOutcome outcome) {
+    waiter->outcome = std::move(outcome);
+    waiter->done = true;
+    waiter->timer.cancel();
+  });
+  if (!waiter->done) {
+    asio::error_code error;
+    auto token = asio::redirect_error(use_awaitable, error);
+    co_await waiter->timer.async_wait(token);
+  }
+  Log(id_, user_, "mutation",
+      Concat("kind=", StatementKind(statement.text),
+             " outcome=", OutcomeClassName(waiter->outcome.outcome)));
+  if (waiter->outcome.outcome != OutcomeClass::kSuccess) {
+    Fail(run, waiter->outcome.error);
+    co_return;
+  }
+  AppendResult(waiter->outcome.result, run.MoreAfterNext(), &out);
+  ++run.next;
+}
+
+awaitable<std::vector<std::string>> Connection::AnswerFieldListOnPool(const std::string& payload) {
+  co_return AnswerFieldList(payload);
 }
 
 std::vector<std::string> Connection::AnswerFieldList(const std::string& payload) {

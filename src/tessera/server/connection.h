@@ -21,6 +21,7 @@
 // co_await an expression holding temporaries with destructors: GCC 12 destroys such
 // temporaries wrongly in coroutine frames (a double free was seen).
 
+#include "tessera/server/client_statements.h"
 #include "tessera/server/server_state.h"
 #include "tessera/sql/session.h"
 
@@ -50,10 +51,26 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> SendOne(const std::string& payload);
   asio::awaitable<void> SendError(const arrow::Status& status);
 
-  // Runs on the statement pool: the answer's payloads.
-  asio::awaitable<std::vector<std::string>> Answer(uint8_t command, const std::string& text);
-  // Every payload of the answer to COM_QUERY `text`.
-  std::vector<std::string> AnswerQuery(const std::string& text);
+  // Every payload of the answer to COM_QUERY `text`, into `out`: statements run on the
+  // statement pool, mutations through state_.mutations (mutations.h).
+  asio::awaitable<void> AnswerQuery(const std::string& text, std::vector<std::string>& out);
+  struct PieceRun;
+  asio::awaitable<void> AdvancePiece(PieceRun& run);         // on the statement pool
+  asio::awaitable<void> Preflight(PieceRun& run);            // on the statement pool
+  asio::awaitable<void> RunNetworkStatement(PieceRun& run);  // on the network thread
+  // DROP TABLE / DATABASE: the lower-case directory prefix of the name entries it conflicts
+  // with; empty for other statements (or names that do not resolve: the DROP reports those).
+  std::string DropPrefix(const sql::Statement& statement) const;
+  ClientContext MakeClientContext();
+  void Fail(PieceRun& run, const arrow::Status& status);
+  // What a connection waiting for a mutation's outcome holds (shared with the callback).
+  struct Waiter {
+    explicit Waiter(asio::any_io_executor executor) : timer(executor) {}
+    asio::steady_timer timer;
+    MutationOutcome outcome;
+    bool done = false;
+  };
+  asio::awaitable<std::vector<std::string>> AnswerFieldListOnPool(const std::string& payload);
   std::vector<std::string> AnswerFieldList(const std::string& payload);
   void AppendResult(const sql::StatementResult& result, bool more, std::vector<std::string>* out);
   std::string ErrorOf(const arrow::Status& status) const;
@@ -73,6 +90,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint8_t sequence_ = 0;
   bool busy_ = false;  // a command is being answered (statement running or answer being sent)
   bool close_requested_ = false;
+  std::string test_fault_;  // SET tessera_test_fault (test hooks only)
   sql::Session session_;
 };
 

@@ -88,7 +88,14 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   ARROW_ASSIGN_OR_RAISE(auto users, UserStore::Open(options.catalog_root));
   // The root password is not left where /proc/<pid>/environ would show it.
   ::unsetenv(kRootPasswordVariable);
+  const char* hooks = std::getenv("TESSERA_TEST_FAULT_HOOKS");
+  options.test_fault_hooks = hooks != nullptr && std::string(hooks) == "1";
   auto state = std::make_unique<State>(std::move(options), std::move(catalog), std::move(users));
+  state->mutations.ProbeIsolation();
+  std::fprintf(
+      stderr, "tessera serve: mutation workers: %s%s\n",
+      state->mutations.DescribeIsolation().c_str(),
+      state->options.test_fault_hooks ? " (TEST FAULT HOOKS ON: never in production)" : "");
   asio::error_code error;
   const auto address = asio::ip::make_address(state->options.host, error);
   if (error) {

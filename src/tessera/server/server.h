@@ -31,6 +31,16 @@ struct ServerOptions {
   uint64_t max_allowed_packet = 64ull << 20;
   uint32_t statement_threads = 4;
   bool handle_signals = true;  // SIGTERM / SIGINT stop the server
+  // Mutations (docs/server.md, "Mutations"): run in isolated workers, at most max_mutations
+  // at once (max_mutations_per_database in one database), mutation_queue more waiting.
+  uint32_t max_mutations = 2;
+  uint32_t max_mutations_per_database = 2;
+  uint32_t mutation_queue = 16;
+  uint32_t mutation_budget_seconds = 3600;  // admission, queue, worker and refresh together
+  uint64_t worker_memory_bytes = 4ull << 30;
+  uint32_t worker_max_processes = 256;  // processes and threads of one worker
+  std::string cgroup_mount = "/sys/fs/cgroup";
+  bool test_fault_hooks = false;  // TESSERA_TEST_FAULT_HOOKS=1 in the server's environment
 };
 
 class Server {

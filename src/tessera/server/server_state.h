@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "tessera/server/mutations.h"
 #include "tessera/server/server.h"
 #include "tessera/server/user_store.h"
 #include "tessera/sql/catalog.h"
@@ -24,7 +25,8 @@ struct Server::State {
         users(std::move(users)),
         statements(this->options.statement_threads),
         acceptor(network),
-        signals(network) {}
+        signals(network),
+        mutations(network, statements, this->options) {}
 
   ServerOptions options;
   sql::Catalog catalog;
@@ -33,6 +35,7 @@ struct Server::State {
   asio::thread_pool statements;
   asio::ip::tcp::acceptor acceptor;
   asio::signal_set signals;
+  Mutations mutations;
   std::set<std::shared_ptr<Connection>> connections;
   bool stopping = false;
   uint32_t next_connection_id = 1;

@@ -75,6 +75,19 @@ arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const Objec
   if (time_travel.timestamp) {
     ARROW_ASSIGN_OR_RAISE(version, VersionAsOf(context, *location, time_travel));
   }
+  // A worker's statement reads its target at the admitted version, never at a later one.
+  const MutationHooks* mutation = context.mutation;
+  if (mutation != nullptr && !mutation->preflight && mutation->admission && !version &&
+      mutation->admission->table_uri == location->uri && mutation->admission->version > 0) {
+    auto admitted = query::Snapshot::Open(location->uri, mutation->admission->version);
+    if (!admitted.ok()) {
+      return Error(ErrorKind::kStale, "StaleAdmission: version ", mutation->admission->version,
+                   " of table '", location->Qualified(), "', which the statement was admitted at, ",
+                   "cannot be opened (", admitted.status().message(),
+                   "); nothing was done, run the statement again");
+    }
+    return PinnedTable{std::move(*location), std::move(*admitted)};
+  }
   auto snapshot = query::Snapshot::Open(location->uri, version);
   if (!snapshot.ok()) {
     if (version && KindOf(snapshot.status()) == ErrorKind::kNotFound) {

@@ -154,6 +154,8 @@ arrow::Result<StatementResult> ExecuteCreateTableAs(const CreateTableAsStatement
     return Prefixed(location.status(), context.At(statement.table.position));
   }
   ARROW_ASSIGN_OR_RAISE(auto planned, PlanSelect(*statement.query, context));
+  ARROW_ASSIGN_OR_RAISE(const bool stop, context.AtMutatingCall({location->uri, 0, ""}));
+  if (stop) return StatementResult{};
   ARROW_ASSIGN_OR_RAISE(auto rows, StartQuery(std::move(planned)));
   uint64_t count = 0;
   auto counted = std::make_shared<CountingRows>(rows, &count);
@@ -175,6 +177,11 @@ arrow::Result<StatementResult> ExecuteInsert(const InsertStatement& statement,
                     pinned.location.Qualified(), "' has ", target->num_fields(),
                     " columns, the query returns ", planned.column_names.size());
   }
+  const dataset::Dataset& dataset = pinned.snapshot->dataset();
+  ARROW_ASSIGN_OR_RAISE(const bool stop,
+                        context.AtMutatingCall({pinned.location.uri, dataset.version(),
+                                                SchemaContract(dataset, nullptr)}));
+  if (stop) return StatementResult{};
   ARROW_ASSIGN_OR_RAISE(auto rows, StartQuery(std::move(planned)));
   uint64_t count = 0;
   auto conformed = std::make_shared<CountingRows>(
@@ -191,6 +198,10 @@ arrow::Result<StatementResult> ExecuteDelete(const DeleteStatement& statement,
   ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
   const query::Snapshot& snapshot = *pinned.snapshot;
   ARROW_ASSIGN_OR_RAISE(auto filter, DeleteFilter(statement, *snapshot.schema(), context));
+  ARROW_ASSIGN_OR_RAISE(const bool stop,
+                        context.AtMutatingCall({pinned.location.uri, snapshot.dataset().version(),
+                                                SchemaContract(snapshot.dataset(), nullptr)}));
+  if (stop) return StatementResult{};
   ARROW_ASSIGN_OR_RAISE(auto deleted, query::Delete(snapshot, filter));
   StatementResult result;
   result.affected_rows = snapshot.dataset().CountRows() - deleted->CountRows();

@@ -35,6 +35,14 @@ std::string_view SqlStateOf(SqlCode code) {
       return "70100";
     case SqlCode::kTooComplex:
       return "54000";
+    case SqlCode::kIndeterminate:
+      return "40003";  // SQL's "statement completion unknown"
+    case SqlCode::kMutationFailed:
+      return "TS001";
+    case SqlCode::kCommittedRefreshIncomplete:
+      return "TS002";
+    case SqlCode::kIsolationUnavailable:
+      return "TS003";
     case SqlCode::kTooManyConnections:
       return "08004";
     case SqlCode::kBadHandshake:

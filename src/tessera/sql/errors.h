@@ -63,6 +63,11 @@ enum class SqlCode : int {
   kNotFound = 7008,               // HY000
   kAlreadyExists = 7009,          // HY000
   kTooComplex = 7010,             // 54000: a statement over the size or nesting limits
+  // The outcome classes of a mutation run by a server's worker (docs/server.md): success is
+  // an OK; these three are the others (7006 above: may or may not have committed).
+  kMutationFailed = 7011,              // TS001: confirmed failure, nothing committed
+  kCommittedRefreshIncomplete = 7012,  // TS002: committed; the server's refresh did not finish
+  kIsolationUnavailable = 7013,        // TS003: no worker boundary, no mutation started
 };
 
 // "42000", "HY000", ...

@@ -11,6 +11,7 @@
 #include "tessera/expr/diagnostics.h"
 #include "tessera/query/snapshot.h"
 #include "tessera/sql/catalog.h"
+#include "tessera/sql/mutation.h"
 #include "tessera/sql/session.h"
 #include "tessera/sql/statement.h"
 
@@ -26,7 +27,16 @@ struct ExecutionContext {
   }
   // "line L, column C: " of a position in the script.
   std::string At(int position) const { return expr::ErrorPrefix(source(), position); }
+
+  MutationHooks* mutation = nullptr;  // null: no preflight, no admission (mutation.h)
+  // Every mutation calls this right before its one mutating call with what that call writes.
+  // True: stop here (a preflight; mutation->admission is set). An error: the admission does
+  // not hold (kStale) or before_mutating_call refused.
+  arrow::Result<bool> AtMutatingCall(MutationAdmission planned) const;
 };
+
+// Schema contract v1 (mutation.h) of `dataset`, with the indexed `field` when there is one.
+std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* field);
 
 // A table's version pinned for one statement: the latest, or the one `time_travel` names.
 struct PinnedTable {

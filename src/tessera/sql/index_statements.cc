@@ -146,18 +146,32 @@ arrow::Result<StatementResult> ExecuteCreateIndex(const CreateIndexStatement& st
   index::CreateIndexOptions options;
   options.if_not_exists = statement.if_not_exists;
   options.replace = statement.or_replace;
-  auto created = index::CreateIndex(dataset, spec, options);
-  if (!created.ok()) {
-    if (KindOf(created.status()) == ErrorKind::kAlreadyExists) {
-      return WithCode(created.status(), SqlCode::kDuplicateKeyName);
-    }
-    return created.status();
+  auto no_op = [&] {
+    StatementResult result;
+    result.version = dataset.version();
+    result.info = "index '" + statement.index_name + "' exists with this definition; nothing done";
+    return result;
+  };
+  auto duplicate_code = [](const arrow::Status& status) {
+    return KindOf(status) == ErrorKind::kAlreadyExists
+               ? WithCode(status, SqlCode::kDuplicateKeyName)
+               : status;
+  };
+  if (context.mutation != nullptr) {
+    auto changes = index::CreateIndexChanges(dataset, spec, options);
+    if (!changes.ok()) return duplicate_code(changes.status());
+    if (!*changes) return no_op();
   }
+  const arrow::Field* field = dataset.schema()->GetFieldByName(column).get();
+  ARROW_ASSIGN_OR_RAISE(const bool stop,
+                        context.AtMutatingCall({pinned.location.uri, dataset.version(),
+                                                SchemaContract(dataset, field)}));
+  if (stop) return StatementResult{};
+  auto created = index::CreateIndex(dataset, spec, options);
+  if (!created.ok()) return duplicate_code(created.status());
+  if ((*created)->version() == dataset.version()) return no_op();
   StatementResult result;
   result.version = (*created)->version();
-  if ((*created)->version() == dataset.version()) {
-    result.info = "index '" + statement.index_name + "' exists with this definition; nothing done";
-  }
   return result;
 }
 
@@ -165,21 +179,33 @@ arrow::Result<StatementResult> ExecuteDropIndex(const DropIndexStatement& statem
                                                 ExecutionContext& context) {
   ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
-  auto dropped = index::DropIndex(dataset, statement.index_name, statement.if_exists);
-  if (!dropped.ok()) {
-    if (KindOf(dropped.status()) == ErrorKind::kNotFound) {
-      return SqlError(SqlCode::kCantDropKey, ErrorKind::kNotFound, "Can't DROP INDEX '",
-                      statement.index_name, "'; table '", pinned.location.Qualified(),
-                      "' has no index of that name (SHOW INDEX FROM ", pinned.location.Qualified(),
-                      " lists them)");
-    }
-    return dropped.status();
+  auto missing_code = [&](const arrow::Status& status) {
+    if (KindOf(status) != ErrorKind::kNotFound) return status;
+    return SqlError(SqlCode::kCantDropKey, ErrorKind::kNotFound, "Can't DROP INDEX '",
+                    statement.index_name, "'; table '", pinned.location.Qualified(),
+                    "' has no index of that name (SHOW INDEX FROM ", pinned.location.Qualified(),
+                    " lists them)");
+  };
+  auto no_op = [&] {
+    StatementResult result;
+    result.version = dataset.version();
+    result.info = "index '" + statement.index_name + "' does not exist; nothing done";
+    return result;
+  };
+  if (context.mutation != nullptr) {
+    auto changes = index::DropIndexChanges(dataset, statement.index_name, statement.if_exists);
+    if (!changes.ok()) return missing_code(changes.status());
+    if (!*changes) return no_op();
   }
+  ARROW_ASSIGN_OR_RAISE(const bool stop,
+                        context.AtMutatingCall({pinned.location.uri, dataset.version(),
+                                                SchemaContract(dataset, nullptr)}));
+  if (stop) return StatementResult{};
+  auto dropped = index::DropIndex(dataset, statement.index_name, statement.if_exists);
+  if (!dropped.ok()) return missing_code(dropped.status());
+  if ((*dropped)->version() == dataset.version()) return no_op();
   StatementResult result;
   result.version = (*dropped)->version();
-  if ((*dropped)->version() == dataset.version()) {
-    result.info = "index '" + statement.index_name + "' does not exist; nothing done";
-  }
   return result;
 }
 

@@ -42,10 +42,38 @@ arrow::Result<StatementResult> Dispatch(const Statement& statement, ExecutionCon
 
 }  // namespace
 
-arrow::Result<StatementResult> Session::Execute(const Statement& statement,
-                                                std::string_view script) {
+arrow::Result<bool> ExecutionContext::AtMutatingCall(MutationAdmission planned) const {
+  if (mutation == nullptr) return false;
+  if (mutation->preflight) {
+    mutation->admission = std::move(planned);
+    return true;
+  }
+  if (mutation->admission) {
+    const MutationAdmission& admitted = *mutation->admission;
+    if (admitted.table_uri != planned.table_uri || admitted.contract != planned.contract) {
+      return Error(ErrorKind::kStale, "StaleAdmission: the table ", planned.table_uri,
+                   " at version ", planned.version, " is not what the statement was admitted for (",
+                   admitted.contract, " then, ", planned.contract,
+                   " now); nothing was done, run the statement again");
+    }
+  }
+  if (mutation->before_mutating_call) RETURN_NOT_OK(mutation->before_mutating_call());
+  return false;
+}
+
+std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* field) {
+  std::string contract = "v1;dataset=" + dataset.manifest().dataset_uuid();
+  if (field != nullptr) {
+    contract += ";field=" + field->name() + ":" + field->type()->ToString() + ":" +
+                (field->nullable() ? "null" : "not null");
+  }
+  return contract;
+}
+
+arrow::Result<StatementResult> Session::Execute(const Statement& statement, std::string_view script,
+                                                MutationHooks* mutation) {
   const expr::StatementClock clock;  // now() is one instant throughout the statement
-  ExecutionContext context{catalog_, current_database_, script};
+  ExecutionContext context{catalog_, current_database_, script, mutation};
   auto result = util::GuardExceptions("executing a SQL statement",
                                       [&] { return Dispatch(statement, context); });
   if (!result.ok()) return WithCode(result.status(), CodeOf(result.status()));

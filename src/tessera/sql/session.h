@@ -23,6 +23,8 @@
 
 namespace tessera::sql {
 
+struct MutationHooks;  // mutation.h
+
 // What a statement returns: a result set, or an OK with counts.
 struct StatementResult {
   std::shared_ptr<arrow::Table> rows;  // null for statements without a result set
@@ -45,8 +47,10 @@ class Session {
   using ResultCallback = std::function<arrow::Status(const Statement&, const StatementResult&)>;
   arrow::Status ExecuteScript(std::string_view script, const ResultCallback& on_result);
 
-  // Runs one statement of `script` (the text its positions point into).
-  arrow::Result<StatementResult> Execute(const Statement& statement, std::string_view script);
+  // Runs one statement of `script` (the text its positions point into); `mutation`: how a
+  // mutation runs (mutation.h), null for the plain way.
+  arrow::Result<StatementResult> Execute(const Statement& statement, std::string_view script,
+                                         MutationHooks* mutation = nullptr);
 
   // The results of every statement of `script`; the last statement's for convenience in tests.
   arrow::Result<StatementResult> ExecuteAll(std::string_view script);
