@@ -7,7 +7,7 @@
 # mariadb client its tests connect with) and a venv inside the repo (.venv) with a pinned
 # pyarrow whose bundled C++ headers and shared libraries are the Arrow/Parquet that CMake builds against, a
 # pinned duckdb for the differential test, a pinned tantivy for the full-text benchmark and a
-# pinned PyMySQL, a client of the server's tests.
+# pinned PyMySQL, mysql-connector-python and SQLAlchemy, clients of the server's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,8 +17,13 @@ NUMPY_VERSION=2.3.5
 DUCKDB_VERSION=2.0.1
 # tantivy (its Python package) is the full-text peer of bench/fts.
 TANTIVY_VERSION=0.27.0
-# PyMySQL is a client of the server's end-to-end test (tests/server/).
+# PyMySQL, mysql-connector-python and SQLAlchemy (with its dependencies greenlet and
+# typing_extensions) are clients of the server's end-to-end test (tests/server/).
 PYMYSQL_VERSION=1.1.1
+MYSQL_CONNECTOR_VERSION=9.1.0
+SQLALCHEMY_VERSION=2.0.36
+GREENLET_VERSION=3.5.6
+TYPING_EXTENSIONS_VERSION=4.16.0
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -45,7 +50,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv

@@ -7,6 +7,9 @@ TESSERA_ROOT_PASSWORD at the first start), then:
   table functions, EXPLAIN, errors with their codes, USE / -D, multi-statements;
 - PyMySQL: types of result columns, parameters, errors as exceptions with MySQL codes, the
   statements it sends itself (SET AUTOCOMMIT, COMMIT);
+- mysql-connector-python (pure and C extension): prepared statements over the binary
+  protocol — SELECT with parameters, CREATE TABLE AS and INSERT (mutations in workers), errors
+  at PREPARE and EXECUTE; SQLAlchemy over PyMySQL for one round trip with its reflection;
 - bad input on raw sockets: garbage instead of a handshake response, a packet over
   max_allowed_packet, a client that sends nothing (handshake deadline), an idle client (idle
   deadline), one connection over max_connections (1040) — and the server keeps serving;
@@ -24,6 +27,10 @@ import subprocess
 import sys
 import time
 
+# mysql-connector-python's C extension is loaded before pyarrow: both bring C++ runtimes, and
+# the extension cannot get static TLS once pyarrow took it ("cannot allocate memory in static
+# TLS block").
+import mysql.connector  # noqa: E402  (before pyarrow, see above)
 import pymysql
 
 PASSWORD = "s3cret-Pass"
@@ -278,7 +285,7 @@ def test_malformed_packets(port, count):
                 read_packet(sock)
             sock.settimeout(0.02)  # answers are read when they come, never waited for long
             for _ in range(rng.randint(1, 20)):
-                shape = rng.randrange(6)
+                shape = rng.randrange(7)
                 if shape == 0:  # random bytes, no framing at all
                     data = rng.randbytes(rng.randint(1, 64))
                 elif shape == 1:  # a header promising more than follows
@@ -289,8 +296,12 @@ def test_malformed_packets(port, count):
                     data = packet(b"\x03" + rng.randbytes(rng.randint(0, 200)), 0)
                 elif shape == 4:  # a truncated handshake response
                     data = packet(struct.pack("<I", 0x200 | 0x8000)[: rng.randint(0, 4)], 1)
-                else:  # an empty packet
+                elif shape == 5:  # an empty packet
                     data = packet(b"", rng.randrange(256))
+                else:  # a prepared statement, then an EXECUTE with random parameters
+                    data = packet(b"\x16SELECT ? + ?, 'a?'", 0) + packet(
+                        b"\x17" + struct.pack("<I", rng.randint(0, 3)) +
+                        rng.randbytes(rng.randint(0, 40)), 0)
                 sent += 1
                 sock.sendall(data)
                 if rng.random() < 0.3:
@@ -332,6 +343,61 @@ def test_empty_password(cli, work, config):
         PASSWORD = saved
 
 
+def test_connector(port):
+    """mysql-connector-python's prepared statements (binary protocol), both implementations."""
+    for pure in (True, False):
+        connection = mysql.connector.connect(host="127.0.0.1", port=port, user="root",
+                                             password=PASSWORD, database="shop", use_pure=pure,
+                                             connection_timeout=10)
+        cursor = connection.cursor(prepared=True)
+        cursor.execute("SELECT id, category, price FROM items WHERE id < ? AND category = ? "
+                       "ORDER BY id", (7, "a"))
+        rows = cursor.fetchall()
+        check(rows == [(0, "a", 1.5), (3, "a", 4.5), (6, "a", 7.5)],
+              f"connector pure={pure}: prepared rows {rows!r}")
+        check([d[1] for d in cursor.description] == [8, 253, 5],
+              f"connector pure={pure}: column types {cursor.description!r}")
+        cursor.execute("SELECT ? AS s, ? AS n, ? AS f", ("it's \\ ok", None, 2.0))
+        check(cursor.fetchall() == [("it's \\ ok", None, 2.0)],
+              f"connector pure={pure}: parameter literals")
+        table = "items_pure" if pure else "items_c"
+        cursor.execute(f"CREATE TABLE {table} AS SELECT * FROM items WHERE id < ?", (10,))
+        cursor.execute(f"INSERT INTO {table} SELECT id + 100, category, price FROM items "
+                       "WHERE id < ?", (3,))
+        check(cursor.rowcount == 3, f"connector pure={pure}: INSERT rowcount {cursor.rowcount}")
+        cursor.execute(f"SELECT count(*) FROM {table}")
+        check(cursor.fetchall() == [(13,)], f"connector pure={pure}: count after INSERT")
+        plain = connection.cursor()
+        plain.execute("SHOW INDEX FROM items")
+        check(len(plain.fetchall()) == 1, f"connector pure={pure}: SHOW INDEX")
+        try:
+            cursor.execute("SELECT nope FROM items WHERE id = ?", (1,))
+            check(False, f"connector pure={pure}: no error for an unknown column")
+        except mysql.connector.Error as error:
+            check("Unknown column 'nope'" in str(error), f"connector error: {error!r}")
+        try:
+            cursor.execute("SELEC 1 FROM items WHERE id = ?", (1,))
+            check(False, f"connector pure={pure}: no error at PREPARE for bad syntax")
+        except mysql.connector.Error as error:
+            check("syntax" in str(error), f"connector prepare error: {error!r}")
+        connection.close()
+
+
+def test_sqlalchemy(port):
+    """SQLAlchemy over PyMySQL: its connect-time statements, a bound SELECT, a round trip."""
+    import sqlalchemy
+    engine = sqlalchemy.create_engine(
+        f"mysql+pymysql://root:{PASSWORD}@127.0.0.1:{port}/shop", pool_pre_ping=True)
+    with engine.connect() as connection:
+        rows = connection.execute(sqlalchemy.text(
+            "SELECT id, price FROM items WHERE id < :n ORDER BY id"), {"n": 3}).all()
+        check([tuple(r) for r in rows] == [(0, 1.5), (1, 2.5), (2, 3.5)],
+              f"sqlalchemy rows: {rows!r}")
+        names = sqlalchemy.inspect(connection).get_table_names()
+        check("items" in names, f"sqlalchemy table names: {names!r}")
+    engine.dispose()
+
+
 def write_items(path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -360,6 +426,8 @@ def main():
     try:
         test_mariadb(server.port, data)
         test_pymysql(server.port)
+        test_connector(server.port)
+        test_sqlalchemy(server.port)
         test_bad_input(server.port)
         sent = test_malformed_packets(server.port, args.malformed_packets)
         print(f"server.clients: {sent} malformed packets sent", flush=True)

@@ -2,6 +2,7 @@
 // prefix of a handshake response is refused, never read past), password proofs of both
 // plugins computed as clients compute them, the configuration file's validation, and the
 // client statements (docs/server.md). tests/server/run_server_test.py runs real clients.
+#include <arrow/builder.h>
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
@@ -13,7 +14,9 @@
 #include "tessera/server/auth.h"
 #include "tessera/server/client_statements.h"
 #include "tessera/server/config.h"
+#include "tessera/server/prepared_statements.h"
 #include "tessera/server/protocol.h"
+#include "tessera/server/result_set.h"
 #include "tessera/server/wire.h"
 #include "tessera/sql/errors.h"
 
@@ -233,6 +236,56 @@ TEST(ServerClientStatements, StatusAndTheTestFaultVariable) {
   auto set = AnswerClientStatement("SET @@session.tessera_test_fault = 'hang'", context);
   ASSERT_TRUE(set.has_value() && set->ok());
   EXPECT_EQ(fault, "hang");
+}
+
+// Prepared statements: placeholders outside quotes and comments, parameters bound as SQL
+// literals from their binary encodings (types remembered across executions), malformed
+// parameters refused; rows in the binary protocol with their NULL bitmap.
+TEST(ServerPreparedStatements, ParametersBecomeLiteralsAndRowsBinary) {
+  PreparedStatement statement = Prepare("SELECT ?, '?', ? -- ?\n");
+  ASSERT_EQ(statement.placeholders.size(), 2u);
+  PayloadWriter execute;
+  execute.U8(0).U32(1);     // flags, iteration count
+  execute.U8(0);            // NULL bitmap: none
+  execute.U8(1);            // types bound
+  execute.U16(8).U16(253);  // LONGLONG, VAR_STRING
+  execute.U64(static_cast<uint64_t>(-5)).LengthEncodedString(std::string("a'b\\\0", 5));
+  PayloadReader in(execute.payload());
+  auto bound = BindParameters(statement, in);
+  ASSERT_OK(bound.status());
+  EXPECT_EQ(*bound, "SELECT -5, '?', 'a''b\\\\\\0' -- ?\n");
+  PayloadWriter again;  // types not sent again; the second parameter NULL
+  again.U8(0).U32(1).U8(0x02).U8(0).U64(7);
+  PayloadReader again_in(again.payload());
+  auto rebound = BindParameters(statement, again_in);
+  ASSERT_OK(rebound.status());
+  EXPECT_EQ(*rebound, "SELECT 7, '?', NULL -- ?\n");
+  PayloadWriter truncated;
+  truncated.U8(0).U32(1).U8(0).U8(1).U16(8).U16(253).U32(1);
+  PayloadReader truncated_in(truncated.payload());
+  EXPECT_EQ(sql::CodeOf(BindParameters(statement, truncated_in).status()),
+            sql::SqlCode::kWrongArguments);
+
+  auto schema = arrow::schema({arrow::field("i", arrow::int64()), arrow::field("s", arrow::utf8()),
+                               arrow::field("d", arrow::float64())});
+  arrow::Int64Builder ints;
+  ASSERT_TRUE(ints.Append(1).ok() && ints.AppendNull().ok());
+  arrow::StringBuilder strings;
+  ASSERT_TRUE(strings.Append("x").ok() && strings.Append("y").ok());
+  arrow::DoubleBuilder doubles;
+  ASSERT_TRUE(doubles.Append(1.5).ok() && doubles.Append(2.5).ok());
+  auto batch = arrow::RecordBatch::Make(
+      schema, 2,
+      {ints.Finish().ValueOrDie(), strings.Finish().ValueOrDie(), doubles.Finish().ValueOrDie()});
+  std::vector<std::string> rows;
+  AppendBinaryRows(*batch, &rows);
+  ASSERT_EQ(rows.size(), 2u);
+  const double one_and_a_half = 1.5;
+  std::string expected("\0\0", 2);
+  expected += std::string("\x01\0\0\0\0\0\0\0", 8) + "\x01x";
+  expected += std::string(reinterpret_cast<const char*>(&one_and_a_half), 8);
+  EXPECT_EQ(rows[0], expected);
+  EXPECT_EQ(rows[1].substr(0, 2), std::string("\0\x04", 2));  // the NULL of column 0: bit 2
 }
 
 }  // namespace tessera::server::server_protocol_test

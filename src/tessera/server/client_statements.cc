@@ -278,22 +278,16 @@ arrow::Result<sql::StatementResult> AnswerShowNameValues(
 
 }  // namespace
 
-std::vector<std::string> SplitStatements(std::string_view query) {
-  std::vector<std::string> pieces;
-  size_t start = 0;
-  auto finish = [&](size_t end) {
-    const std::string piece(query.substr(start, end - start));
-    if (!Trimmed(piece).empty()) pieces.push_back(piece);
-    start = end + 1;
-  };
-  for (size_t at = 0; at < query.size(); ++at) {
-    const char c = query[at];
+std::vector<size_t> UnquotedPositions(std::string_view text, char wanted) {
+  std::vector<size_t> positions;
+  for (size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
     if (c == '\'' || c == '"' || c == '`') {
-      for (++at; at < query.size(); ++at) {
-        if (query[at] == '\\' && c != '`') {
+      for (++at; at < text.size(); ++at) {
+        if (text[at] == '\\' && c != '`') {
           ++at;  // an escaped character
-        } else if (query[at] == c) {
-          if (at + 1 < query.size() && query[at + 1] == c) {
+        } else if (text[at] == c) {
+          if (at + 1 < text.size() && text[at + 1] == c) {
             ++at;  // a doubled quote
           } else {
             break;
@@ -302,13 +296,25 @@ std::vector<std::string> SplitStatements(std::string_view query) {
       }
       continue;
     }
-    const size_t comment_end = CommentEnd(query, at);
+    const size_t comment_end = CommentEnd(text, at);
     if (comment_end != at) {
       at = comment_end - 1;
       continue;
     }
-    if (c == ';') finish(at);
+    if (c == wanted) positions.push_back(at);
   }
+  return positions;
+}
+
+std::vector<std::string> SplitStatements(std::string_view query) {
+  std::vector<std::string> pieces;
+  size_t start = 0;
+  auto finish = [&](size_t end) {
+    const std::string piece(query.substr(start, end - start));
+    if (!Trimmed(piece).empty()) pieces.push_back(piece);
+    start = end + 1;
+  };
+  for (size_t at : UnquotedPositions(query, ';')) finish(at);
   if (start < query.size()) finish(query.size());
   return pieces;
 }

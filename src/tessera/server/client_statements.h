@@ -44,6 +44,10 @@ struct ClientContext {
 // pieces holding only blanks and comments are dropped.
 std::vector<std::string> SplitStatements(std::string_view query);
 
+// The positions of `wanted` in `text` outside quotes and comments (as SplitStatements reads
+// them): the `;` that end statements, the `?` placeholders of a prepared statement.
+std::vector<size_t> UnquotedPositions(std::string_view text, char wanted);
+
 // The answer to `statement` (one statement, without its ';'), or nullopt when it is no client
 // statement. Comments before the statement are skipped (Connector/J starts with one).
 std::optional<arrow::Result<sql::StatementResult>> AnswerClientStatement(

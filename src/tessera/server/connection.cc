@@ -9,6 +9,7 @@
 #include "tessera/query/snapshot.h"
 #include "tessera/server/auth.h"
 #include "tessera/server/client_statements.h"
+#include "tessera/server/prepared_statements.h"
 #include "tessera/server/protocol.h"
 #include "tessera/server/result_set.h"
 #include "tessera/server/wire.h"
@@ -280,8 +281,17 @@ awaitable<bool> Connection::Command() {
   switch (command) {
     case kComQuit:
       co_return false;
-    case kComPing:
-    case kComResetConnection: {
+    case kComStmtPrepare:
+    case kComStmtExecute:
+    case kComStmtSendLongData:
+    case kComStmtClose:
+    case kComStmtReset:
+      co_await PreparedStatementCommand(command, body);
+      co_return true;
+    case kComResetConnection:
+      prepared_.clear();
+      [[fallthrough]];
+    case kComPing: {
       const std::string ok = OkPayload(OkInfo{});
       co_await SendOne(ok);
       co_return true;
@@ -324,9 +334,9 @@ awaitable<bool> Connection::Command() {
       co_return true;
     }
     default:
-      const arrow::Status unknown =
-          sql::SqlError(sql::SqlCode::kUnknownCommand, ErrorKind::kUnsupported, "Unknown command ",
-                        static_cast<int>(command), " (prepared statements are not served yet)");
+      const arrow::Status unknown = sql::SqlError(
+          sql::SqlCode::kUnknownCommand, ErrorKind::kUnsupported, "Unknown command ",
+          static_cast<int>(command), " (cursors, COM_STMT_FETCH, and replication are not served)");
       co_await SendError(unknown);
       co_return true;
   }
@@ -357,8 +367,109 @@ void Connection::AppendResult(const sql::StatementResult& result, bool more,
   if (!deprecate_eof) out->push_back(EofPayload(status));
   arrow::TableBatchReader reader(*result.rows);
   std::shared_ptr<arrow::RecordBatch> batch;
-  while (reader.ReadNext(&batch).ok() && batch != nullptr) AppendTextRows(*batch, out);
+  while (reader.ReadNext(&batch).ok() && batch != nullptr) {
+    if (binary_results_) {
+      AppendBinaryRows(*batch, out);
+    } else {
+      AppendTextRows(*batch, out);
+    }
+  }
   out->push_back(deprecate_eof ? EndOfRowsOkPayload(status) : EofPayload(status));
+}
+
+awaitable<void> Connection::PreparedStatementCommand(uint8_t command, const std::string& body) {
+  ++state_.questions;
+  PayloadReader in(body);
+  if (command == kComStmtPrepare) {
+    std::vector<std::string> answer;
+    const arrow::Status checked = CheckPreparable(body);
+    if (!checked.ok()) {
+      co_await SendError(checked);
+      co_return;
+    }
+    PreparedStatement statement = Prepare(body);
+    const auto parameters = static_cast<uint16_t>(statement.placeholders.size());
+    const uint32_t id = next_statement_id_++;
+    prepared_[id] = std::move(statement);
+    answer.push_back(PrepareOkPayload(id, 0, parameters));
+    if (parameters > 0) {
+      arrow::FieldVector fields(parameters, arrow::field("?", arrow::utf8()));
+      for (auto& definition : ColumnDefinitionPayloads(*arrow::schema(fields), "", "")) {
+        answer.push_back(std::move(definition));
+      }
+      if ((capabilities_ & kClientDeprecateEof) == 0) {
+        answer.push_back(EofPayload(kStatusAutocommit));
+      }
+    }
+    co_await Send(answer);
+    co_return;
+  }
+  const auto id = in.U32();
+  auto found = id ? prepared_.find(*id) : prepared_.end();
+  if (command == kComStmtClose) {  // no answer, whatever happens
+    if (found != prepared_.end()) prepared_.erase(found);
+    co_return;
+  }
+  if (command == kComStmtSendLongData) {  // no answer either; errors show at EXECUTE
+    const auto parameter = in.U16();
+    if (found != prepared_.end() && parameter) {
+      found->second.long_data[*parameter].append(in.Rest());
+    }
+    co_return;
+  }
+  if (found == prepared_.end()) {
+    const arrow::Status unknown =
+        sql::SqlError(sql::SqlCode::kUnknownStatementHandler, ErrorKind::kNotFound,
+                      "Unknown prepared statement handler (", id.value_or(0), ") given to ",
+                      command == kComStmtReset ? "mysqld_stmt_reset" : "mysqld_stmt_execute");
+    co_await SendError(unknown);
+    co_return;
+  }
+  if (command == kComStmtReset) {
+    found->second.long_data.clear();
+    const std::string ok = OkPayload(OkInfo{});
+    co_await SendOne(ok);
+    co_return;
+  }
+  auto bound = BindParameters(found->second, in);
+  if (!bound.ok()) {
+    co_await SendError(bound.status());
+    co_return;
+  }
+  const std::string text = std::move(*bound);
+  const auto started = Clock::now();
+  busy_ = true;
+  binary_results_ = true;
+  std::vector<std::string> answer;
+  co_await AnswerQuery(text, answer);
+  binary_results_ = false;
+  co_await Send(answer);
+  busy_ = false;
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
+  Log(id_, user_, "statement",
+      Concat("kind=", StatementKind(text), " prepared=1 duration_ms=", micros / 1000.0));
+}
+
+arrow::Status Connection::CheckPreparable(const std::string& text) const {
+  if (prepared_.size() >= kMaxPreparedStatements) {
+    return sql::SqlError(sql::SqlCode::kTooManyPreparedStatements, ErrorKind::kResourceExhausted,
+                         "Can't create more than ", kMaxPreparedStatements,
+                         " prepared statements on one connection; close some (COM_STMT_CLOSE)");
+  }
+  const std::vector<std::string> pieces = SplitStatements(text);
+  if (pieces.size() != 1) {
+    return sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
+                         pieces.empty() ? std::string("Query was empty")
+                                        : "a prepared statement holds one statement, not " +
+                                              std::to_string(pieces.size()));
+  }
+  // Syntax errors show at PREPARE, as in MySQL: the text parsed with 0 for each `?`.
+  std::string probe = text;
+  for (size_t at : UnquotedPositions(text, '?')) probe.replace(at, 1, "0");
+  ClientContext context;
+  if (AnswerClientStatement(probe, context)) return arrow::Status::OK();
+  return sql::ParseScript(probe).status();
 }
 
 ClientContext Connection::MakeClientContext() {

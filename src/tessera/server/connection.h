@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 // temporaries wrongly in coroutine frames (a double free was seen).
 
 #include "tessera/server/client_statements.h"
+#include "tessera/server/prepared_statements.h"
 #include "tessera/server/server_state.h"
 #include "tessera/sql/session.h"
 
@@ -62,6 +64,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // with; empty for other statements (or names that do not resolve: the DROP reports those).
   std::string DropPrefix(const sql::Statement& statement) const;
   ClientContext MakeClientContext();
+  // COM_STMT_PREPARE / EXECUTE / SEND_LONG_DATA / RESET / CLOSE (prepared_statements.h).
+  asio::awaitable<void> PreparedStatementCommand(uint8_t command, const std::string& body);
+  arrow::Status CheckPreparable(const std::string& text) const;
   void Fail(PieceRun& run, const arrow::Status& status);
   // What a connection waiting for a mutation's outcome holds (shared with the callback).
   struct Waiter {
@@ -91,6 +96,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool busy_ = false;  // a command is being answered (statement running or answer being sent)
   bool close_requested_ = false;
   std::string test_fault_;  // SET tessera_test_fault (test hooks only)
+  static constexpr size_t kMaxPreparedStatements = 1024;
+  std::map<uint32_t, PreparedStatement> prepared_;
+  uint32_t next_statement_id_ = 1;
+  bool binary_results_ = false;  // a prepared statement's EXECUTE is being answered
   sql::Session session_;
 };
 

@@ -54,6 +54,10 @@ enum Command : uint8_t {
   kComStatistics = 0x09,
   kComPing = 0x0e,
   kComStmtPrepare = 0x16,
+  kComStmtExecute = 0x17,
+  kComStmtSendLongData = 0x18,
+  kComStmtClose = 0x19,
+  kComStmtReset = 0x1a,
   kComResetConnection = 0x1f,
 };
 

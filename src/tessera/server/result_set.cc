@@ -2,6 +2,10 @@
 
 #include <arrow/array.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "tessera/server/protocol.h"
 #include "tessera/server/wire.h"
 #include "tessera/util/value_text.h"
@@ -189,6 +193,94 @@ void AppendTextRows(const arrow::RecordBatch& batch, std::vector<std::string>* r
       AppendText(array, row, &value);
       out.LengthEncodedString(value);
     }
+    rows->push_back(out.Take());
+  }
+}
+
+namespace {
+
+// One non-null value in the binary protocol's encoding of its column's MySQL type, from the
+// text the text protocol would send (one rendering of each value for both protocols).
+void AppendBinaryValue(uint8_t type, const std::string& text, PayloadWriter* out) {
+  switch (type) {
+    case kTypeTiny:
+      out->U8(static_cast<uint8_t>(std::strtoll(text.c_str(), nullptr, 10)));
+      return;
+    case kTypeShort:
+      out->U16(static_cast<uint16_t>(std::strtoll(text.c_str(), nullptr, 10)));
+      return;
+    case kTypeLong:
+      out->U32(static_cast<uint32_t>(std::strtoll(text.c_str(), nullptr, 10)));
+      return;
+    case kTypeLongLong:
+      out->U64(text[0] == '-' ? static_cast<uint64_t>(std::strtoll(text.c_str(), nullptr, 10))
+                              : std::strtoull(text.c_str(), nullptr, 10));
+      return;
+    case kTypeFloat: {
+      const float value = std::strtof(text.c_str(), nullptr);
+      uint32_t bits;
+      std::memcpy(&bits, &value, sizeof(bits));
+      out->U32(bits);
+      return;
+    }
+    case kTypeDouble: {
+      const double value = std::strtod(text.c_str(), nullptr);
+      uint64_t bits;
+      std::memcpy(&bits, &value, sizeof(bits));
+      out->U64(bits);
+      return;
+    }
+    case kTypeDate:
+    case kTypeDateTime: {
+      unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+      char fraction[8] = {0};
+      const int fields = std::sscanf(text.c_str(), "%u-%u-%u %u:%u:%u.%6[0-9]", &year, &month, &day,
+                                     &hour, &minute, &second, fraction);
+      uint32_t micros = 0;
+      if (fields == 7) {
+        std::string digits = fraction;
+        digits.resize(6, '0');
+        micros = static_cast<uint32_t>(std::strtoul(digits.c_str(), nullptr, 10));
+      }
+      const bool with_time = type == kTypeDateTime;
+      out->U8(!with_time ? 4 : micros != 0 ? 11 : 7);
+      out->U16(static_cast<uint16_t>(year)).U8(static_cast<uint8_t>(month));
+      out->U8(static_cast<uint8_t>(day));
+      if (with_time) {
+        out->U8(static_cast<uint8_t>(hour)).U8(static_cast<uint8_t>(minute));
+        out->U8(static_cast<uint8_t>(second));
+        if (micros != 0) out->U32(micros);
+      }
+      return;
+    }
+    default:
+      out->LengthEncodedString(text);
+  }
+}
+
+}  // namespace
+
+void AppendBinaryRows(const arrow::RecordBatch& batch, std::vector<std::string>* rows) {
+  std::vector<uint8_t> types;
+  for (const auto& field : batch.schema()->fields()) types.push_back(ShapeOf(*field->type()).type);
+  const size_t bitmap_bytes = (static_cast<size_t>(batch.num_columns()) + 7 + 2) / 8;
+  std::string value;
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    std::string bitmap(bitmap_bytes, '\0');
+    PayloadWriter values;
+    for (int column = 0; column < batch.num_columns(); ++column) {
+      const arrow::Array& array = *batch.column(column);
+      if (array.IsNull(row) || types[column] == kTypeNull) {
+        const size_t bit = static_cast<size_t>(column) + 2;
+        bitmap[bit / 8] = static_cast<char>(bitmap[bit / 8] | (1 << (bit % 8)));
+        continue;
+      }
+      value.clear();
+      AppendText(array, row, &value);
+      AppendBinaryValue(types[column], value, &values);
+    }
+    PayloadWriter out;
+    out.U8(0x00).Bytes(bitmap).Bytes(values.payload());
     rows->push_back(out.Take());
   }
 }

@@ -24,4 +24,8 @@ std::vector<std::string> ColumnDefinitionPayloads(const arrow::Schema& schema,
 // Appends the text row payloads of `batch` to `rows`.
 void AppendTextRows(const arrow::RecordBatch& batch, std::vector<std::string>* rows);
 
+// Appends the binary protocol's row payloads (COM_STMT_EXECUTE's answer) of `batch`: a 0x00
+// header, the NULL bitmap (offset 2), then each value in its column type's binary encoding.
+void AppendBinaryRows(const arrow::RecordBatch& batch, std::vector<std::string>* rows);
+
 }  // namespace tessera::server

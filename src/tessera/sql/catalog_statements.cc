@@ -128,9 +128,14 @@ arrow::Result<StatementResult> ExecuteShowTables(const ShowTablesStatement& stat
   ARROW_ASSIGN_OR_RAISE(auto database, DatabaseOrCurrent(context, statement.database));
   ARROW_ASSIGN_OR_RAISE(auto tables, context.catalog.Tables(database));
   std::vector<std::vector<std::string>> rows;
-  for (auto& table : tables) rows.push_back({std::move(table)});
+  for (auto& table : tables) {
+    rows.push_back({std::move(table)});
+    if (statement.full) rows.back().push_back("BASE TABLE");
+  }
   StatementResult result;
-  result.rows = StringTable({"Tables_in_" + database}, rows);
+  std::vector<std::string> columns = {"Tables_in_" + database};
+  if (statement.full) columns.push_back("Table_type");
+  result.rows = StringTable(columns, rows);
   return result;
 }
 

@@ -26,6 +26,7 @@ std::string_view SqlStateOf(SqlCode code) {
     case SqlCode::kNotSupportedYet:
     case SqlCode::kUnknownFunction:
     case SqlCode::kEmptyQuery:
+    case SqlCode::kTooManyPreparedStatements:
       return "42000";
     case SqlCode::kColumnCountMismatch:
       return "21S01";

@@ -46,23 +46,25 @@ enum class SqlCode : int {
   kQueryInterrupted = 1317,      // 70100
   kOutOfResources = 1041,        // HY000
   // The server's (docs/server.md):
-  kTooManyConnections = 1040,     // 08004
-  kBadHandshake = 1043,           // 08S01
-  kAccessDenied = 1045,           // 28000
-  kUnknownCommand = 1047,         // 08S01
-  kPacketTooLarge = 1153,         // 08S01
-  kEmptyQuery = 1065,             // 42000
-  kUnknownSystemVariable = 1193,  // HY000
-  kDefinitionMismatch = 7001,     // HY000: IF NOT EXISTS over another definition
-  kCorrupt = 7002,                // HY000
-  kCommitConflict = 7003,         // HY000: a conflict retrying cannot resolve
-  kStale = 7004,                  // HY000
-  kBusy = 7005,                   // HY000
-  kIndeterminate = 7006,          // HY000
-  kStorageError = 7007,           // HY000
-  kNotFound = 7008,               // HY000
-  kAlreadyExists = 7009,          // HY000
-  kTooComplex = 7010,             // 54000: a statement over the size or nesting limits
+  kTooManyConnections = 1040,         // 08004
+  kBadHandshake = 1043,               // 08S01
+  kAccessDenied = 1045,               // 28000
+  kUnknownCommand = 1047,             // 08S01
+  kPacketTooLarge = 1153,             // 08S01
+  kEmptyQuery = 1065,                 // 42000
+  kUnknownSystemVariable = 1193,      // HY000
+  kUnknownStatementHandler = 1243,    // HY000: EXECUTE of a statement id never prepared
+  kTooManyPreparedStatements = 1461,  // 42000
+  kDefinitionMismatch = 7001,         // HY000: IF NOT EXISTS over another definition
+  kCorrupt = 7002,                    // HY000
+  kCommitConflict = 7003,             // HY000: a conflict retrying cannot resolve
+  kStale = 7004,                      // HY000
+  kBusy = 7005,                       // HY000
+  kIndeterminate = 7006,              // HY000
+  kStorageError = 7007,               // HY000
+  kNotFound = 7008,                   // HY000
+  kAlreadyExists = 7009,              // HY000
+  kTooComplex = 7010,                 // 54000: a statement over the size or nesting limits
   // The outcome classes of a mutation run by a server's worker (docs/server.md): success is
   // an OK; these three are the others (7006 above: may or may not have committed).
   kMutationFailed = 7011,              // TS001: confirmed failure, nothing committed

@@ -340,8 +340,11 @@ class StatementParser {
       return show;
     }
     if (TakeKeyword("DATABASES") || TakeKeyword("SCHEMAS")) return ShowDatabasesStatement{};
-    if (TakeKeyword("TABLES")) {
+    const bool full = TakeKeyword("FULL");
+    if (full && !TakeKeyword("TABLES")) return Expected("TABLES after SHOW FULL");
+    if (full || TakeKeyword("TABLES")) {
       ShowTablesStatement show;
+      show.full = full;
       if (TakeFromOrIn()) {
         ARROW_ASSIGN_OR_RAISE(auto database, ParseName("a database name"));
         show.database = std::move(database);
@@ -360,7 +363,7 @@ class StatementParser {
       ARROW_ASSIGN_OR_RAISE(describe.table, ParseObjectName("a table name"));
       return describe;
     }
-    return Expected("INDEX, DATABASES, TABLES, COLUMNS or VERSIONS after SHOW");
+    return Expected("INDEX, DATABASES, [FULL] TABLES, COLUMNS or VERSIONS after SHOW");
   }
 
   // --- SELECT ---

@@ -128,6 +128,7 @@ struct ShowDatabasesStatement {};
 
 struct ShowTablesStatement {
   std::optional<std::string> database;
+  bool full = false;  // SHOW FULL TABLES: with MySQL's Table_type column
 };
 
 struct ShowVersionsStatement {
