@@ -10,6 +10,8 @@ TESSERA_ROOT_PASSWORD at the first start), then:
 - mysql-connector-python (pure and C extension): prepared statements over the binary
   protocol — SELECT with parameters, CREATE TABLE AS and INSERT (mutations in workers), errors
   at PREPARE and EXECUTE; SQLAlchemy over PyMySQL for one round trip with its reflection;
+- users and privileges: CREATE / ALTER / DROP USER, GRANT / REVOKE, SHOW GRANTS, each
+  statement kind denied (1142, 1044, 1227) without effect until granted;
 - bad input on raw sockets: garbage instead of a handshake response, a packet over
   max_allowed_packet, a client that sends nothing (handshake deadline), an idle client (idle
   deadline), one connection over max_connections (1040) — and the server keeps serving;
@@ -398,6 +400,62 @@ def test_sqlalchemy(port):
     engine.dispose()
 
 
+def test_privileges(port, work):
+    """Users and privileges: every statement kind checked, denials with MySQL's codes that
+    change nothing, grants and revokes taking effect at once, passwords never stored."""
+    def as_alice(sql, password="alice-1"):
+        return mariadb(port, sql, password=password, user="alice")
+
+    def denied(done, code, what):
+        check(done.returncode != 0 and f"ERROR {code} " in done.stderr,
+              f"{what}: expected {code}, got {done.stdout!r} {done.stderr!r}")
+
+    done = mariadb(port, "CREATE USER 'alice'@'%' IDENTIFIED BY 'alice-1'; SHOW GRANTS FOR alice")
+    check(done.returncode == 0 and "GRANT USAGE ON *.* TO `alice`@`%`" in done.stdout,
+          f"CREATE USER / SHOW GRANTS: {done.stdout!r} {done.stderr!r}")
+    denied(mariadb(port, "CREATE USER alice IDENTIFIED BY 'x'"), 1396, "CREATE USER twice")
+    denied(as_alice("SELECT count(*) FROM shop.items"), 1142, "SELECT without SELECT")
+    denied(as_alice("SELECT * FROM tessera_index_entries(\"table\" = 'shop.items')"), 1142,
+           "tessera_index_entries without SHOW")
+    done = mariadb(port, "GRANT SELECT ON shop.* TO alice")
+    check(done.returncode == 0, f"GRANT SELECT: {done.stderr!r}")
+    done = as_alice("SELECT count(*) AS n FROM shop.items")
+    check(done.returncode == 0 and done.stdout.split()[0] == "n", f"SELECT with SELECT: {done!r}")
+    denied(as_alice("SHOW INDEX FROM shop.items"), 1142, "SHOW INDEX without SHOW")
+    denied(as_alice("CREATE INDEX alice_idx ON shop.items (id) USING BTREE"), 1142,
+           "CREATE INDEX without ALTER")
+    denied(as_alice("INSERT INTO shop.items SELECT * FROM shop.items"), 1142,
+           "INSERT without ALTER")
+    denied(as_alice("CREATE DATABASE alices"), 1044, "CREATE DATABASE without ALTER")
+    denied(as_alice("CREATE USER bob IDENTIFIED BY 'x'"), 1227, "CREATE USER by a non-admin")
+    denied(as_alice("GRANT ALL ON *.* TO alice"), 1227, "GRANT by a non-admin")
+    done = mariadb(port, "SHOW INDEX FROM shop.items")
+    check("alice_idx" not in done.stdout, "a denied CREATE INDEX did nothing")
+    done = mariadb(port, "GRANT SHOW, ALTER ON shop.items TO 'alice'@'%'")
+    check(done.returncode == 0, f"GRANT SHOW, ALTER: {done.stderr!r}")
+    done = as_alice("CREATE INDEX alice_idx ON shop.items (id) USING BTREE; "
+                    "SHOW INDEX FROM shop.items; SHOW GRANTS")
+    check(done.returncode == 0 and "alice_idx" in done.stdout and
+          "GRANT SHOW, ALTER ON `shop`.`items` TO `alice`@`%`" in done.stdout,
+          f"with SHOW and ALTER: {done.stdout!r} {done.stderr!r}")
+    done = as_alice("ALTER USER alice IDENTIFIED BY 'alice-2'")
+    check(done.returncode == 0, f"ALTER USER of oneself: {done.stderr!r}")
+    denied(as_alice("SELECT 1"), 1045, "the old password after ALTER USER")
+    done = mariadb(port, "REVOKE SELECT ON shop.* FROM alice")
+    check(done.returncode == 0, f"REVOKE: {done.stderr!r}")
+    denied(as_alice("SELECT id FROM shop.items LIMIT 1", password="alice-2"), 1142,
+           "SELECT after REVOKE")
+    denied(mariadb(port, "REVOKE SELECT ON shop.* FROM alice"), 1141, "REVOKE of nothing")
+    done = mariadb(port, "DROP USER alice")
+    check(done.returncode == 0, f"DROP USER: {done.stderr!r}")
+    denied(as_alice("SELECT 1", password="alice-2"), 1045, "a dropped user")
+    for name in ("users", "grants"):
+        path = os.path.join(work, "catalog", "_system", name)
+        text = open(path).read()
+        check("alice-1" not in text and "alice-2" not in text, f"no password in {name}")
+        check(oct(os.stat(path).st_mode & 0o777) == "0o600", f"{name} is private")
+
+
 def write_items(path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -428,6 +486,7 @@ def main():
         test_pymysql(server.port)
         test_connector(server.port)
         test_sqlalchemy(server.port)
+        test_privileges(server.port, args.work)
         test_bad_input(server.port)
         sent = test_malformed_packets(server.port, args.malformed_packets)
         print(f"server.clients: {sent} malformed packets sent", flush=True)
@@ -436,6 +495,7 @@ def main():
     check(code == 0, f"SIGTERM: exit status {code}")
     log = server.log_text()
     check(PASSWORD not in log, "the password appears in the server's log")
+    check("alice-1" not in log and "alice-2" not in log, "a user's password appears in the log")
     check("statement kind=SELECT" in log, "statements are logged")
     users = open(os.path.join(args.work, "catalog", "_system", "users")).read()
     check(PASSWORD not in users and oct(os.stat(os.path.join(args.work, "catalog", "_system",

@@ -17,6 +17,7 @@
 #include "tessera/server/prepared_statements.h"
 #include "tessera/server/protocol.h"
 #include "tessera/server/result_set.h"
+#include "tessera/server/user_store.h"
 #include "tessera/server/wire.h"
 #include "tessera/sql/errors.h"
 
@@ -286,6 +287,37 @@ TEST(ServerPreparedStatements, ParametersBecomeLiteralsAndRowsBinary) {
   expected += std::string(reinterpret_cast<const char*>(&one_and_a_half), 8);
   EXPECT_EQ(rows[0], expected);
   EXPECT_EQ(rows[1].substr(0, 2), std::string("\0\x04", 2));  // the NULL of column 0: bit 2
+}
+
+// Grants: scopes from *.* down to one table, a database-level question answered only by
+// database-wide scopes, persisted across a reopen, gone with their user; root holds all.
+TEST(ServerUserStore, GrantsPersistAndScope) {
+  testing::TempDirectory directory;
+  ::setenv(kRootPasswordVariable, "root-pw", 1);
+  auto store = UserStore::Open(directory.path().string()).ValueOrDie();
+  ::unsetenv(kRootPasswordVariable);
+  EXPECT_TRUE(store->Allowed("root", kPrivilegeAlter, "any", ""));
+  ASSERT_OK(store->CreateUser("alice", "pw", false));
+  EXPECT_EQ(KindOf(store->CreateUser("alice", "pw", false)), ErrorKind::kAlreadyExists);
+  EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", "items"));
+  ASSERT_OK(store->Grant("alice", "Shop.Items", kPrivilegeSelect | kPrivilegeShow));
+  EXPECT_TRUE(store->Allowed("alice", kPrivilegeSelect, "SHOP", "items"));
+  EXPECT_FALSE(store->Allowed("alice", kPrivilegeAlter, "shop", "items"));
+  EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", "other"));
+  EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", ""));  // the database itself
+  ASSERT_OK(store->Grant("alice", "shop.*", kPrivilegeAlter));
+  EXPECT_TRUE(store->Allowed("alice", kPrivilegeAlter, "shop", ""));
+  EXPECT_FALSE(store->IsAdministrator("alice"));
+  store = UserStore::Open(directory.path().string()).ValueOrDie();
+  EXPECT_TRUE(store->Allowed("alice", kPrivilegeShow, "shop", "items"));
+  EXPECT_EQ(store->GrantsOf("alice").size(), 2u);
+  ASSERT_OK(store->Revoke("alice", "shop.items", kPrivilegeSelect | kPrivilegeShow));
+  EXPECT_EQ(KindOf(store->Revoke("alice", "shop.items", kPrivilegeSelect)), ErrorKind::kNotFound);
+  EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", "items"));
+  EXPECT_FALSE(store->DropUser("root", false).ok());
+  ASSERT_OK(store->DropUser("alice", false));
+  ASSERT_OK(store->CreateUser("alice", "pw", false));
+  EXPECT_TRUE(store->GrantsOf("alice").empty());  // a new alice holds nothing of the old
 }
 
 }  // namespace tessera::server::server_protocol_test

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "tessera/query/snapshot.h"
+#include "tessera/server/account_statements.h"
 #include "tessera/server/auth.h"
 #include "tessera/server/client_statements.h"
 #include "tessera/server/prepared_statements.h"
@@ -262,6 +263,16 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
   }
   if (verified && stored) {
     user_ = user;
+    // Every table a statement touches is checked against the user's privileges (the server's
+    // worker runs a statement already checked here, as the system).
+    session_.set_authorizer(
+        [this](sql::Access access, const std::string& database, const std::string& table) {
+          const uint8_t privilege = access == sql::Access::kSelect ? kPrivilegeSelect
+                                    : access == sql::Access::kShow ? kPrivilegeShow
+                                                                   : kPrivilegeAlter;
+          if (state_.users->Allowed(user_, privilege, database, table)) return arrow::Status::OK();
+          return AccessDenied(access, user_, peer_, database, table);
+        });
     co_return true;
   }
   Log(id_, user, "denied", "from=" + peer_);
@@ -564,7 +575,10 @@ awaitable<void> Connection::AdvancePiece(PieceRun& run) {
     co_return;
   }
   if (!run.parsed) {
-    if (auto answer = AnswerClientStatement(run.text, run.context)) {
+    auto answer =
+        AnswerAccountStatement(run.text, user_, session_.current_database(), *state_.users);
+    if (!answer) answer = AnswerClientStatement(run.text, run.context);
+    if (answer) {
       if (!answer->ok()) {
         out.push_back(ErrorOf(answer->status()));
         run.failed = true;
@@ -734,6 +748,10 @@ std::vector<std::string> Connection::AnswerFieldList(const std::string& payload)
   name.parts = {std::string(*table)};
   auto location = state_.catalog.ResolveTable(name, session_.current_database());
   if (!location.ok()) return {ErrorOf(location.status())};
+  if (!state_.users->Allowed(user_, kPrivilegeSelect, location->database, location->table)) {
+    return {ErrorOf(
+        AccessDenied(sql::Access::kSelect, user_, peer_, location->database, location->table))};
+  }
   auto snapshot = query::Snapshot::Open(location->uri);
   if (!snapshot.ok()) return {ErrorOf(snapshot.status())};
   std::vector<std::string> out =

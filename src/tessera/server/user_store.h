@@ -8,6 +8,12 @@
 // At the first start (no users file) the root user is created with the password in the
 // environment variable TESSERA_ROOT_PASSWORD; without the variable the server refuses to
 // start, saying so. Later starts ignore the variable.
+//
+// Privileges (docs/server.md, "Users and privileges") live beside it in <catalog>/_system/grants,
+// one line per grant, `user<TAB>scope<TAB>bits`, written the same way: a scope is `*.*`,
+// `db.*` or `db.table` in lower case, the bits SELECT (1), SHOW (2), ALTER (4). root holds
+// every privilege on `*.*` and can be neither dropped nor revoked; a user with every privilege
+// on `*.*` is an administrator, who may manage users and grants.
 #pragma once
 
 #include <arrow/result.h>
@@ -17,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "tessera/server/auth.h"
 
@@ -32,14 +39,38 @@ class UserStore {
   // The user's digests, or nullopt for an unknown user (names are case-sensitive, as MySQL's).
   std::optional<PasswordDigests> Find(const std::string& user) const;
 
+  // The account statements' changes, each saved before it returns. Errors: kAlreadyExists /
+  // kNotFound (the caller gives them MySQL's codes), kInvalidArgument for root's own grants.
+  arrow::Status CreateUser(const std::string& user, std::string_view password, bool if_not_exists);
+  arrow::Status DropUser(const std::string& user, bool if_exists);
+  arrow::Status SetPassword(const std::string& user, std::string_view password);
+  arrow::Status Grant(const std::string& user, const std::string& scope, uint8_t privileges);
+  arrow::Status Revoke(const std::string& user, const std::string& scope, uint8_t privileges);
+
+  // Whether `user` holds `privilege` (one bit) on database.table (table empty: the database).
+  bool Allowed(const std::string& user, uint8_t privilege, const std::string& database,
+               const std::string& table) const;
+  bool IsAdministrator(const std::string& user) const;
+  // The user's grants: scope -> bits, in scope order.
+  std::map<std::string, uint8_t> GrantsOf(const std::string& user) const;
+
  private:
-  explicit UserStore(std::string path) : path_(std::move(path)) {}
+  UserStore(std::string path, std::string grants_path)
+      : path_(std::move(path)), grants_path_(std::move(grants_path)) {}
   arrow::Status Load();
+  arrow::Status LoadGrants();
   arrow::Status Save() const;
 
   std::string path_;
+  std::string grants_path_;
   mutable std::mutex mutex_;
   std::map<std::string, PasswordDigests> users_;
+  std::map<std::string, std::map<std::string, uint8_t>> grants_;  // user -> scope -> bits
 };
+
+inline constexpr uint8_t kPrivilegeSelect = 1;
+inline constexpr uint8_t kPrivilegeShow = 2;
+inline constexpr uint8_t kPrivilegeAlter = 4;
+inline constexpr uint8_t kPrivilegeAll = 7;
 
 }  // namespace tessera::server

@@ -66,11 +66,12 @@ arrow::Result<uint64_t> VersionAsOf(const ExecutionContext& context, const Table
 }  // namespace
 
 arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const ObjectName& name,
-                                    const TimeTravel& time_travel) {
+                                    const TimeTravel& time_travel, Access access) {
   auto location = context.catalog.ResolveTable(name, context.current_database);
   if (!location.ok()) {
     return Prefixed(location.status(), context.At(name.position));
   }
+  RETURN_NOT_OK(context.Authorize(access, location->database, location->table));
   std::optional<uint64_t> version = time_travel.version;
   if (time_travel.timestamp) {
     ARROW_ASSIGN_OR_RAISE(version, VersionAsOf(context, *location, time_travel));
@@ -141,7 +142,7 @@ arrow::Result<StatementResult> ExecuteShowTables(const ShowTablesStatement& stat
 
 arrow::Result<StatementResult> ExecuteShowVersions(const ShowVersionsStatement& statement,
                                                    ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kShow));
   ARROW_ASSIGN_OR_RAISE(auto versions, pinned.snapshot->dataset().ListVersions());
   arrow::UInt64Builder version_column, rows_column, fragments_column;
   arrow::TimestampBuilder created_column(arrow::timestamp(arrow::TimeUnit::MICRO, "UTC"),
@@ -177,7 +178,7 @@ arrow::Result<StatementResult> ExecuteShowVersions(const ShowVersionsStatement& 
 
 arrow::Result<StatementResult> ExecuteDescribe(const DescribeStatement& statement,
                                                ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kShow));
   std::vector<std::vector<std::string>> rows;
   for (const auto& field : pinned.snapshot->schema()->fields()) {
     rows.push_back({field->name(), field->type()->ToString(), field->nullable() ? "YES" : "NO"});
@@ -200,6 +201,7 @@ arrow::Result<StatementResult> ExecuteUse(const UseStatement& statement,
 
 arrow::Result<StatementResult> ExecuteCreateDatabase(const CreateDatabaseStatement& statement,
                                                      ExecutionContext& context) {
+  RETURN_NOT_OK(context.Authorize(Access::kAlter, statement.database));
   ARROW_ASSIGN_OR_RAISE(
       bool created, context.catalog.CreateDatabase(statement.database, statement.if_not_exists));
   StatementResult result;
@@ -210,6 +212,8 @@ arrow::Result<StatementResult> ExecuteCreateDatabase(const CreateDatabaseStateme
 
 arrow::Result<StatementResult> ExecuteDropDatabase(const DropDatabaseStatement& statement,
                                                    ExecutionContext& context) {
+  auto database = context.catalog.ResolveDatabase(statement.database);
+  RETURN_NOT_OK(context.Authorize(Access::kAlter, database.ok() ? *database : statement.database));
   ARROW_ASSIGN_OR_RAISE(auto dropped,
                         context.catalog.DropDatabase(statement.database, statement.if_exists));
   StatementResult result;
@@ -219,6 +223,9 @@ arrow::Result<StatementResult> ExecuteDropDatabase(const DropDatabaseStatement& 
 
 arrow::Result<StatementResult> ExecuteDropTable(const DropTableStatement& statement,
                                                 ExecutionContext& context) {
+  auto location = context.catalog.ResolveTable(statement.table, context.current_database);
+  if (location.ok())
+    RETURN_NOT_OK(context.Authorize(Access::kAlter, location->database, location->table));
   ARROW_ASSIGN_OR_RAISE(
       auto dropped,
       context.catalog.DropTable(statement.table, context.current_database, statement.if_exists));

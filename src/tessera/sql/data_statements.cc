@@ -153,6 +153,7 @@ arrow::Result<StatementResult> ExecuteCreateTableAs(const CreateTableAsStatement
     }
     return Prefixed(location.status(), context.At(statement.table.position));
   }
+  RETURN_NOT_OK(context.Authorize(Access::kAlter, location->database, location->table));
   ARROW_ASSIGN_OR_RAISE(auto planned, PlanSelect(*statement.query, context));
   ARROW_ASSIGN_OR_RAISE(const bool stop, context.AtMutatingCall({location->uri, 0, ""}));
   if (stop) return StatementResult{};
@@ -168,7 +169,7 @@ arrow::Result<StatementResult> ExecuteCreateTableAs(const CreateTableAsStatement
 
 arrow::Result<StatementResult> ExecuteInsert(const InsertStatement& statement,
                                              ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kAlter));
   ARROW_ASSIGN_OR_RAISE(auto planned, PlanSelect(*statement.query, context));
   const auto& target = pinned.snapshot->schema();
   if (planned.column_names.size() != static_cast<size_t>(target->num_fields())) {
@@ -195,7 +196,7 @@ arrow::Result<StatementResult> ExecuteInsert(const InsertStatement& statement,
 
 arrow::Result<StatementResult> ExecuteDelete(const DeleteStatement& statement,
                                              ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kAlter));
   const query::Snapshot& snapshot = *pinned.snapshot;
   ARROW_ASSIGN_OR_RAISE(auto filter, DeleteFilter(statement, *snapshot.schema(), context));
   ARROW_ASSIGN_OR_RAISE(const bool stop,

@@ -27,6 +27,10 @@ std::string_view SqlStateOf(SqlCode code) {
     case SqlCode::kUnknownFunction:
     case SqlCode::kEmptyQuery:
     case SqlCode::kTooManyPreparedStatements:
+    case SqlCode::kDatabaseAccessDenied:
+    case SqlCode::kNonexistingGrant:
+    case SqlCode::kTableAccessDenied:
+    case SqlCode::kSpecificAccessDenied:
       return "42000";
     case SqlCode::kColumnCountMismatch:
       return "21S01";

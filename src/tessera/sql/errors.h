@@ -54,6 +54,11 @@ enum class SqlCode : int {
   kEmptyQuery = 1065,                 // 42000
   kUnknownSystemVariable = 1193,      // HY000
   kUnknownStatementHandler = 1243,    // HY000: EXECUTE of a statement id never prepared
+  kDatabaseAccessDenied = 1044,       // 42000
+  kNonexistingGrant = 1141,           // 42000
+  kTableAccessDenied = 1142,          // 42000
+  kSpecificAccessDenied = 1227,       // 42000: an administrator's statement
+  kCannotUser = 1396,                 // HY000: CREATE / ALTER / DROP USER refused
   kTooManyPreparedStatements = 1461,  // 42000
   kDefinitionMismatch = 7001,         // HY000: IF NOT EXISTS over another definition
   kCorrupt = 7002,                    // HY000

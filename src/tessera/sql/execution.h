@@ -28,7 +28,13 @@ struct ExecutionContext {
   // "line L, column C: " of a position in the script.
   std::string At(int position) const { return expr::ErrorPrefix(source(), position); }
 
-  MutationHooks* mutation = nullptr;  // null: no preflight, no admission (mutation.h)
+  MutationHooks* mutation = nullptr;       // null: no preflight, no admission (mutation.h)
+  const Authorizer* authorizer = nullptr;  // null: everything is allowed
+  arrow::Status Authorize(Access access, const std::string& database,
+                          const std::string& table = "") const {
+    return authorizer == nullptr || !*authorizer ? arrow::Status::OK()
+                                                 : (*authorizer)(access, database, table);
+  }
   // Every mutation calls this right before its one mutating call with what that call writes.
   // True: stop here (a preflight; mutation->admission is set). An error: the admission does
   // not hold (kStale) or before_mutating_call refused.
@@ -43,8 +49,10 @@ struct PinnedTable {
   TableLocation location;
   std::shared_ptr<const query::Snapshot> snapshot;
 };
+// The caller's authorizer is asked for `access` first.
 arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const ObjectName& name,
-                                    const TimeTravel& time_travel = {});
+                                    const TimeTravel& time_travel = {},
+                                    Access access = Access::kSelect);
 
 // syntax_tools.cc: 1305 for `call`, a function no one defines, suggesting the nearest names.
 arrow::Status UnknownFunctionError(const expr::SyntaxNode& call, const ExecutionContext& context);

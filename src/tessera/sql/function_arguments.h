@@ -43,7 +43,8 @@ arrow::Result<std::vector<float>> VectorArgument(const expr::SyntaxNode& node,
 
 // The table a function's "table" argument names ("db.tbl"), pinned at "version" when given.
 arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
-                                            const ExecutionContext& context);
+                                            const ExecutionContext& context,
+                                            Access access = Access::kSelect);
 
 // search functions (search_functions.cc)
 struct FunctionRows;

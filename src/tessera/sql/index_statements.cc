@@ -124,7 +124,7 @@ arrow::Result<StatementResult> ExecuteCreateIndex(const CreateIndexStatement& st
                     statement.index_name, "' starts with '__', which system indexes use");
   }
   ARROW_ASSIGN_OR_RAISE(auto family_and_params, ResolveUsing(statement, context));
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kAlter));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
   ARROW_ASSIGN_OR_RAISE(auto column,
                         ResolveIndexedColumn(*dataset.schema(), statement, pinned.location));
@@ -177,7 +177,7 @@ arrow::Result<StatementResult> ExecuteCreateIndex(const CreateIndexStatement& st
 
 arrow::Result<StatementResult> ExecuteDropIndex(const DropIndexStatement& statement,
                                                 ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, statement.table, {}, Access::kAlter));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
   auto missing_code = [&](const arrow::Status& status) {
     if (KindOf(status) != ErrorKind::kNotFound) return status;
@@ -258,7 +258,7 @@ arrow::Result<StatementResult> ExecuteShowIndex(const ShowIndexStatement& statem
   if (statement.database) {
     name.parts = {*statement.database, statement.table.parts.back()};
   }
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, name));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context, name, {}, Access::kShow));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
   arrow::StringBuilder table, key_name, column_name, collation, null, index_type, comment,
       properties;

@@ -25,6 +25,14 @@ namespace tessera::sql {
 
 struct MutationHooks;  // mutation.h
 
+// What a statement does with a table, for a caller's authorization (the server's privileges):
+// read its rows (SELECT, search functions), read its metadata (SHOW INDEX, DESCRIBE, SHOW
+// VERSIONS, tessera_index_entries), or change it (index DDL, INSERT, DELETE, CREATE TABLE AS,
+// DROP TABLE; CREATE / DROP DATABASE with an empty table).
+enum class Access { kSelect, kShow, kAlter };
+using Authorizer = std::function<arrow::Status(Access access, const std::string& database,
+                                               const std::string& table)>;
+
 // What a statement returns: a result set, or an OK with counts.
 struct StatementResult {
   std::shared_ptr<arrow::Table> rows;  // null for statements without a result set
@@ -39,6 +47,9 @@ class Session {
   explicit Session(Catalog catalog) : catalog_(std::move(catalog)) {}
 
   const Catalog& catalog() const { return catalog_; }
+  // Asked before every table a statement touches (none: everything is allowed). Its error
+  // ends the statement before it has done anything.
+  void set_authorizer(Authorizer authorizer) { authorizer_ = std::move(authorizer); }
   // USE's database; empty before the first USE.
   const std::string& current_database() const { return current_database_; }
 
@@ -58,6 +69,7 @@ class Session {
  private:
   Catalog catalog_;
   std::string current_database_;
+  Authorizer authorizer_;
 };
 
 }  // namespace tessera::sql

@@ -150,7 +150,7 @@ arrow::Result<std::vector<float>> VectorArgument(const expr::SyntaxNode& node,
 }
 
 arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
-                                            const ExecutionContext& context) {
+                                            const ExecutionContext& context, Access access) {
   const expr::SyntaxNode& table_node = *arguments.at("table");
   ARROW_ASSIGN_OR_RAISE(auto table_name, StringArgument(table_node, "table", context));
   auto parsed = ParseScript("SELECT * FROM " + table_name);
@@ -171,7 +171,7 @@ arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
     ARROW_ASSIGN_OR_RAISE(time_travel.version, UnsignedArgument(version, "version", context));
     time_travel.position = version.position;
   }
-  return PinTable(context, name, time_travel);
+  return PinTable(context, name, time_travel, access);
 }
 
 namespace {
@@ -194,7 +194,7 @@ arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContex
 arrow::Result<FunctionRows> IndexEntries(const TableRef& call, const ExecutionContext& context) {
   ARROW_ASSIGN_OR_RAISE(auto arguments,
                         MatchArguments(call, {{"table", true}, {"version", false}}, context));
-  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
+  ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context, Access::kShow));
   const dataset::Dataset& dataset = pinned.snapshot->dataset();
   arrow::StringBuilder catalog, database, table, index_name, uuid;
   arrow::UInt64Builder version, fragments, rows, bytes;
