@@ -17,6 +17,8 @@ afterwards, and that the name entries and worker slots (SHOW STATUS) return to z
                       committed index
   slow_refresh        success, then the budget runs out during the refresh: 7012
   admission           max_mutations = 1 and mutation_queue = 1: the third is Busy
+  KILL QUERY          SHOW PROCESSLIST shows the running mutation's phase; KILL QUERY kills
+                      its worker: 7006, entries and slots back to zero
   unavailable         a server whose cgroup mount has no controllers: 7013 before any worker,
                       reads still work
 
@@ -262,6 +264,48 @@ def test_admission(server, control):
     wait_for_zero(control, "admission")
 
 
+def test_kill(server, control):
+    """SHOW PROCESSLIST shows a running mutation's phase; KILL QUERY ends it (indeterminate:
+    its mutating call had begun) and releases its entry and slot."""
+    results = {}
+
+    def slow():
+        results["k"] = fault(server, "slow", "CREATE INDEX kq ON d.w (id) USING BTREE")
+
+    runner = threading.Thread(target=slow)
+    runner.start()
+    target = None
+    deadline = time.monotonic() + 10
+    while target is None and time.monotonic() < deadline:
+        _, rows, _ = execute(control, "SHOW PROCESSLIST")
+        for row in rows:
+            if "mutating call" in (row[6] or ""):
+                target = row[0]
+        time.sleep(0.02)
+    check(target is not None, f"SHOW PROCESSLIST shows the mutation's phase: {rows}")
+    if target is not None:
+        outcome = execute(control, f"KILL QUERY {target}")
+        check(outcome[0] is None, f"KILL QUERY: {outcome}")
+    runner.join(timeout=30)
+    outcome = results.get("k", (None, ""))
+    expect_error(outcome, 7006, "indeterminate", "a killed mutation")
+    check("KILL QUERY" in outcome[1], f"the killed mutation names the KILL: {outcome}")
+    wait_for_zero(control, "kill")
+    outcome = execute(control, "KILL 999999")
+    check(outcome[0] == 1094, f"KILL of an unknown id: {outcome}")
+    # KILL CONNECTION of an idle connection closes it.
+    victim = server.connect()
+    _, rows, _ = execute(victim, "SELECT CONNECTION_ID()")
+    outcome = execute(control, f"KILL {rows[0][0]}")
+    check(outcome[0] is None, f"KILL CONNECTION: {outcome}")
+    try:
+        outcome = execute(victim, "SELECT 1")
+        check(outcome[0] is not None, f"a killed connection still answers: {outcome}")
+    except pymysql.MySQLError:
+        pass  # the connection is gone: that is the answer
+    victim.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cli", required=True)
@@ -284,6 +328,7 @@ def main():
         else:
             test_faults(server, control)
             test_admission(server, control)
+            test_kill(server, control)
         control.close()
         code = server.stop()
         check(code == 0, f"the faults server exits 0 on SIGTERM, got {code}")

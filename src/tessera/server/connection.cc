@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include "tessera/server/result_set.h"
 #include "tessera/server/wire.h"
 #include "tessera/sql/errors.h"
+#include "tessera/sql/execution.h"
 #include "tessera/sql/names.h"
 #include "tessera/sql/parser.h"
 
@@ -323,6 +325,9 @@ awaitable<bool> Connection::Command() {
       ++state_.questions;
       const std::string text = command == kComInitDb ? UseStatement(body) : body;
       const auto started = Clock::now();
+      command_started_ = started;
+      statement_kind_ = command == kComFieldList ? std::string("FIELD_LIST") : StatementKind(text);
+      kill_query_ = false;
       busy_ = true;
       auto self = shared_from_this();
       std::vector<std::string> answer;
@@ -449,6 +454,9 @@ awaitable<void> Connection::PreparedStatementCommand(uint8_t command, const std:
   }
   const std::string text = std::move(*bound);
   const auto started = Clock::now();
+  command_started_ = started;
+  statement_kind_ = StatementKind(text);
+  kill_query_ = false;
   busy_ = true;
   binary_results_ = true;
   std::vector<std::string> answer;
@@ -481,6 +489,89 @@ arrow::Status Connection::CheckPreparable(const std::string& text) const {
   ClientContext context;
   if (AnswerClientStatement(probe, context)) return arrow::Status::OK();
   return sql::ParseScript(probe).status();
+}
+
+Connection::Process Connection::Describe() const {
+  Process process;
+  process.id = id_;
+  process.user = user_.empty() ? "unauthenticated user" : user_;
+  process.host = peer_;
+  process.database = session_.current_database();
+  process.command = busy_ ? "Query" : "Sleep";
+  process.seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - command_started_).count();
+  if (busy_) {
+    const std::string phase = state_.mutations.PhaseOf(id_);
+    process.state = phase.empty() ? "executing" : "mutation: " + phase;
+    process.info = statement_kind_;
+  }
+  return process;
+}
+
+void Connection::Kill(bool connection) {
+  if (busy_) {
+    kill_query_ = true;
+    state_.mutations.Cancel(id_);
+  }
+  if (connection) RequestClose();
+}
+
+std::optional<arrow::Result<sql::StatementResult>> Connection::AnswerProcessStatement(
+    const std::string& text) {
+  std::string lower = sql::AsciiLower(text);
+  lower.erase(0, lower.find_first_not_of(" \t\r\n"));
+  while (!lower.empty() && std::isspace(static_cast<unsigned char>(lower.back()))) lower.pop_back();
+  using Answer = arrow::Result<sql::StatementResult>;
+  const bool administrator = state_.users->IsAdministrator(user_);
+  if (lower == "show processlist" || lower == "show full processlist") {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& connection : state_.connections) {
+      const Process process = connection->Describe();
+      if (!administrator && process.user != user_) continue;  // MySQL without PROCESS
+      rows.push_back({std::to_string(process.id), process.user, process.host, process.database,
+                      process.command, std::to_string(process.seconds), process.state,
+                      process.info});
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return std::stoul(a[0]) < std::stoul(b[0]); });
+    sql::StatementResult result;
+    result.rows =
+        sql::StringTable({"Id", "User", "Host", "db", "Command", "Time", "State", "Info"}, rows);
+    return Answer(std::move(result));
+  }
+  if (lower.rfind("kill", 0) != 0 ||
+      (lower.size() > 4 && !std::isspace(static_cast<unsigned char>(lower[4])))) {
+    return std::nullopt;
+  }
+  std::string rest = lower.substr(4);
+  rest.erase(0, rest.find_first_not_of(" \t\r\n"));
+  bool connection_too = true;
+  for (const char* word : {"query", "connection"}) {
+    const std::string prefix(word);
+    if (rest.rfind(prefix, 0) == 0 && rest.size() > prefix.size() &&
+        std::isspace(static_cast<unsigned char>(rest[prefix.size()]))) {
+      connection_too = prefix == "connection";
+      rest = rest.substr(prefix.size());
+      rest.erase(0, rest.find_first_not_of(" \t\r\n"));
+    }
+  }
+  uint32_t target = 0;
+  const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), target);
+  if (error != std::errc() || end != rest.data() + rest.size()) {
+    return Answer(sql::SqlError(sql::SqlCode::kParseError, ErrorKind::kInvalidArgument,
+                                "syntax error: expected KILL [QUERY | CONNECTION] id"));
+  }
+  for (const auto& connection : state_.connections) {
+    if (connection->id_ != target) continue;
+    if (!administrator && connection->user() != user_) {
+      return Answer(sql::SqlError(sql::SqlCode::kNotOwner, ErrorKind::kInvalidArgument,
+                                  "You are not owner of thread ", target));
+    }
+    connection->Kill(connection_too);
+    return Answer(sql::StatementResult{});
+  }
+  return Answer(sql::SqlError(sql::SqlCode::kUnknownThread, ErrorKind::kNotFound,
+                              "Unknown thread id: ", target));
 }
 
 ClientContext Connection::MakeClientContext() {
@@ -553,13 +644,29 @@ awaitable<void> Connection::AnswerQuery(const std::string& text, std::vector<std
   // One result per statement, each but the last flagged "more results"; the first error ends
   // the query (the results before it were sent flagged, so the client reads on to the error).
   for (size_t i = 0; i < pieces.size(); ++i) {
+    if (auto answer = AnswerProcessStatement(pieces[i])) {
+      if (!answer->ok()) {
+        out.push_back(ErrorOf(answer->status()));
+        co_return;
+      }
+      AppendResult(**answer, i + 1 < pieces.size(), &out);
+      continue;
+    }
     PieceRun run;
     run.text = pieces[i];
     run.more = i + 1 < pieces.size();
     run.context = MakeClientContext();
     run.out = &out;
     for (;;) {
+      const size_t before = out.size();
       co_await asio::co_spawn(state_.statements, AdvancePiece(run), use_awaitable);
+      if (kill_query_) {
+        // What the killed step answered is dropped: the client hears of the KILL.
+        out.resize(before);
+        Fail(run, sql::SqlError(sql::SqlCode::kQueryInterrupted, ErrorKind::kCancelled,
+                                "Query execution was interrupted (KILL QUERY)"));
+        break;
+      }
       if (run.failed || run.done) break;
       co_await RunNetworkStatement(run);
       if (run.failed) break;

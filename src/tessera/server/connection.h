@@ -38,6 +38,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // answer is sent.
   void RequestClose();
 
+  // A row of SHOW PROCESSLIST.
+  struct Process {
+    uint32_t id = 0;
+    std::string user, host, database, command, state, info;
+    int64_t seconds = 0;
+  };
+  Process Describe() const;
+  const std::string& user() const { return user_; }
+  // KILL QUERY: the running statement ends with 1317 (a mutation's worker is killed and its
+  // run classified; a read finishes and its result is dropped). KILL CONNECTION: that, and
+  // the connection is closed after it.
+  void Kill(bool connection);
+
  private:
   asio::awaitable<bool> Handshake();
   asio::awaitable<bool> Authenticate(const std::string& user, const std::string& plugin,
@@ -64,6 +77,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // with; empty for other statements (or names that do not resolve: the DROP reports those).
   std::string DropPrefix(const sql::Statement& statement) const;
   ClientContext MakeClientContext();
+  // SHOW [FULL] PROCESSLIST and KILL [QUERY | CONNECTION] id, answered on the network thread
+  // (they read other connections); nullopt for other statements.
+  std::optional<arrow::Result<sql::StatementResult>> AnswerProcessStatement(
+      const std::string& text);
   // COM_STMT_PREPARE / EXECUTE / SEND_LONG_DATA / RESET / CLOSE (prepared_statements.h).
   asio::awaitable<void> PreparedStatementCommand(uint8_t command, const std::string& body);
   arrow::Status CheckPreparable(const std::string& text) const;
@@ -100,6 +117,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::map<uint32_t, PreparedStatement> prepared_;
   uint32_t next_statement_id_ = 1;
   bool binary_results_ = false;  // a prepared statement's EXECUTE is being answered
+  bool kill_query_ = false;      // KILL QUERY arrived for the running statement
+  std::string statement_kind_;   // of the running statement, for SHOW PROCESSLIST
+  std::chrono::steady_clock::time_point command_started_ = std::chrono::steady_clock::now();
   sql::Session session_;
 };
 

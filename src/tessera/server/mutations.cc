@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <thread>
@@ -75,6 +76,7 @@ struct Mutations::Pending {
   std::shared_ptr<WorkerProcess> worker;
   bool started = false;  // the worker said its mutating call began
   bool finished = false;
+  std::string phase = "admission";
   std::unique_ptr<asio::steady_timer> timer;  // the budget while queued or refreshing
 };
 
@@ -153,6 +155,7 @@ void Mutations::Run(MutationRequest request, std::function<void(MutationOutcome)
   auto pending = std::make_shared<Pending>();
   pending->request = std::move(request);
   pending->done = std::move(done);
+  by_connection_[pending->request.connection] = pending;
   if (!unavailable_.ok()) {
     Finish(pending, {OutcomeClass::kNotDispatched, {}, unavailable_});
     return;
@@ -177,6 +180,7 @@ void Mutations::Admit(std::shared_ptr<Pending> pending) {
     return;
   }
   queue_.push_back(pending);
+  pending->phase = "queued for a worker slot";
   pending->timer = std::make_unique<asio::steady_timer>(network_, pending->request.deadline);
   pending->timer->async_wait([this, pending](const std::error_code& error) {
     if (error) return;
@@ -233,6 +237,9 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
     if (pending == nullptr || message.Get("invocation") != pending->invocation) return;
     if (message.Get("type") != "started") return;
     pending->started = true;
+    if (pending->worker != nullptr) {
+      pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": mutating call";
+    }
     if (options_.test_fault_hooks && pending->request.fault == "sigkill") {
       // A test's stand-in for a worker killed from outside in the middle of its build.
       auto timer = std::make_shared<asio::steady_timer>(network_, std::chrono::milliseconds(200));
@@ -258,6 +265,7 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
     return;
   }
   pending->worker = *worker;
+  pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": validating";
   std::fprintf(stderr, "tessera serve: connection=%u mutation invocation=%s worker_pid=%d\n",
                request.connection, pending->invocation.c_str(), pending->worker->pid());
 }
@@ -267,6 +275,7 @@ void Mutations::Classify(std::shared_ptr<Pending> pending, WorkerReport report) 
   --running_;
   --running_by_database_[pending->request.database];
   pending->worker.reset();
+  pending->phase = "classifying and refreshing";
   bool protocol_failure = report.protocol_failure;
   bool started = false;
   std::optional<EnvelopeMessage> result;
@@ -410,9 +419,36 @@ void Mutations::Finish(std::shared_ptr<Pending> pending, MutationOutcome outcome
   if (pending->finished) return;
   pending->finished = true;
   ++outcomes_[static_cast<int>(outcome.outcome)];
+  auto mine = by_connection_.find(pending->request.connection);
+  if (mine != by_connection_.end() && mine->second.lock() == pending) by_connection_.erase(mine);
   Leave(pending->request.entry);
   auto done = std::move(pending->done);
   if (done) done(std::move(outcome));
+}
+
+std::string Mutations::PhaseOf(uint32_t connection) const {
+  auto it = by_connection_.find(connection);
+  auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
+  return pending == nullptr ? std::string() : pending->phase;
+}
+
+bool Mutations::Cancel(uint32_t connection) {
+  auto it = by_connection_.find(connection);
+  auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
+  if (pending == nullptr || pending->finished) return false;
+  auto queued = std::find(queue_.begin(), queue_.end(), pending);
+  if (queued != queue_.end()) {
+    queue_.erase(queued);
+    pending->timer->cancel();
+    Finish(pending, {OutcomeClass::kNotDispatched,
+                     {},
+                     sql::SqlError(sql::SqlCode::kQueryInterrupted, ErrorKind::kCancelled,
+                                   "Query execution was interrupted (KILL) while it waited for a "
+                                   "worker slot; nothing was started")});
+    return true;
+  }
+  if (pending->worker != nullptr) pending->worker->Kill("KILL QUERY");
+  return true;
 }
 
 }  // namespace tessera::server

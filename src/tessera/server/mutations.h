@@ -97,6 +97,13 @@ class Mutations {
 
   MutationCounters counters() const;
 
+  // What connection `connection`'s mutation is doing ("queued", "worker 123 running", ...),
+  // for SHOW PROCESSLIST; empty when it runs none.
+  std::string PhaseOf(uint32_t connection) const;
+  // KILL: best-effort termination of the connection's mutation (a queued one leaves the
+  // queue, a running worker is killed and its run classified as usual). False: none runs.
+  bool Cancel(uint32_t connection);
+
  private:
   struct Pending;
   void Admit(std::shared_ptr<Pending> pending);
@@ -117,6 +124,7 @@ class Mutations {
   uint64_t running_ = 0;
   std::map<std::string, uint64_t> running_by_database_;
   uint64_t outcomes_[5] = {0, 0, 0, 0, 0};
+  std::map<uint32_t, std::weak_ptr<Pending>> by_connection_;
 };
 
 }  // namespace tessera::server

@@ -59,6 +59,8 @@ enum class SqlCode : int {
   kTableAccessDenied = 1142,          // 42000
   kSpecificAccessDenied = 1227,       // 42000: an administrator's statement
   kCannotUser = 1396,                 // HY000: CREATE / ALTER / DROP USER refused
+  kUnknownThread = 1094,              // HY000: KILL of an unknown connection id
+  kNotOwner = 1095,                   // HY000: KILL of another user's connection
   kTooManyPreparedStatements = 1461,  // 42000
   kDefinitionMismatch = 7001,         // HY000: IF NOT EXISTS over another definition
   kCorrupt = 7002,                    // HY000
