@@ -243,7 +243,8 @@ TEST(ServerClientStatements, StatusAndTheTestFaultVariable) {
 // literals from their binary encodings (types remembered across executions), malformed
 // parameters refused; rows in the binary protocol with their NULL bitmap.
 TEST(ServerPreparedStatements, ParametersBecomeLiteralsAndRowsBinary) {
-  PreparedStatement statement = Prepare("SELECT ?, '?', ? -- ?\n");
+  // `-?` with -5 must not become `--5`, a comment that would swallow the rest.
+  PreparedStatement statement = Prepare("SELECT -?, '?', ? -- ?\n");
   ASSERT_EQ(statement.placeholders.size(), 2u);
   PayloadWriter execute;
   execute.U8(0).U32(1);     // flags, iteration count
@@ -254,13 +255,13 @@ TEST(ServerPreparedStatements, ParametersBecomeLiteralsAndRowsBinary) {
   PayloadReader in(execute.payload());
   auto bound = BindParameters(statement, in);
   ASSERT_OK(bound.status());
-  EXPECT_EQ(*bound, "SELECT -5, '?', 'a''b\\\\\\0' -- ?\n");
+  EXPECT_EQ(*bound, "SELECT -(-5), '?', 'a''b\\\\\\0' -- ?\n");
   PayloadWriter again;  // types not sent again; the second parameter NULL
   again.U8(0).U32(1).U8(0x02).U8(0).U64(7);
   PayloadReader again_in(again.payload());
   auto rebound = BindParameters(statement, again_in);
   ASSERT_OK(rebound.status());
-  EXPECT_EQ(*rebound, "SELECT 7, '?', NULL -- ?\n");
+  EXPECT_EQ(*rebound, "SELECT -7, '?', NULL -- ?\n");
   PayloadWriter truncated;
   truncated.U8(0).U32(1).U8(0).U8(1).U16(8).U16(253).U32(1);
   PayloadReader truncated_in(truncated.payload());

@@ -113,11 +113,16 @@ class Reader {
     if (Punctuation('@') && !Name()) return Syntax("a host after '@'");
     return *name;
   }
+  std::optional<std::string> Quoted() {
+    if (at_ < words_.size() && words_[at_].quoted) return words_[at_++].text;
+    return std::nullopt;
+  }
   // A quoted password after IDENTIFIED BY.
   arrow::Result<std::string> Password() {
     if (!Keyword("IDENTIFIED") || !Keyword("BY")) return Syntax("IDENTIFIED BY 'password'");
-    if (at_ >= words_.size() || !words_[at_].quoted) return Syntax("a quoted password");
-    return words_[at_++].text;
+    auto password = Quoted();
+    if (!password) return Syntax("a quoted password");
+    return *password;
   }
   bool done() const { return at_ == words_.size(); }
 
@@ -166,8 +171,19 @@ arrow::Result<uint8_t> Privileges(Reader& in) {
   return bits;
 }
 
-// "*.*", "db.*" or "db.table".
+arrow::Result<std::string> ScopeOf(Reader& in, const std::string& database);
+
+// "*.*", "db.*" or "db.table"; names with control characters are refused (the grants file
+// is one line per scope).
 arrow::Result<std::string> Target(Reader& in, const std::string& database) {
+  ARROW_ASSIGN_OR_RAISE(auto scope, ScopeOf(in, database));
+  for (char c : scope) {
+    if (static_cast<unsigned char>(c) < 0x20) return Syntax("a target without control characters");
+  }
+  return scope;
+}
+
+arrow::Result<std::string> ScopeOf(Reader& in, const std::string& database) {
   std::string first;
   if (in.Punctuation('*')) {
     first = "*";
@@ -250,6 +266,22 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
   if (in.Keyword("SHOW")) {
     in.Keyword("GRANTS");
     return ShowGrants(in, current_user, users);
+  }
+  if (in.Keyword("SET")) {  // SET PASSWORD [FOR user] = 'password'
+    in.Keyword("PASSWORD");
+    std::string user = current_user;
+    if (in.Keyword("FOR")) {
+      ARROW_ASSIGN_OR_RAISE(user, in.User());
+    }
+    if (!in.Punctuation('=')) return Syntax("= 'password' after SET PASSWORD");
+    auto password = in.Quoted();
+    if (!password || !in.done()) return Syntax("a quoted password after SET PASSWORD =");
+    if (user != current_user && !administrator) {
+      return NeedAdministrator(current_user, "SET PASSWORD of another user");
+    }
+    if (!users.Find(user)) return Refused(sql::SqlCode::kCannotUser, "SET PASSWORD", user);
+    RETURN_NOT_OK(users.SetPassword(user, *password));
+    return ok;
   }
   if (in.Keyword("CREATE")) {
     in.Keyword("USER");
@@ -337,7 +369,7 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerAccountStatement(
   };
   const std::string first = upper(0), second = upper(1);
   const bool account =
-      first == "GRANT" || first == "REVOKE" ||
+      first == "GRANT" || first == "REVOKE" || (first == "SET" && second == "PASSWORD") ||
       ((first == "CREATE" || first == "DROP" || first == "ALTER") && second == "USER") ||
       (first == "SHOW" && second == "GRANTS");
   if (!account) return std::nullopt;
@@ -347,6 +379,11 @@ std::optional<arrow::Result<sql::StatementResult>> AnswerAccountStatement(
 
 arrow::Status AccessDenied(sql::Access access, const std::string& user, const std::string& host,
                            const std::string& database, const std::string& table) {
+  if (access == sql::Access::kReadFile) {
+    return sql::SqlError(sql::SqlCode::kSpecificAccessDenied, ErrorKind::kInvalidArgument,
+                         "Access denied; reading the file '", table,
+                         "' needs every privilege on *.* (the server reads it as its own user)");
+  }
   if (table.empty()) {
     return sql::SqlError(sql::SqlCode::kDatabaseAccessDenied, ErrorKind::kInvalidArgument,
                          "Access denied for user '", user, "'@'", host, "' to database '", database,

@@ -3,6 +3,7 @@
 // (docs/server.md, "Client statements"):
 //
 //   SET ...                               accepted; session variables are fixed (below)
+//                                         (SET PASSWORD is an account statement)
 //   BEGIN, START TRANSACTION, COMMIT, ROLLBACK
 //                                         accepted: every statement commits on its own
 //   SELECT @@[session.|global.]var [AS a], DATABASE(), SCHEMA(), VERSION(), CONNECTION_ID(),

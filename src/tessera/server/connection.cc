@@ -269,6 +269,11 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
     // worker runs a statement already checked here, as the system).
     session_.set_authorizer(
         [this](sql::Access access, const std::string& database, const std::string& table) {
+          if (access == sql::Access::kReadFile) {
+            // Files are read as the server's own user: only administrators may name them.
+            if (state_.users->IsAdministrator(user_)) return arrow::Status::OK();
+            return AccessDenied(access, user_, peer_, database, table);
+          }
           const uint8_t privilege = access == sql::Access::kSelect ? kPrivilegeSelect
                                     : access == sql::Access::kShow ? kPrivilegeShow
                                                                    : kPrivilegeAlter;
@@ -428,8 +433,16 @@ awaitable<void> Connection::PreparedStatementCommand(uint8_t command, const std:
   }
   if (command == kComStmtSendLongData) {  // no answer either; errors show at EXECUTE
     const auto parameter = in.U16();
-    if (found != prepared_.end() && parameter) {
-      found->second.long_data[*parameter].append(in.Rest());
+    if (found != prepared_.end() && parameter && *parameter < found->second.placeholders.size()) {
+      PreparedStatement& statement = found->second;
+      size_t held = 0;
+      for (const auto& [index, data] : statement.long_data) held += data.size();
+      const std::string_view data = in.Rest();
+      if (held + data.size() > state_.options.max_allowed_packet) {
+        statement.long_data_too_large = true;
+      } else {
+        statement.long_data[*parameter].append(data);
+      }
     }
     co_return;
   }
@@ -483,7 +496,9 @@ arrow::Status Connection::CheckPreparable(const std::string& text) const {
                                         : "a prepared statement holds one statement, not " +
                                               std::to_string(pieces.size()));
   }
-  // Syntax errors show at PREPARE, as in MySQL: the text parsed with 0 for each `?`.
+  // Syntax errors show at PREPARE, as in MySQL: the text parsed with 0 for each `?` (texts
+  // over 64 KiB are parsed at EXECUTE only, on the statement pool, not on the network thread).
+  if (text.size() > 64 * 1024) return arrow::Status::OK();
   std::string probe = text;
   for (size_t at : UnquotedPositions(text, '?')) probe.replace(at, 1, "0");
   ClientContext context;
@@ -620,6 +635,7 @@ struct Connection::PieceRun {
   std::optional<std::string> entry;
   std::string drop_prefix;
   bool drop_checked = false;
+  std::string held_drop_entry;  // the entry a running DROP holds
   // The preflight's answer (a no-op or an error) or, with `admission`, a mutation to run.
   std::optional<arrow::Result<sql::StatementResult>> preflight;
   std::optional<sql::MutationAdmission> admission;
@@ -660,6 +676,10 @@ awaitable<void> Connection::AnswerQuery(const std::string& text, std::vector<std
     for (;;) {
       const size_t before = out.size();
       co_await asio::co_spawn(state_.statements, AdvancePiece(run), use_awaitable);
+      if (!run.held_drop_entry.empty()) {
+        state_.mutations.Leave(run.held_drop_entry);
+        run.held_drop_entry.clear();
+      }
       if (kill_query_) {
         // What the killed step answered is dropped: the client hears of the KILL.
         out.resize(before);
@@ -744,8 +764,12 @@ std::string Connection::DropPrefix(const sql::Statement& statement) const {
   }
   if (const auto* drop = std::get_if<sql::DropDatabaseStatement>(&statement.body)) {
     auto database = state_.catalog.ResolveDatabase(drop->database);
-    return database.ok() ? sql::AsciiLower(state_.catalog.root() + "/" + *database + "/")
-                         : std::string();
+    // Built as the catalog builds table paths, so that every table entry below matches.
+    return database.ok()
+               ? sql::AsciiLower(
+                     (std::filesystem::path(state_.catalog.root()) / *database).string()) +
+                     "/"
+               : std::string();
   }
   return {};
 }
@@ -767,12 +791,15 @@ awaitable<void> Connection::RunNetworkStatement(PieceRun& run) {
   std::vector<std::string>& out = *run.out;
   run.network_next = false;
   if (!run.drop_prefix.empty()) {
-    if (state_.mutations.HeldUnder(run.drop_prefix)) {
+    // The DROP holds the entry of what it removes while it runs (released by AnswerQuery).
+    const arrow::Status entered = state_.mutations.Enter(run.drop_prefix);
+    if (!entered.ok()) {
       Fail(run, sql::SqlError(sql::SqlCode::kBusy, ErrorKind::kBusy,
                               "Busy: a mutation is running on what the DROP removes; it holds it "
                               "until its worker is gone. Try again later"));
       co_return;
     }
+    run.held_drop_entry = std::move(run.drop_prefix);
     run.drop_prefix.clear();
     run.drop_checked = true;
     co_return;

@@ -41,7 +41,8 @@ class Domain {
 
   // Moves process `pid` into every group of the domain.
   arrow::Status Attach(int pid) const;
-  // Sends SIGKILL to every process of the domain (cgroup.kill where there is one).
+  // Sends SIGKILL to every process of the domain (cgroup.kill where there is one); one pass,
+  // never waiting: the caller polls Empty() and calls again.
   void KillAll() const;
   // True when no process is left in any group; an unreadable group counts as not empty.
   bool Empty() const;

@@ -118,9 +118,12 @@ arrow::Status Mutations::Enter(const std::string& entry) {
     const std::string table = entry.substr(0, entry.find('#'));
     bool busy = false;
     for (const auto& held : entries_) {
-      // A data write and an index change of one table exclude each other too.
+      // A data write and an index change of one table exclude each other too; a directory
+      // entry ("<dir>/", DROP DATABASE) excludes everything below it.
       const std::string held_table = held.substr(0, held.find('#'));
       busy |= held_table == table && (held.back() == '#' || entry.back() == '#');
+      busy |= held.back() == '/' && entry.rfind(held, 0) == 0;
+      busy |= entry.back() == '/' && held.rfind(entry, 0) == 0;
     }
     if (!busy) {
       entries_.insert(entry);
@@ -134,13 +137,6 @@ arrow::Status Mutations::Enter(const std::string& entry) {
 }
 
 void Mutations::Leave(const std::string& entry) { entries_.erase(entry); }
-
-bool Mutations::HeldUnder(const std::string& prefix) const {
-  for (const auto& held : entries_) {
-    if (held.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
-}
 
 MutationCounters Mutations::counters() const {
   MutationCounters counters;
@@ -277,7 +273,7 @@ void Mutations::Classify(std::shared_ptr<Pending> pending, WorkerReport report) 
   pending->worker.reset();
   pending->phase = "classifying and refreshing";
   bool protocol_failure = report.protocol_failure;
-  bool started = false;
+  bool started = pending->started;  // as seen live; the report's messages can only add to it
   std::optional<EnvelopeMessage> result;
   for (const auto& message : report.messages) {
     if (message.Get("invocation") != pending->invocation) {

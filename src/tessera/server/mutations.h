@@ -85,12 +85,10 @@ class Mutations {
   arrow::Status Available() const;
   std::string DescribeIsolation() const;
 
-  // The name entry `entry`; Busy (7005) while another statement holds it or holds a table
-  // below `entry` when it names a directory ("<dir>/" prefix).
+  // The name entry `entry`; Busy (7005) while another statement holds it, a data write's
+  // entry of the same table, or (for "<dir>/", DROP DATABASE's) anything below it.
   arrow::Status Enter(const std::string& entry);
   void Leave(const std::string& entry);
-  // Whether an entry is held on a table in directory `prefix` (DROP TABLE / DATABASE).
-  bool HeldUnder(const std::string& prefix) const;
 
   // Runs the admitted mutation; `done` gets its outcome. The caller's entry is released here.
   void Run(MutationRequest request, std::function<void(MutationOutcome)> done);

@@ -66,19 +66,27 @@ std::string QuotedString(std::string_view value) {
   return out + "'";
 }
 
+// [-]digits[.digits][e[+-]digits]: a DECIMAL parameter's text, nothing else.
 bool IsNumberText(std::string_view text) {
-  if (text.empty()) return false;
-  size_t at = text[0] == '-' || text[0] == '+' ? 1 : 0;
-  bool digits = false;
-  for (; at < text.size(); ++at) {
-    const char c = text[at];
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digits = true;
-    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
-      return false;
-    }
+  size_t at = !text.empty() && text[0] == '-' ? 1 : 0;
+  auto digits = [&] {
+    const size_t from = at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+    return at > from;
+  };
+  if (!digits()) return false;
+  if (at < text.size() && text[at] == '.' && (++at, !digits())) return false;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (!digits()) return false;
   }
-  return digits;
+  return at == text.size();
+}
+
+// A negative number in parentheses, so that `-?` never becomes `--5` (a comment).
+std::string NumberLiteral(std::string text) {
+  return !text.empty() && text[0] == '-' ? "(" + text + ")" : text;
 }
 
 template <typename T>
@@ -96,7 +104,7 @@ arrow::Result<std::string> Literal(uint16_t type, size_t index, PayloadReader& i
   auto integer = [&](auto signed_value, auto unsigned_value) -> arrow::Result<std::string> {
     if (!signed_value) return BadParameter(index, "is shorter than its type");
     return is_unsigned ? std::to_string(unsigned_value(*signed_value))
-                       : std::to_string(*signed_value);
+                       : NumberLiteral(std::to_string(*signed_value));
   };
   switch (static_cast<uint8_t>(type & 0xFF)) {
     case kNull:
@@ -129,7 +137,7 @@ arrow::Result<std::string> Literal(uint16_t type, size_t index, PayloadReader& i
       std::string literal = text;
       // A double literal, so that 2.0 stays a float rather than becoming an integer.
       if (literal.find_first_of(".eE") == std::string::npos) literal += ".0";
-      return literal;
+      return NumberLiteral(literal);
     }
     case kDate:
     case kDateTime:
@@ -176,7 +184,7 @@ arrow::Result<std::string> Literal(uint16_t type, size_t index, PayloadReader& i
       auto value = in.LengthEncodedString();
       if (!value) return BadParameter(index, "is shorter than its length");
       if (!IsNumberText(*value)) return BadParameter(index, "is not a decimal number");
-      return std::string(*value);
+      return NumberLiteral(std::string(*value));
     }
     case kVarChar:
     case kBit:
@@ -211,6 +219,11 @@ PreparedStatement Prepare(std::string text) {
 
 arrow::Result<std::string> BindParameters(PreparedStatement& statement, PayloadReader& in) {
   const size_t count = statement.placeholders.size();
+  if (statement.long_data_too_large) {
+    statement.long_data.clear();
+    statement.long_data_too_large = false;
+    return BadParameter(0, "has more long data (COM_STMT_SEND_LONG_DATA) than max_allowed_packet");
+  }
   if (!in.U8() || !in.U32()) return BadParameter(0, "the packet ends before the parameters");
   std::string text;
   if (count > 0) {

@@ -27,6 +27,7 @@ struct PreparedStatement {
   std::vector<size_t> placeholders;           // positions of the `?` in text
   std::vector<uint16_t> types;                // the parameter types the client bound last
   std::map<uint16_t, std::string> long_data;  // SEND_LONG_DATA, until the next EXECUTE
+  bool long_data_too_large = false;           // more than max_allowed_packet was sent
 };
 
 // A statement of `text`: its placeholders found.

@@ -88,6 +88,9 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   ARROW_ASSIGN_OR_RAISE(auto users, UserStore::Open(options.catalog_root));
   // The root password is not left where /proc/<pid>/environ would show it.
   ::unsetenv(kRootPasswordVariable);
+  // A worker that dies before it read its whole request must not take the server with it:
+  // writes to its pipe fail with EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
   const char* hooks = std::getenv("TESSERA_TEST_FAULT_HOOKS");
   options.test_fault_hooks = hooks != nullptr && std::string(hooks) == "1";
   auto state = std::make_unique<State>(std::move(options), std::move(catalog), std::move(users));

@@ -149,7 +149,8 @@ arrow::Status UserStore::LoadGrants() {
       return Error(ErrorKind::kCorrupt, "the grants file ", grants_path_, " is damaged at line ",
                    number, "; restore it from a backup");
     }
-    grants_[name][scope] = static_cast<uint8_t>(value);
+    // Grants of a user that is gone (a crash between the two files' renames) are dropped.
+    if (users_.count(name) != 0) grants_[name][scope] = static_cast<uint8_t>(value);
   }
   return arrow::Status::OK();
 }

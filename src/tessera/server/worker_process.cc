@@ -95,10 +95,18 @@ arrow::Result<std::shared_ptr<WorkerProcess>> WorkerProcess::Start(asio::io_cont
   char* argv[] = {launch.executable.data(), worker_command.data(), nullptr};
   char* envp[] = {path_variable.data(), launch.test_fault_hooks ? hooks_variable.data() : nullptr,
                   nullptr};
+  sigset_t no_signals;
+  sigemptyset(&no_signals);
   int pidfd = -1;
   const long pid = CloneProcess(isolation.pid_namespace(), &pidfd);
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The server's ends of the pipes are closed here, so that a server that gives up is seen
+    // as end of file; signals the server blocks are not blocked in the worker.
+    close(go.write);
+    close(request.write);
+    close(results.read);
+    sigprocmask(SIG_SETMASK, &no_signals, nullptr);
     if (dup2(request.read, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(results.write, 3) < 0) {
       _exit(125);
     }
@@ -174,8 +182,9 @@ void WorkerProcess::ReadResults() {
     if (self->reader_.malformed() || self->bytes_read_ > kMaxResultBytes) {
       self->Kill("the worker wrote a malformed result envelope");
     }
-    if (error) {
-      self->results_closed_ = error != asio::error::operation_aborted;
+    if (error) {  // end of file (every writer gone), or the pipe failed
+      self->results_closed_ = true;
+      self->Complete();
       return;
     }
     self->ReadResults();
@@ -219,14 +228,13 @@ void WorkerProcess::AwaitEmptyDomain(int attempt) {
     });
     return;
   }
-  // Every writer is gone: what is left in the pipe is all there is.
-  results_.cancel();
-  results_.native_non_blocking(true);
-  for (;;) {
-    const ssize_t n = read(results_.native_handle(), buffer_.data(), buffer_.size());
-    if (n <= 0) break;
-    reader_.Feed(std::string_view(buffer_.data(), static_cast<size_t>(n)));
-  }
+  // Every writer is gone: the reads reach end of file and then the run is complete.
+  domain_empty_ = true;
+  Complete();
+}
+
+void WorkerProcess::Complete() {
+  if (!domain_empty_ || !results_closed_ || !finished_) return;
   report_.messages = reader_.messages();
   report_.protocol_failure = reader_.malformed() || reader_.truncated();
   report_.oom_kills = domain_->OomKills();

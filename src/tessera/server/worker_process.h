@@ -70,6 +70,8 @@ class WorkerProcess : public std::enable_shared_from_this<WorkerProcess> {
   void ReadResults();
   void WaitForExit();
   void AwaitEmptyDomain(int attempt);
+  // Reports the run once the domain is empty and the results reached end of file.
+  void Complete();
 
   std::unique_ptr<Domain> domain_;
   Finished finished_;
@@ -87,6 +89,7 @@ class WorkerProcess : public std::enable_shared_from_this<WorkerProcess> {
   size_t bytes_read_ = 0;
   WorkerReport report_;
   bool results_closed_ = false;
+  bool domain_empty_ = false;
   bool reaped_ = false;
 };
 

@@ -49,8 +49,10 @@ arrow::Result<std::optional<std::string>> MutationEntryName(const Statement& sta
             return EntryOf(catalog, s.table, current_database, "");
           },
           [&](const CreateTableAsStatement& s) -> Entry {
+            // The new table's directory; an existing table's own (its preflight answers with
+            // IF NOT EXISTS or 1050, but a DROP in between must not let it run unguarded).
             auto location = catalog.NewTable(s.table, current_database);
-            // An existing table: the statement's own preflight answers (IF NOT EXISTS, 1050).
+            if (!location.ok()) location = catalog.ResolveTable(s.table, current_database);
             if (!location.ok()) return std::optional<std::string>(std::nullopt);
             return AsciiLower(location->uri) + "#";
           },

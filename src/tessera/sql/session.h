@@ -29,7 +29,8 @@ struct MutationHooks;  // mutation.h
 // read its rows (SELECT, search functions), read its metadata (SHOW INDEX, DESCRIBE, SHOW
 // VERSIONS, tessera_index_entries), or change it (index DDL, INSERT, DELETE, CREATE TABLE AS,
 // DROP TABLE; CREATE / DROP DATABASE with an empty table).
-enum class Access { kSelect, kShow, kAlter };
+// kReadFile: read_parquet / read_arrow of a file (table: the path; database empty).
+enum class Access { kSelect, kShow, kAlter, kReadFile };
 using Authorizer = std::function<arrow::Status(Access access, const std::string& database,
                                                const std::string& table)>;
 

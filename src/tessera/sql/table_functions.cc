@@ -180,6 +180,7 @@ arrow::Result<FunctionRows> ReadFile(const TableRef& call, const ExecutionContex
                                      bool parquet) {
   ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call, {{"path", true}}, context));
   ARROW_ASSIGN_OR_RAISE(auto path, StringArgument(*arguments.at("path"), "path", context));
+  RETURN_NOT_OK(context.Authorize(Access::kReadFile, "", path));
   auto reader = dataset::OpenFilesAsReader(
       {path}, parquet ? dataset::InputFormat::kParquet : dataset::InputFormat::kArrowFile);
   if (!reader.ok()) {  // a missing file is 7008, an unreadable one 7002, ... (its kind's code)
