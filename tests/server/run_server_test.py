@@ -22,7 +22,6 @@ Every wait is bounded; the server is killed if the test fails.
 import argparse
 import os
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -34,6 +33,7 @@ import time
 # TLS block").
 import mysql.connector  # noqa: E402  (before pyarrow, see above)
 import pymysql
+from server_process import ServerProcess
 
 PASSWORD = "s3cret-Pass"
 failures = []
@@ -45,31 +45,9 @@ def check(condition, what):
         print("FAIL:", what, flush=True)
 
 
-class Server:
+class Server(ServerProcess):
     def __init__(self, cli, catalog, config):
-        env = dict(os.environ, TESSERA_ROOT_PASSWORD=PASSWORD)
-        self.log_path = os.path.join(os.path.dirname(catalog), "server.log")
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [cli, "serve", "--catalog", catalog, "--listen", "127.0.0.1:0", "--config", config],
-            stdout=subprocess.PIPE, stderr=self.log, text=True, env=env)
-        line = self.process.stdout.readline()
-        if not line.startswith("listening on "):
-            raise SystemExit(f"the server did not start: {line!r}")
-        self.port = int(line.strip().rsplit(":", 1)[1])
-
-    def stop(self):
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return None
-
-    def log_text(self):
-        self.log.flush()
-        with open(self.log_path, encoding="utf-8") as f:  # the log is ASCII (names escaped)
-            return f.read()
+        super().__init__(cli, catalog, config, {"TESSERA_ROOT_PASSWORD": PASSWORD})
 
 
 def mariadb(port, sql, *extra, password=PASSWORD, user="root"):

@@ -1,17 +1,13 @@
 #include "tessera/sql/mutation.h"
 
 #include "tessera/sql/names.h"
+#include "tessera/util/overloaded.h"
 
 namespace tessera::sql {
 
 namespace {
 
-template <typename... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <typename... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
+using util::Overloaded;
 
 arrow::Result<std::optional<std::string>> EntryOf(const Catalog& catalog, const ObjectName& table,
                                                   std::string_view current_database,

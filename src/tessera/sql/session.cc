@@ -5,17 +5,13 @@
 #include "tessera/sql/execution.h"
 #include "tessera/sql/parser.h"
 #include "tessera/util/exception_guard.h"
+#include "tessera/util/overloaded.h"
 
 namespace tessera::sql {
 
 namespace {
 
-template <typename... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <typename... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
+using util::Overloaded;
 
 arrow::Result<StatementResult> Dispatch(const Statement& statement, ExecutionContext& context) {
   return std::visit(
