@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     default: {
-      tessera::server::ClientContext context{"db", "root@127.0.0.1", 1, 1 << 20, 60};
+      tessera::server::ClientContext context{"db", "root@127.0.0.1", 1, 1 << 20, 60, {}, nullptr};
       (void)tessera::server::AnswerClientStatement(bytes, context);
     }
   }
