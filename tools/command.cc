@@ -126,7 +126,8 @@ int ReportError(const arrow::Status& status) {
   line = EscapeControlCharacters(line);
   std::cout.flush();
   std::cerr << "error: " << ErrorKindName(KindOf(status)) << ": " << line << std::endl;
-  return 1;
+  constexpr int kInterrupted = 130;  // what shells report for a program ended by SIGINT
+  return KindOf(status) == ErrorKind::kCancelled ? kInterrupted : 1;
 }
 
 }  // namespace tessera::cli

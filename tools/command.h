@@ -72,7 +72,8 @@ void AddFormatOption(CLI::App* command, std::string* format, std::vector<std::st
 arrow::Result<std::shared_ptr<dataset::Dataset>> OpenDataset(const std::string& uri,
                                                              const VersionArgument& version);
 
-// Prints "error: <Kind>: <message>" on stderr and returns the exit code for it (1).
+// Prints "error: <Kind>: <message>" on stderr and returns the exit code for it: 130 for
+// Cancelled (a command interrupted by Ctrl-C, command_progress.h), else 1.
 int ReportError(const arrow::Status& status);
 
 }  // namespace tessera::cli

@@ -2,6 +2,7 @@
 // (dataset/compaction.h, docs/cli.md).
 #include <iostream>
 
+#include "command_progress.h"
 #include "dataset_commands.h"
 #include "tessera/dataset/compaction.h"
 #include "tessera/dataset/dataset.h"
@@ -28,7 +29,11 @@ arrow::Status RunCompact(const CompactArguments& args) {
   if (args.dry_run) {
     ARROW_ASSIGN_OR_RAISE(result.plan, dataset::PlanCompaction(*snapshot, options));
   } else {
-    ARROW_ASSIGN_OR_RAISE(result, dataset::Compact(snapshot, options));
+    ARROW_ASSIGN_OR_RAISE(result, WithProgress([&](util::OperationControl* control) {
+                            dataset::WriteOptions writing;
+                            writing.control = control;
+                            return dataset::Compact(snapshot, options, writing);
+                          }));
   }
   const dataset::CompactionPlan& plan = result.plan;
   if (plan.groups.empty()) {

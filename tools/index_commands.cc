@@ -15,6 +15,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "command_progress.h"
 #include "dataset_commands.h"
 #include "output_format.h"
 #include "tessera/index/lifecycle.h"
@@ -108,7 +109,10 @@ arrow::Status RunCreate(const CreateArguments& args) {
   index::CreateIndexOptions options;
   options.if_not_exists = args.if_not_exists;
   options.replace = args.replace;
-  ARROW_ASSIGN_OR_RAISE(auto after, index::CreateIndex(*current, spec, options));
+  ARROW_ASSIGN_OR_RAISE(auto after, WithProgress([&](util::OperationControl* control) {
+                          options.control = control;
+                          return index::CreateIndex(*current, spec, options);
+                        }));
   if (after->version() == current->version()) {
     std::cout << "index '" << spec.name << "' already exists with this definition; " << after->uri()
               << " stays at version " << after->version() << std::endl;
@@ -155,7 +159,11 @@ arrow::Status RunOptimize(const OptimizeArguments& args) {
   if (args.name_option->count() > 0) options.name = args.name;
   options.retrain = args.retrain;
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
-  ARROW_ASSIGN_OR_RAISE(index::OptimizeReport report, index::OptimizeIndexes(*current, options));
+  ARROW_ASSIGN_OR_RAISE(index::OptimizeReport report,
+                        WithProgress([&](util::OperationControl* control) {
+                          options.control = control;
+                          return index::OptimizeIndexes(*current, options);
+                        }));
   const dataset::Dataset& after = *report.dataset;
   if (after.version() == current->version()) {
     std::cout << "nothing to do; " << after.uri() << " stays at version " << after.version()
@@ -201,7 +209,9 @@ arrow::Status RunTrain(const TrainArguments& args) {
     return AlreadyExists("'", args.out, "' exists: pass --force to replace it");
   }
   ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
-  ARROW_ASSIGN_OR_RAISE(index::Model model, index::TrainModel(*snapshot, spec));
+  ARROW_ASSIGN_OR_RAISE(index::Model model, WithProgress([&](util::OperationControl* control) {
+                          return index::TrainModel(*snapshot, spec, control);
+                        }));
   ARROW_RETURN_NOT_OK(index::WriteModelFile(args.out, model, *snapshot, spec));
   std::cout << "wrote " << model.family << " model " << model.fingerprint << " (column "
             << spec.column << ", version " << snapshot->version() << ") to " << args.out
@@ -224,9 +234,11 @@ arrow::Status RunBuildSegment(const BuildSegmentArguments& args) {
   if (!args.model.empty()) {
     ARROW_ASSIGN_OR_RAISE(model, index::ReadModelFileFor(args.model, *snapshot, &spec));
   }
-  ARROW_ASSIGN_OR_RAISE(
-      format::SegmentMeta segment,
-      index::BuildSegment(*snapshot, spec, args.fragments, model ? &*model : nullptr));
+  ARROW_ASSIGN_OR_RAISE(format::SegmentMeta segment,
+                        WithProgress([&](util::OperationControl* control) {
+                          return index::BuildSegment(*snapshot, spec, args.fragments,
+                                                     model ? &*model : nullptr, control);
+                        }));
   std::cout << index::SegmentToJson(segment) << "\n";
   return FlushOutput();
 }
@@ -274,7 +286,10 @@ struct MergeSegmentsArguments {
 arrow::Status RunMergeSegments(const MergeSegmentsArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto segments, ReadSegmentFiles(args.files));
   ARROW_ASSIGN_OR_RAISE(auto snapshot, dataset::Dataset::Open(args.dataset));
-  ARROW_ASSIGN_OR_RAISE(format::SegmentMeta merged, index::MergeSegments(*snapshot, segments));
+  ARROW_ASSIGN_OR_RAISE(format::SegmentMeta merged,
+                        WithProgress([&](util::OperationControl* control) {
+                          return index::MergeSegments(*snapshot, segments, control);
+                        }));
   std::cout << index::SegmentToJson(merged) << "\n";
   return FlushOutput();
 }

@@ -1,6 +1,6 @@
 // tessera: the command-line interface (docs/cli.md). Thin: it parses arguments, calls the
 // library and prints. Exit codes: 0 success, 1 error (printed as "error: <Kind>: <message>"),
-// 2 usage error.
+// 2 usage error, 130 cancelled by Ctrl-C.
 #include <arrow/compute/initialize.h>
 #include <CLI/CLI.hpp>
 
@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer(
       "Run 'tessera COMMAND --help' for the options of a command; docs/cli.md is the reference.\n"
-      "Exit status: 0 success, 1 error (\"error: <Kind>: <message>\" on stderr), 2 usage error.");
+      "Exit status: 0 success, 1 error (\"error: <Kind>: <message>\" on stderr), 2 usage error, "
+      "130 cancelled (Ctrl-C).");
   tessera::cli::CommandSet commands(app);
   tessera::cli::AddGenCommand(commands);
   tessera::cli::AddDatasetCommands(commands);

@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "command_progress.h"
 #include "dataset_commands.h"
 #include "explain_output.h"
 #include "tessera/dataset/dataset.h"
@@ -61,8 +62,9 @@ void AddSourceOptions(CLI::App* command, SourceArguments* args) {
                                     ->check(IntegerAtLeast<uint64_t>(1));
 }
 
-dataset::WriteOptions WriteOptionsOf(const SourceArguments& args) {
+dataset::WriteOptions WriteOptionsOf(const SourceArguments& args, util::OperationControl* control) {
   dataset::WriteOptions options;
+  options.control = control;
   if (args.max_rows_per_file_option->count() > 0) {
     options.max_rows_per_file = args.max_rows_per_file;
   }
@@ -82,8 +84,10 @@ void PrintSnapshot(const dataset::Dataset& snapshot) {
 
 arrow::Status RunCreate(const SourceArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
-  ARROW_ASSIGN_OR_RAISE(auto created,
-                        dataset::Dataset::Create(args.dataset, source, WriteOptionsOf(args)));
+  ARROW_ASSIGN_OR_RAISE(auto created, WithProgress([&](util::OperationControl* control) {
+                          return dataset::Dataset::Create(args.dataset, source,
+                                                          WriteOptionsOf(args, control));
+                        }));
   std::cout << "created " << created->uri() << ": ";
   PrintSnapshot(*created);
   return arrow::Status::OK();
@@ -92,7 +96,9 @@ arrow::Status RunCreate(const SourceArguments& args) {
 arrow::Status RunAppend(const SourceArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
-  ARROW_ASSIGN_OR_RAISE(auto appended, current->Append(source, WriteOptionsOf(args)));
+  ARROW_ASSIGN_OR_RAISE(auto appended, WithProgress([&](util::OperationControl* control) {
+                          return current->Append(source, WriteOptionsOf(args, control));
+                        }));
   std::cout << "appended " << Quantity(source->rows(), "row") << " to " << appended->uri() << ": ";
   PrintSnapshot(*appended);
   return arrow::Status::OK();
@@ -101,7 +107,9 @@ arrow::Status RunAppend(const SourceArguments& args) {
 arrow::Status RunOverwrite(const SourceArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
-  ARROW_ASSIGN_OR_RAISE(auto replaced, current->Overwrite(source, WriteOptionsOf(args)));
+  ARROW_ASSIGN_OR_RAISE(auto replaced, WithProgress([&](util::OperationControl* control) {
+                          return current->Overwrite(source, WriteOptionsOf(args, control));
+                        }));
   std::cout << "overwrote " << replaced->uri() << " with " << Quantity(source->rows(), "row")
             << ": ";
   PrintSnapshot(*replaced);

@@ -17,8 +17,10 @@ afterwards, and that the name entries and worker slots (SHOW STATUS) return to z
                       committed index
   slow_refresh        success, then the budget runs out during the refresh: 7012
   admission           max_mutations = 1 and mutation_queue = 1: the third is Busy
-  KILL QUERY          SHOW PROCESSLIST shows the running mutation's phase; KILL QUERY kills
-                      its worker: 7006, entries and slots back to zero
+  KILL QUERY          SHOW PROCESSLIST shows the running mutation's phase and its build's
+                      progress (slow_progress); KILL QUERY cancels a build at its next check
+                      (7011, nothing committed) and kills a worker that does not stop within
+                      the grace period (hang: 7006); entries and slots back to zero
   unavailable         a server whose cgroup mount has no controllers: 7013 before any worker,
                       reads still work
 
@@ -242,33 +244,59 @@ def test_admission(server, control):
     wait_for_zero(control, "admission")
 
 
-def test_kill(server, control):
-    """SHOW PROCESSLIST shows a running mutation's phase; KILL QUERY ends it (indeterminate:
-    its mutating call had begun) and releases its entry and slot."""
+def run_and_kill(server, control, fault_name, table, index, state_shows):
+    """Runs CREATE INDEX with `fault_name` on a thread, waits until SHOW PROCESSLIST shows a
+    State containing every string of `state_shows`, KILLs the query and returns what the
+    killed client saw and the State it showed."""
     results = {}
 
-    def slow():
-        results["k"] = fault(server, "slow", "CREATE INDEX kq ON d.w (id) USING BTREE")
+    def run():
+        results["k"] = fault(server, fault_name, f"CREATE INDEX {index} ON {table} (id) USING BTREE")
 
-    runner = threading.Thread(target=slow)
+    runner = threading.Thread(target=run)
     runner.start()
-    target = None
+    target, state, rows = None, None, []
     deadline = time.monotonic() + 10
     while target is None and time.monotonic() < deadline:
         _, rows, _ = execute(control, "SHOW PROCESSLIST")
         for row in rows:
-            if "mutating call" in (row[6] or ""):
-                target = row[0]
+            if all(part in (row[6] or "") for part in state_shows):
+                target, state = row[0], row[6]
         time.sleep(0.02)
-    check(target is not None, f"SHOW PROCESSLIST shows the mutation's phase: {rows}")
+    check(target is not None, f"{fault_name}: SHOW PROCESSLIST shows {state_shows}: {rows}")
     if target is not None:
         outcome = execute(control, f"KILL QUERY {target}")
         check(outcome[0] is None, f"KILL QUERY: {outcome}")
     runner.join(timeout=30)
-    outcome = results.get("k", (None, ""))
+    return results.get("k", (None, "")), state
+
+
+def test_kill(server, control):
+    """SHOW PROCESSLIST shows a running mutation's phase and its build's progress; KILL QUERY
+    asks the worker to cancel: a build that reaches its next check stops before its commit
+    (confirmed failure, 7011), a worker that does not is killed after the grace period
+    (indeterminate, 7006); either way entry and slot are released."""
+    # A build reporting progress, cancelled at its next step.
+    outcome, state = run_and_kill(server, control, "slow_progress", "d.w", "kp",
+                                  ["building", "%", "rows"])
+    print("server.worker_faults: a build's State in SHOW PROCESSLIST:", state, flush=True)
+    expect_error(outcome, 7011, "confirmed failure", "a cancelled build")
+    check("KILL QUERY" in outcome[1] and "cancelled while building" in outcome[1],
+          f"the cancelled build names the KILL and its phase: {outcome}")
+    check("kp" not in index_names(control, "d.w"), "a cancelled build committed nothing")
+    wait_for_zero(control, "kill slow_progress")
+    # Asked while it validates (the slow hook sleeps before the build): the build's first
+    # check stops it.
+    outcome, _ = run_and_kill(server, control, "slow", "d.w", "kq", ["mutating call"])
+    expect_error(outcome, 7011, "confirmed failure", "a mutation cancelled before its build")
+    check("kq" not in index_names(control, "d.w"), "a cancelled mutation committed nothing")
+    wait_for_zero(control, "kill slow")
+    # A worker that never checks (hang): killed after the grace period.
+    outcome, _ = run_and_kill(server, control, "hang", "d.w", "kh", ["mutating call"])
     expect_error(outcome, 7006, "indeterminate", "a killed mutation")
-    check("KILL QUERY" in outcome[1], f"the killed mutation names the KILL: {outcome}")
-    wait_for_zero(control, "kill")
+    check("KILL QUERY" in outcome[1] and "had not cancelled" in outcome[1],
+          f"the killed mutation names the KILL and the grace period: {outcome}")
+    wait_for_zero(control, "kill hang")
     outcome = execute(control, "KILL 999999")
     check(outcome[0] == 1094, f"KILL of an unknown id: {outcome}")
     # KILL CONNECTION of an idle connection closes it.

@@ -11,6 +11,7 @@
 #include "tessera/dataset/operation.h"
 #include "tessera/dataset/scanner.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::dataset {
 
@@ -99,6 +100,8 @@ arrow::Result<CompactionResult> Compact(const std::shared_ptr<Dataset>& snapshot
   result.dataset = snapshot;
   if (result.plan.groups.empty()) return result;
 
+  const util::ControlScope control(write_options.control);
+  util::BeginPhase("rewriting", result.plan.live_rows(), "rows");
   WriteOptions writing = write_options;
   writing.max_rows_per_file = options.target_rows_per_fragment;
   std::map<uint32_t, const format::Fragment*> by_id;
@@ -122,6 +125,10 @@ arrow::Result<CompactionResult> Compact(const std::shared_ptr<Dataset>& snapshot
     written.insert(written.end(), fragments->begin(), fragments->end());
     result.fragments_written += fragments->size();
     groups.push_back({planned.fragment_ids, std::move(*fragments)});
+  }
+  if (arrow::Status cancelled = util::CheckCancelled(); !cancelled.ok()) {
+    RemoveNewFiles(*dataset.storage(), DataFilesOf(written));
+    return cancelled;
   }
   RewriteOperation operation(std::move(groups));
   ARROW_ASSIGN_OR_RAISE(

@@ -16,6 +16,7 @@
 #include "tessera/format/schema_codec.h"
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::dataset {
 
@@ -60,6 +61,8 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
   }
   auto schema = source->schema()->RemoveMetadata();
   ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage->root()));
+  const util::ControlScope control(options.control);
+  util::BeginPhase("writing", 0, "rows");
   ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage, *source, schema, options));
   auto empty = std::make_shared<format::Manifest>();
   empty->set_format_version(kManifestFormatVersion);
@@ -171,6 +174,8 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Append(
     std::shared_ptr<arrow::RecordBatchReader> source, const WriteOptions& options) const {
   ARROW_RETURN_NOT_OK(CheckSource(source));
   ARROW_RETURN_NOT_OK(CheckWriteSchema(*schema_, *source->schema(), storage_->root()));
+  const util::ControlScope control(options.control);
+  util::BeginPhase("writing", 0, "rows");
   ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage_, *source, schema_, options));
   AppendOperation operation(std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
@@ -182,6 +187,8 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Overwrite(
   ARROW_RETURN_NOT_OK(CheckSource(source));
   auto schema = source->schema()->RemoveMetadata();
   ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage_->root()));
+  const util::ControlScope control(options.control);
+  util::BeginPhase("writing", 0, "rows");
   ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage_, *source, schema, options));
   OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/false);
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));

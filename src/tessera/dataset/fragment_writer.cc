@@ -6,11 +6,13 @@
 
 #include <string>
 
+#include "tessera/dataset/new_files.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/block_checksums.h"
 #include "tessera/io/checksummed_output.h"
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::dataset {
 
@@ -139,6 +141,7 @@ arrow::Result<std::vector<format::Fragment>> WriteFragments(
       options.max_rows_per_file > UINT32_MAX) {
     return InvalidArgument("max_rows_per_file must be in [1, 2^32) and rows_per_batch positive");
   }
+  const util::ControlScope control(options.control);
   FragmentSink sink(storage, schema, options);
   auto written = [&]() -> arrow::Result<std::vector<format::Fragment>> {
     while (true) {
@@ -153,10 +156,19 @@ arrow::Result<std::vector<format::Fragment>> WriteFragments(
       }
       ARROW_ASSIGN_OR_RAISE(auto conformed, ConformToSchema(*batch, schema));
       ARROW_RETURN_NOT_OK(sink.Add(conformed));
+      ARROW_RETURN_NOT_OK(util::AdvanceProgress(static_cast<uint64_t>(batch->num_rows())));
     }
     return sink.Finish();
   }();
-  if (!written.ok()) sink.RemoveWritten();
+  if (!written.ok()) {
+    sink.RemoveWritten();
+    return written;
+  }
+  // The last point before the caller commits: a write cancelled now leaves no file behind.
+  if (arrow::Status cancelled = util::CheckCancelled(); !cancelled.ok()) {
+    RemoveNewFiles(storage, DataFilesOf(*written));
+    return cancelled;
+  }
   return written;
 }
 

@@ -6,6 +6,11 @@
 // Each file gets its block checksums (`<file>.crc32c`, io/block_checksums.h) as it is written.
 // Files are fsynced before the fragments are returned: a manifest may only reference durable
 // data. Fragment ids are left 0; the commit assigns them.
+//
+// Each input batch advances the current progress phase (util/operation_control.h; the
+// caller's phase: options.control, else the thread's current control) by its rows; a
+// cancellation request ends the write with Cancelled and its files removed, up to the moment
+// the fragments are returned.
 #pragma once
 
 #include <arrow/record_batch.h>

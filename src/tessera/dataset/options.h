@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace tessera::util {
+class OperationControl;
+}
+
 namespace tessera::dataset {
 
 struct WriteOptions {
@@ -16,6 +20,10 @@ struct WriteOptions {
   uint64_t rows_per_batch = 8192;
   // How often a commit that lost a race to a compatible commit rebases and tries again.
   int max_commit_attempts = 100;
+  // Progress reports and cancellation (util/operation_control.h), null for none; must outlive
+  // the call. Create, Append, Overwrite and Compact report a "writing" / "rewriting" phase in
+  // rows and honour a cancellation until they commit.
+  util::OperationControl* control = nullptr;
 };
 
 // The name of the virtual column holding row addresses: (fragment_id << 32) | row_offset.

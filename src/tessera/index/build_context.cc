@@ -7,6 +7,7 @@
 #include "tessera/io/fault_injection.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::index {
 
@@ -67,14 +68,23 @@ arrow::Result<format::SegmentMeta> BuildOneSegment(const dataset::Dataset& datas
                                                    std::vector<format::Fragment> fragments,
                                                    const Model* model) {
   BuildInput input = MakeBuildInput(dataset, spec, resolved, std::move(fragments));
+  uint64_t total_rows = 0;
+  for (const auto& fragment : input.fragments) total_rows += fragment.physical_rows();
+  util::BeginPhase("building", total_rows, "rows");
   ARROW_ASSIGN_OR_RAISE(auto directory, NewSegmentDirectory(dataset.storage()));
   // The entry point of every build (create, build-segment, optimize): an allocation that fails
   // here or in a worker is ResourceExhausted naming the build.
   const util::OperationName operation("building a segment of index '" + spec.name + "' over " +
                                       std::to_string(input.fragments.size()) + " fragments of " +
                                       dataset.uri());
-  auto segment = util::GuardExceptions(
-      util::CurrentOperation(), [&] { return resolved.family->Build(input, model, directory); });
+  auto segment =
+      util::GuardExceptions(util::CurrentOperation(), [&]() -> arrow::Result<format::SegmentMeta> {
+        auto built = resolved.family->Build(input, model, directory);
+        // The last point before a caller commits the segment (create, optimize): a build
+        // cancelled now leaves nothing.
+        if (built.ok()) ARROW_RETURN_NOT_OK(util::CheckCancelled());
+        return built;
+      });
   if (!segment.ok()) {
     RemoveSegmentDirectory(directory);  // a failed build leaves no orphan
     return segment.status();

@@ -4,6 +4,7 @@
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::index {
 
@@ -39,6 +40,7 @@ arrow::Status ForEachColumnBatch(const BuildInput& input, std::string_view famil
                        batch->num_rows(), " rows at offset ", first, ")");
       }
       ARROW_RETURN_NOT_OK(visit(fragment_id, first, column));
+      ARROW_RETURN_NOT_OK(util::AdvanceProgress(static_cast<uint64_t>(batch->num_rows())));
       offset += static_cast<uint64_t>(batch->num_rows());
     }
     if (offset != fragment.physical_rows()) {

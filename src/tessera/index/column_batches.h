@@ -6,7 +6,9 @@
 // field's type. A batch of another type, out of sequence or past the fragment's physical rows,
 // and a fragment holding fewer rows than the manifest says, are Corrupt naming the fragment and
 // the dataset. Every row read counts in GlobalReadStatistics().rows_scanned. A fragment given
-// twice is InvalidArgument: its rows would be indexed twice.
+// twice is InvalidArgument: its rows would be indexed twice. Each batch visited advances the
+// current progress phase (util/operation_control.h) by its rows, and ends the build with
+// Cancelled when a cancellation was requested.
 #pragma once
 
 #include <arrow/array.h>

@@ -15,6 +15,7 @@
 #include "tessera/io/replace_file.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::index {
 
@@ -175,6 +176,7 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> CreateIndex(const dataset::Data
                                                              const CreateIndexOptions& options) {
   ARROW_ASSIGN_OR_RAISE(auto plan, PlanCreate(dataset, spec, options));
   if (plan.no_op) return std::make_shared<dataset::Dataset>(dataset);
+  const util::ControlScope control(options.control);
   const ResolvedSpec& resolved = plan.resolved;
   std::vector<format::SegmentMeta> segments;
   if (dataset.manifest().fragments_size() > 0) {
@@ -209,7 +211,9 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> DropIndex(const dataset::Datase
   return dataset.CommitIndexChange(std::move(change));
 }
 
-arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec) {
+arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec,
+                                util::OperationControl* control) {
+  const util::ControlScope control_scope(control);
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
   if (!resolved.family->has_model()) {
     return InvalidArgument("index type ", resolved.family->name(), " has no model to train");
@@ -285,7 +289,9 @@ arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Da
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
                                                 const IndexSpec& spec,
                                                 const std::vector<uint32_t>& fragment_ids,
-                                                const Model* model) {
+                                                const Model* model,
+                                                util::OperationControl* control) {
+  const util::ControlScope control_scope(control);
   ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
   std::vector<format::Fragment> fragments;
   if (fragment_ids.empty()) {
@@ -308,7 +314,9 @@ arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
 }
 
 arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset,
-                                                 const std::vector<format::SegmentMeta>& segments) {
+                                                 const std::vector<format::SegmentMeta>& segments,
+                                                 util::OperationControl* control) {
+  const util::ControlScope control_scope(control);
   if (segments.empty()) return InvalidArgument("no segments to merge");
   ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(segments[0].family()));
   std::vector<SegmentDirectory> directories;
@@ -321,11 +329,16 @@ arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset
     }
     directories.push_back(std::move(directory));
   }
+  util::BeginPhase("merging", segments.size(), "segments");
   ARROW_ASSIGN_OR_RAISE(auto out, NewSegmentDirectory(dataset.storage()));
   const util::OperationName operation("merging " + std::to_string(segments.size()) +
                                       " segments of index '" + segments[0].index_name() + "'");
-  auto merged = util::GuardExceptions(util::CurrentOperation(),
-                                      [&] { return family->Merge(segments, directories, out); });
+  auto merged =
+      util::GuardExceptions(util::CurrentOperation(), [&]() -> arrow::Result<format::SegmentMeta> {
+        auto segment = family->Merge(segments, directories, out);
+        if (segment.ok()) ARROW_RETURN_NOT_OK(util::AdvanceProgress(segments.size()));
+        return segment;
+      });
   if (!merged.ok()) RemoveSegmentDirectory(out);
   ARROW_RETURN_NOT_OK(merged.status());
   *merged->mutable_params() = segments[0].params();

@@ -20,6 +20,10 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/params.h"
 
+namespace tessera::util {
+class OperationControl;
+}
+
 namespace tessera::index {
 
 struct IndexSpec {
@@ -32,6 +36,9 @@ struct IndexSpec {
 struct CreateIndexOptions {
   bool if_not_exists = false;  // no-op when an index of that name has this definition
   bool replace = false;        // rebuild; old segments leave in the same commit
+  // Progress reports ("training" in iterations for vector families, "building" in rows) and
+  // cancellation until the commit (util/operation_control.h); null for none.
+  util::OperationControl* control = nullptr;
 };
 
 // Builds the index over every fragment of `dataset` and commits it. Returns `dataset` itself
@@ -62,6 +69,11 @@ struct OptimizeOptions {
   std::optional<std::string> name;  // all indexes when absent
   MergePolicy merge;
   bool retrain = false;  // vector families: train a new model and rebuild every segment
+  // Progress reports (per index: "building" in rows, "merging" in segments) and cancellation
+  // (util/operation_control.h); null for none. Indexes are optimized one at a time, each in
+  // its own commit: a cancelled optimize keeps the indexes it finished and commits nothing for
+  // the one in progress.
+  util::OperationControl* control = nullptr;
 };
 
 struct OptimizeReport {
@@ -77,7 +89,9 @@ arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
                                               const OptimizeOptions& options = {});
 
 // --- distributed workflow ---
-arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec);
+// `control` (null for none): a "training" phase in iterations, and cancellation.
+arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec,
+                                util::OperationControl* control = nullptr);
 // Model files (`tessera index train --out FILE`): the model with the field id and the
 // normalized parameters it was trained with. Written all at once (io::ReplaceFile), replacing
 // any file at `path`: a worker never reads half a model.
@@ -92,14 +106,18 @@ arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path);
 // repeat them.
 arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Dataset& dataset,
                                       IndexSpec* spec);
-// Builds one uncommitted segment over `fragment_ids` (all fragments when empty).
+// Builds one uncommitted segment over `fragment_ids` (all fragments when empty). `control`
+// (null for none) as in CreateIndexOptions; a cancelled build leaves no directory.
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,
                                                 const IndexSpec& spec,
                                                 const std::vector<uint32_t>& fragment_ids,
-                                                const Model* model);
+                                                const Model* model,
+                                                util::OperationControl* control = nullptr);
 // Rewrites segments (of one index, disjoint fragments) into one new uncommitted segment.
+// `control`: a "merging" phase in segments, and cancellation (null for none).
 arrow::Result<format::SegmentMeta> MergeSegments(const dataset::Dataset& dataset,
-                                                 const std::vector<format::SegmentMeta>& segments);
+                                                 const std::vector<format::SegmentMeta>& segments,
+                                                 util::OperationControl* control = nullptr);
 // Publishes `segments` as (part of) the logical index `spec.name` in one commit, removing the
 // existing segments listed in `replaced` (uuids). Creates the index if it does not exist. With
 // `spec.params` empty, the parameters are those the first segment was built with (every

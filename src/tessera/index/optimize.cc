@@ -12,6 +12,7 @@
 #include "tessera/index/segment_files.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::index {
 
@@ -155,6 +156,8 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> OptimizeOne(
   change.definition = MakeDefinition(spec, resolved, std::move(work.segments));
   change.definition->set_created_at_micros(definition.created_at_micros());
   change.removed_segment_uuids = std::move(work.removed);
+  // The last point before the commit; `built` removes the new segments on the way out.
+  ARROW_RETURN_NOT_OK(util::CheckCancelled());
   built.HandOver(change);
   return CommitIndexChangeWithSegmentFiles(*current, std::move(change), SegmentOrigin::kBuiltHere);
 }
@@ -196,6 +199,7 @@ arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
   } else {
     for (const auto& definition : dataset.manifest().indexes()) names.push_back(definition.name());
   }
+  const util::ControlScope control(options.control);
   OptimizeReport report;
   report.dataset = std::make_shared<dataset::Dataset>(dataset);
   for (const auto& name : names) {

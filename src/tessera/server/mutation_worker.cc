@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -17,12 +18,22 @@
 #include "tessera/sql/mutation.h"
 #include "tessera/sql/parser.h"
 #include "tessera/sql/session.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::server {
 
 namespace {
 
 constexpr int kResultFd = 3;
+// How often the worker reports the progress of its operation.
+constexpr std::chrono::milliseconds kProgressInterval{250};
+
+// The operation's control, which SIGTERM (the server's KILL QUERY) asks to cancel.
+std::atomic<util::OperationControl*> cancel_target{nullptr};
+
+extern "C" void RequestCancelOnTerminate(int) {
+  if (util::OperationControl* control = cancel_target.load()) control->RequestCancel();
+}
 
 bool WriteAll(int fd, const std::string& bytes) {
   size_t written = 0;
@@ -55,9 +66,16 @@ EnvelopeMessage Message(const std::string& invocation, const std::string& type) 
 }
 
 // The hooks a test names in the request; they stand for the failures a real build can meet.
-void FaultBeforeMutatingCall(const std::string& fault, const std::string& catalog_root,
-                             const std::string& database, const std::string& text) {
-  if (fault == "oom") {
+arrow::Status FaultBeforeMutatingCall(const std::string& fault, const std::string& catalog_root,
+                                      const std::string& database, const std::string& text) {
+  if (fault == "slow_progress") {
+    // A long build: progress in 200 steps over 20 s, honouring a cancellation at each.
+    util::BeginPhase("building", 200, "rows");
+    for (int step = 0; step < 200; ++step) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
+    }
+  } else if (fault == "oom") {
     // Touch memory until the control group's limit makes the kernel kill us.
     std::vector<char*> blocks;
     for (;;) {
@@ -95,6 +113,7 @@ void FaultBeforeMutatingCall(const std::string& fault, const std::string& catalo
     WriteAll(kResultFd, frame.substr(0, frame.size() / 2));
     _exit(0);
   }
+  return arrow::Status::OK();
 }
 
 void FaultAfterMutatingCall(const std::string& fault) {
@@ -122,12 +141,36 @@ int RunMutationWorker() {
   const std::string database = request->Get("database");
   const std::string text = request->Get("statement");
 
+  // Progress of the mutating call goes to the server as it happens; SIGTERM cancels it.
+  util::OperationControl control(
+      [&invocation](const util::ProgressReport& report) {
+        EnvelopeMessage progress = Message(invocation, "progress");
+        progress.fields["phase"] = std::string(report.phase);
+        progress.fields["done"] = std::to_string(report.done);
+        progress.fields["total"] = std::to_string(report.total);
+        progress.fields["unit"] = std::string(report.unit);
+        WriteAll(kResultFd, EncodeEnvelope(progress));
+      },
+      kProgressInterval);
+  cancel_target.store(&control);
+  struct sigaction on_terminate {};
+  on_terminate.sa_handler = RequestCancelOnTerminate;
+  sigemptyset(&on_terminate.sa_mask);
+  on_terminate.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &on_terminate, nullptr);
+  const util::ControlScope control_scope(&control);
+
   EnvelopeMessage result = Message(invocation, "result");
   auto fail = [&](const arrow::Status& status) {
     result.fields["ok"] = "0";
     result.fields["kind"] = std::to_string(static_cast<int>(KindOf(status)));
     result.fields["code"] = std::to_string(static_cast<int>(sql::CodeOf(status)));
     result.fields["message"] = status.message();
+    // Cancelled by the server's request, at a point before any commit (the library's
+    // contract): the server may report that nothing was committed.
+    if (KindOf(status) == ErrorKind::kCancelled && control.cancel_requested()) {
+      result.fields["cancelled"] = "1";
+    }
     return WriteAll(kResultFd, EncodeEnvelope(result)) ? 0 : 2;
   };
   auto catalog = sql::Catalog::Open(catalog_root, request->Get("catalog_name"));
@@ -150,11 +193,11 @@ int RunMutationWorker() {
   admission.contract = request->Get("contract");
   hooks_of_statement.admission = admission;
   hooks_of_statement.before_mutating_call = [&]() -> arrow::Status {
+    ARROW_RETURN_NOT_OK(control.CheckCancelled());  // KILLed while it validated
     if (!WriteAll(kResultFd, EncodeEnvelope(Message(invocation, "started")))) {
       return Error(ErrorKind::kIOError, "the server stopped reading the worker's results");
     }
-    FaultBeforeMutatingCall(fault, catalog_root, database, text);
-    return arrow::Status::OK();
+    return FaultBeforeMutatingCall(fault, catalog_root, database, text);
   };
   auto executed = session.Execute((*statements)[0], text, &hooks_of_statement);
   FaultAfterMutatingCall(fault);

@@ -46,6 +46,20 @@ arrow::Status Indeterminate(const std::string& why) {
                        "and do not resubmit blindly");
 }
 
+// "building 45% (90 / 200 rows)", "writing (1,000 rows)" of a progress message.
+std::string DescribeProgress(const EnvelopeMessage& message) {
+  const uint64_t done = message.GetNumber("done").value_or(0);
+  const uint64_t total = message.GetNumber("total").value_or(0);
+  std::string text = message.Get("phase");
+  if (total > 0) {
+    text += " " + std::to_string(std::min<uint64_t>(100, done * 100 / total)) + "% (" +
+            std::to_string(done) + " / " + std::to_string(total);
+  } else {
+    text += " (" + std::to_string(done);
+  }
+  return text + " " + message.Get("unit") + ")";
+}
+
 arrow::Status ConfirmedFailure(const std::string& why) {
   return sql::SqlError(sql::SqlCode::kMutationFailed, ErrorKind::kInvalidArgument,
                        "confirmed failure: nothing was committed (", why, ")");
@@ -77,7 +91,9 @@ struct Mutations::Pending {
   bool started = false;  // the worker said its mutating call began
   bool finished = false;
   std::string phase = "admission";
-  std::unique_ptr<asio::steady_timer> timer;  // the budget while queued or refreshing
+  std::string progress;  // the worker's last progress report, "building 45% (90 / 200 rows)"
+  std::unique_ptr<asio::steady_timer> timer;         // the budget while queued or refreshing
+  std::unique_ptr<asio::steady_timer> cancel_grace;  // KILL: the worker's time to cancel
 };
 
 Mutations::Mutations(asio::io_context& network, asio::thread_pool& statements,
@@ -231,6 +247,10 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
   launch.on_message = [this, weak](const EnvelopeMessage& message) {
     auto pending = weak.lock();
     if (pending == nullptr || message.Get("invocation") != pending->invocation) return;
+    if (message.Get("type") == "progress") {
+      pending->progress = DescribeProgress(message);
+      return;
+    }
     if (message.Get("type") != "started") return;
     pending->started = true;
     if (pending->worker != nullptr) {
@@ -271,6 +291,7 @@ void Mutations::Classify(std::shared_ptr<Pending> pending, WorkerReport report) 
   --running_;
   --running_by_database_[pending->request.database];
   pending->worker.reset();
+  if (pending->cancel_grace != nullptr) pending->cancel_grace->cancel();
   pending->phase = "classifying and refreshing";
   bool protocol_failure = report.protocol_failure;
   bool started = pending->started;  // as seen live; the report's messages can only add to it
@@ -301,7 +322,13 @@ void Mutations::Classify(std::shared_ptr<Pending> pending, WorkerReport report) 
     const auto code = static_cast<sql::SqlCode>(
         result->GetNumber("code").value_or(static_cast<uint64_t>(sql::SqlCode::kUnknownError)));
     const std::string message = result->Get("message");
-    if (!started) {
+    if (started && kind == ErrorKind::kCancelled && result->Get("cancelled") == "1") {
+      // Asked to cancel by KILL, the worker's operation stopped before its commit (the
+      // library's contract for Cancelled, util/operation_control.h).
+      outcome.outcome = OutcomeClass::kConfirmedFailure;
+      outcome.error = ConfirmedFailure("KILL QUERY: " + message);
+      Finish(pending, std::move(outcome));
+    } else if (!started) {
       // The statement's own error before it changed anything: as the CLI would report it.
       outcome.outcome = OutcomeClass::kConfirmedFailure;
       outcome.error = sql::MakeSqlError(code, kind, message);
@@ -425,7 +452,10 @@ void Mutations::Finish(std::shared_ptr<Pending> pending, MutationOutcome outcome
 std::string Mutations::PhaseOf(uint32_t connection) const {
   auto it = by_connection_.find(connection);
   auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
-  return pending == nullptr ? std::string() : pending->phase;
+  if (pending == nullptr) return std::string();
+  return pending->progress.empty() || pending->worker == nullptr
+             ? pending->phase
+             : "worker " + std::to_string(pending->worker->pid()) + ": " + pending->progress;
 }
 
 bool Mutations::Cancel(uint32_t connection) {
@@ -443,7 +473,17 @@ bool Mutations::Cancel(uint32_t connection) {
                                    "worker slot; nothing was started")});
     return true;
   }
-  if (pending->worker != nullptr) pending->worker->Kill("KILL QUERY");
+  if (pending->worker == nullptr || pending->cancel_grace != nullptr) return true;
+  pending->worker->Interrupt();
+  pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": cancelling (KILL)";
+  pending->progress.clear();
+  pending->cancel_grace = std::make_unique<asio::steady_timer>(network_, kCancelGrace);
+  pending->cancel_grace->async_wait([pending](const std::error_code& error) {
+    if (!error && pending->worker != nullptr) {
+      pending->worker->Kill("KILL QUERY (it had not cancelled " +
+                            std::to_string(kCancelGrace.count()) + " s after it was asked to)");
+    }
+  });
   return true;
 }
 

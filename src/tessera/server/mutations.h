@@ -95,12 +95,15 @@ class Mutations {
 
   MutationCounters counters() const;
 
-  // What connection `connection`'s mutation is doing ("queued", "worker 123 running", ...),
-  // for SHOW PROCESSLIST; empty when it runs none.
+  // What connection `connection`'s mutation is doing ("queued for a worker slot", "worker 123:
+  // building 45% (90 / 200 rows)", ...), for SHOW PROCESSLIST; empty when it runs none.
   std::string PhaseOf(uint32_t connection) const;
-  // KILL: best-effort termination of the connection's mutation (a queued one leaves the
-  // queue, a running worker is killed and its run classified as usual). False: none runs.
+  // KILL: termination of the connection's mutation. A queued one leaves the queue; a running
+  // worker is asked to cancel (its operation stops at its next check before the commit and
+  // reports Cancelled: a confirmed failure) and killed if it has not ended kCancelGrace
+  // later (classified as usual). False: none runs.
   bool Cancel(uint32_t connection);
+  static constexpr std::chrono::seconds kCancelGrace{5};
 
  private:
   struct Pending;

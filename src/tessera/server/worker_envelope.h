@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tessera::server {
@@ -42,6 +43,8 @@ class EnvelopeReader {
   bool truncated() const { return !malformed_ && !pending_.empty(); }
   bool malformed() const { return malformed_; }
   const std::vector<EnvelopeMessage>& messages() const { return messages_; }
+  // The messages completed so far, leaving none.
+  std::vector<EnvelopeMessage> TakeMessages() { return std::exchange(messages_, {}); }
 
  private:
   std::string pending_;

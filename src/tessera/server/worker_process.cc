@@ -18,7 +18,7 @@ namespace tessera::server {
 
 namespace {
 
-// Bytes of envelope one run may write in all; more is a protocol failure.
+// Bytes of the messages one run's report keeps (all but progress); more is a protocol failure.
 constexpr size_t kMaxResultBytes = 4u << 20;
 
 // A descriptor moved to 10 or above, so that the child's dup2 onto 0, 1 and 3 cannot clobber
@@ -170,16 +170,23 @@ void WorkerProcess::Kill(const std::string& reason) {
   domain_->KillAll();
 }
 
+void WorkerProcess::Interrupt() {
+  if (reaped_) return;
+  syscall(SYS_pidfd_send_signal, pidfd_.native_handle(), SIGTERM, nullptr, 0);
+}
+
 void WorkerProcess::ReadResults() {
   auto self = shared_from_this();
   results_.async_read_some(asio::buffer(buffer_), [self](const std::error_code& error, size_t n) {
     if (n > 0) self->reader_.Feed(std::string_view(self->buffer_.data(), n));
-    self->bytes_read_ += n;
-    while (self->messages_seen_ < self->reader_.messages().size()) {
-      const EnvelopeMessage& message = self->reader_.messages()[self->messages_seen_++];
+    for (EnvelopeMessage& message : self->reader_.TakeMessages()) {
       if (self->on_message_) self->on_message_(message);
+      if (message.Get("type") == "progress") continue;
+      for (const auto& [key, value] : message.fields)
+        self->kept_bytes_ += key.size() + value.size();
+      self->kept_.push_back(std::move(message));
     }
-    if (self->reader_.malformed() || self->bytes_read_ > kMaxResultBytes) {
+    if (self->reader_.malformed() || self->kept_bytes_ > kMaxResultBytes) {
       self->Kill("the worker wrote a malformed result envelope");
     }
     if (error) {  // end of file (every writer gone), or the pipe failed
@@ -235,7 +242,7 @@ void WorkerProcess::AwaitEmptyDomain(int attempt) {
 
 void WorkerProcess::Complete() {
   if (!domain_empty_ || !results_closed_ || !finished_) return;
-  report_.messages = reader_.messages();
+  report_.messages = std::move(kept_);
   report_.protocol_failure = reader_.malformed() || reader_.truncated();
   report_.oom_kills = domain_->OomKills();
   auto removed = domain_->Remove();

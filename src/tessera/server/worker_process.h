@@ -49,7 +49,8 @@ class WorkerProcess : public std::enable_shared_from_this<WorkerProcess> {
     IsolationLimits limits;
     std::chrono::steady_clock::time_point deadline;
     bool test_fault_hooks = false;
-    // Called for each complete message as it arrives (progress, "started").
+    // Called for each complete message as it arrives ("started", "progress"). Progress
+    // messages are not kept in the report: a long build sends them for hours.
     std::function<void(const EnvelopeMessage&)> on_message;
   };
   using Finished = std::function<void(WorkerReport)>;
@@ -63,6 +64,10 @@ class WorkerProcess : public std::enable_shared_from_this<WorkerProcess> {
 
   // Best-effort termination of the whole domain; the run still ends through Finished.
   void Kill(const std::string& reason);
+  // Asks the worker to cancel its operation (SIGTERM, which the worker turns into a
+  // cancellation request: util/operation_control.h). It still ends through Finished, with a
+  // Cancelled result when it stopped before its commit; Kill is what ends it for sure.
+  void Interrupt();
   int pid() const { return pid_; }
 
  private:
@@ -84,9 +89,9 @@ class WorkerProcess : public std::enable_shared_from_this<WorkerProcess> {
   std::string request_bytes_;
   std::array<char, 4096> buffer_{};
   std::function<void(const EnvelopeMessage&)> on_message_;
-  size_t messages_seen_ = 0;
   EnvelopeReader reader_;
-  size_t bytes_read_ = 0;
+  std::vector<EnvelopeMessage> kept_;  // every message but progress, for the report
+  size_t kept_bytes_ = 0;
   WorkerReport report_;
   bool results_closed_ = false;
   bool domain_empty_ = false;

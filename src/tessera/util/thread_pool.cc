@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tessera/util/exception_guard.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::util {
 
@@ -39,7 +40,8 @@ int ComputeNumThreads() {
 // `next_chunk`; the caller waits until `finished_chunks` reaches `num_chunks`.
 struct Job {
   const std::function<arrow::Status(int64_t, int64_t)>* body = nullptr;
-  std::string operation;  // the caller's current operation, for errors of the workers
+  std::string operation;                // the caller's current operation, for errors of the workers
+  OperationControl* control = nullptr;  // the caller's, for progress and cancellation
   int64_t count = 0;
   int64_t chunk_size = 1;
   int64_t num_chunks = 0;
@@ -55,6 +57,7 @@ struct Job {
   void RunChunks() {
     // A loop nested in a body (run inline) names the same operation on a worker thread.
     const OperationName name(operation);
+    const ControlScope control_scope(control);
     in_loop_body = true;
     for (;;) {
       const int64_t chunk = next_chunk.fetch_add(1, std::memory_order_relaxed);
@@ -176,6 +179,7 @@ arrow::Status ParallelFor(int64_t count, const std::function<arrow::Status(int64
   auto job = std::make_shared<Job>();
   job->body = &body;
   job->operation = std::string(CurrentOperation());
+  job->control = CurrentControl();
   job->count = count;
   job->chunk_size =
       std::max(min_chunk, (count + threads * kChunksPerThread - 1) / (threads * kChunksPerThread));

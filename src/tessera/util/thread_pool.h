@@ -10,7 +10,8 @@
 // workers. In a child process made by fork(), ParallelFor runs serially (the workers stayed in
 // the parent). A body that throws does not take the process down: the exception becomes the
 // error of its chunk (util::GuardExceptions: std::bad_alloc is ResourceExhausted naming the
-// caller's current operation, see exception_guard.h; anything else is Internal).
+// caller's current operation, see exception_guard.h; anything else is Internal). The caller's
+// current OperationControl (operation_control.h) is the workers' while they run its chunks.
 //
 // Chunk boundaries depend on the thread count: a body whose result must not depend on it makes
 // each index's result independent of the chunk it falls in (or splits the work into fixed-size

@@ -24,6 +24,7 @@
 #include "tessera/index/vector/vector_sample.h"
 #include "tessera/io/block_checksums.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::index::vector {
 
@@ -141,6 +142,15 @@ class IvfFamily final : public IndexFamily {
     if (options.metric == Metric::kCosine) {
       for (int64_t i = 0; i < sample.rows; ++i) Normalize(sample.vectors.data() + i * dim, dim);
     }
+    // Progress in Lloyd iterations: the coarse k-means, then one k-means per PQ sub-vector.
+    const int codebook_iterations =
+        kind_ == IvfKind::kProduct8
+            ? options.num_sub_vectors * std::min(options.max_iterations, kCodebookIterations)
+            : 0;
+    util::BeginPhase(
+        "training",
+        static_cast<uint64_t>(options.max_iterations) + static_cast<uint64_t>(codebook_iterations),
+        "iterations");
     KMeansOptions kmeans;
     kmeans.num_clusters = static_cast<int>(std::min<int64_t>(options.num_partitions, sample.rows));
     kmeans.max_iterations = options.max_iterations;
@@ -181,6 +191,9 @@ class IvfFamily final : public IndexFamily {
     if (model == nullptr) {
       ARROW_ASSIGN_OR_RAISE(trained, Train(input));
       model = &trained;
+      uint64_t total_rows = 0;
+      for (const auto& fragment : input.fragments) total_rows += fragment.physical_rows();
+      util::BeginPhase("building", total_rows, "rows");
     }
     ARROW_ASSIGN_OR_RAISE(DecodedModel decoded, CheckModel(input, *model, dim, options));
     const IvfModel& ivf = decoded.ivf;
@@ -203,6 +216,7 @@ class IvfFamily final : public IndexFamily {
       for (int b = 0; b < reader->num_batches(); ++b) {
         ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(b));
         dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+        ARROW_RETURN_NOT_OK(util::AdvanceProgress(static_cast<uint64_t>(batch->num_rows())));
         ARROW_ASSIGN_OR_RAISE(VectorRows column, VectorRows::Make(batch->column(0)));
         if (column.dim() != dim) {
           return Corrupt("fragment ", fragment.id(), " holds vectors of dimension ", column.dim(),

@@ -9,6 +9,7 @@
 #include "tessera/index/vector/random.h"
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
 #include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
@@ -249,6 +250,7 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
     ARROW_RETURN_NOT_OK(UpdateCentroids(points, count, dim, options.metric, labels, counts,
                                         result.centroids, options.max_threads));
     result.iterations = iteration + 1;
+    ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
   }
   if (!converged) ARROW_RETURN_NOT_OK(assign().status());
   result.objective = 0;

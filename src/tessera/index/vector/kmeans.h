@@ -62,7 +62,8 @@ struct KMeansResult {
 };
 
 // InvalidArgument unless 1 <= options.num_clusters <= count, dim >= 1 and
-// options.max_iterations >= 1.
+// options.max_iterations >= 1. Each Lloyd iteration advances the current progress phase by one
+// (util/operation_control.h) and ends training with Cancelled when cancellation was requested.
 arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int dim,
                                         const KMeansOptions& options);
 
