@@ -131,6 +131,23 @@ def test_pymysql(port):
         check(error.args[0] == 1054, f"pymysql error: {error.args!r}")
     cursor.execute("SELECT DATABASE(), @@autocommit")
     check(cursor.fetchone() == ("shop", 1), "DATABASE() / @@autocommit")
+    # information_schema.PROCESSLIST: typed columns, filtered and projected by SQL.
+    cursor.execute("SELECT CONNECTION_ID()")
+    (me,) = cursor.fetchone()
+    cursor.execute("SELECT id, user, db, command, state, info, progress FROM "
+                   f"information_schema.PROCESSLIST WHERE id = {me}")
+    rows = cursor.fetchall()
+    check(len(rows) == 1 and rows[0] == (me, "root", "shop", "Query", "executing", "SELECT", None),
+          f"information_schema.PROCESSLIST of this connection: {rows!r}")
+    cursor.execute("SELECT count(*) FROM information_schema.processlist WHERE command = 'Query'")
+    check(cursor.fetchone() == (1,), "information_schema.processlist: only this one runs")
+    for sql, code in [("SELECT * FROM information_schema.tables", 1109),
+                      ("SELECT * FROM information_schema.processlist FOR VERSION AS OF 1", 1235)]:
+        try:
+            cursor.execute(sql)
+            check(False, f"no error for {sql}")
+        except pymysql.MySQLError as error:
+            check(error.args[0] == code, f"{sql}: expected {code}, got {error.args!r}")
     connection.ping()
     connection.select_db("shop")
     connection.close()
@@ -409,6 +426,9 @@ def test_privileges(port, work):
            "read_parquet by a non-administrator")
     denied(as_alice("CREATE USER bob IDENTIFIED BY 'x'"), 1227, "CREATE USER by a non-admin")
     denied(as_alice("GRANT ALL ON *.* TO alice"), 1227, "GRANT by a non-admin")
+    done = as_alice("SELECT DISTINCT user FROM information_schema.processlist")
+    check(done.returncode == 0 and done.stdout.split() == ["user", "alice"],
+          f"a non-administrator sees only its own connections: {done.stdout!r} {done.stderr!r}")
     done = mariadb(port, "SHOW INDEX FROM shop.items")
     check("alice_idx" not in done.stdout, "a denied CREATE INDEX did nothing")
     done = mariadb(port, "GRANT SHOW, ALTER ON shop.items TO 'alice'@'%'")

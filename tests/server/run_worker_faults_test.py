@@ -244,10 +244,11 @@ def test_admission(server, control):
     wait_for_zero(control, "admission")
 
 
-def run_and_kill(server, control, fault_name, table, index, state_shows):
+def run_and_kill(server, control, fault_name, table, index, state_shows, typed_progress=False):
     """Runs CREATE INDEX with `fault_name` on a thread, waits until SHOW PROCESSLIST shows a
-    State containing every string of `state_shows`, KILLs the query and returns what the
-    killed client saw and the State it showed."""
+    State containing every string of `state_shows` (and, with typed_progress, until
+    information_schema.PROCESSLIST shows its PROGRESS past 0), KILLs the query and returns
+    what the killed client saw and the State it showed."""
     results = {}
 
     def run():
@@ -264,6 +265,16 @@ def run_and_kill(server, control, fault_name, table, index, state_shows):
                 target, state = row[0], row[6]
         time.sleep(0.02)
     check(target is not None, f"{fault_name}: SHOW PROCESSLIST shows {state_shows}: {rows}")
+    while typed_progress and target is not None and time.monotonic() < deadline:
+        _, rows, _ = execute(control, "SELECT id, state, progress FROM "
+                             f"information_schema.processlist WHERE id = {target}")
+        if rows and rows[0][2] is not None and rows[0][2] > 0:
+            check(0 < rows[0][2] < 100 and "building" in rows[0][1],
+                  f"information_schema.PROCESSLIST shows the build's progress: {rows}")
+            break
+        time.sleep(0.05)
+    else:
+        check(not typed_progress, f"information_schema.PROCESSLIST shows no progress: {rows}")
     if target is not None:
         outcome = execute(control, f"KILL QUERY {target}")
         check(outcome[0] is None, f"KILL QUERY: {outcome}")
@@ -278,7 +289,7 @@ def test_kill(server, control):
     (indeterminate, 7006); either way entry and slot are released."""
     # A build reporting progress, cancelled at its next step.
     outcome, state = run_and_kill(server, control, "slow_progress", "d.w", "kp",
-                                  ["building", "%", "rows"])
+                                  ["building", "%", "rows"], typed_progress=True)
     print("server.worker_faults: a build's State in SHOW PROCESSLIST:", state, flush=True)
     expect_error(outcome, 7011, "confirmed failure", "a cancelled build")
     check("KILL QUERY" in outcome[1] and "cancelled while building" in outcome[1],

@@ -12,6 +12,7 @@
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/nearest.h"
 #include "tessera/sql/errors.h"
+#include "tessera/sql/execution.h"
 #include "tessera/sql/mutation.h"
 #include "tessera/sql/parser.h"
 #include "tessera/sql/session.h"
@@ -339,3 +340,39 @@ TEST_F(SqlSessionTest, MutationPreflightStopsBeforeTheMutatingCall) {
 }  // namespace
 
 }  // namespace tessera::sql::sql_session_test
+
+namespace tessera::sql {
+namespace {
+
+// information_schema.<table> (session.h): the embedding program's rows, queried as any table;
+// an unknown one is 1109; time travel over it is refused; without a provider it is an unknown
+// database.
+TEST(SqlInformationSchema, TheProvidersTablesAreQueriedAsTables) {
+  testing::TempDirectory directory;
+  ASSERT_OK_AND_ASSIGN(auto catalog, Catalog::Open(directory.path()));
+  Session session(catalog);
+  ASSERT_FALSE(session.ExecuteAll("SELECT * FROM information_schema.processlist").ok());
+  std::vector<std::string> asked;
+  session.set_information_schema(
+      [&](const std::string& table) -> arrow::Result<std::shared_ptr<arrow::Table>> {
+        asked.push_back(table);
+        if (table != "processlist") return Error(ErrorKind::kNotFound, "no ", table);
+        return StringTable({"ID", "STATE"}, {{"1", "executing"}, {"2", "idle"}});
+      });
+  ASSERT_OK_AND_ASSIGN(auto result,
+                       session.ExecuteAll("SELECT id FROM INFORMATION_SCHEMA.ProcessList AS p "
+                                          "WHERE p.state = 'idle'"));
+  ASSERT_NE(result.rows, nullptr);
+  EXPECT_EQ(result.rows->num_rows(), 1);
+  EXPECT_EQ(asked, std::vector<std::string>{"processlist"});
+  auto unknown = session.ExecuteAll("SELECT * FROM information_schema.tables");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(CodeOf(unknown.status()), SqlCode::kUnknownInformationSchemaTable);
+  auto versioned =
+      session.ExecuteAll("SELECT * FROM information_schema.processlist FOR VERSION AS OF 1");
+  ASSERT_FALSE(versioned.ok());
+  EXPECT_EQ(CodeOf(versioned.status()), SqlCode::kNotSupportedYet);
+}
+
+}  // namespace
+}  // namespace tessera::sql

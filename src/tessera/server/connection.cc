@@ -280,6 +280,18 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
           if (state_.users->Allowed(user_, privilege, database, table)) return arrow::Status::OK();
           return AccessDenied(access, user_, peer_, database, table);
         });
+    // information_schema.PROCESSLIST: the snapshot taken when the statement arrived.
+    session_.set_information_schema(
+        [this](const std::string& table) -> arrow::Result<std::shared_ptr<arrow::Table>> {
+          if (table != "processlist") {
+            return Error(ErrorKind::kNotFound, "no table information_schema.", table);
+          }
+          if (process_list_snapshot_ == nullptr) {
+            return Error(ErrorKind::kInternal,
+                         "information_schema.PROCESSLIST was read without its snapshot");
+          }
+          return process_list_snapshot_;
+        });
     co_return true;
   }
   Log(id_, user, "denied", "from=" + peer_);
@@ -506,8 +518,8 @@ arrow::Status Connection::CheckPreparable(const std::string& text) const {
   return sql::ParseScript(probe).status();
 }
 
-Connection::Process Connection::Describe() const {
-  Process process;
+ProcessRow Connection::Describe() const {
+  ProcessRow process;
   process.id = id_;
   process.user = user_.empty() ? "unauthenticated user" : user_;
   process.host = peer_;
@@ -519,8 +531,19 @@ Connection::Process Connection::Describe() const {
     const std::string phase = state_.mutations.PhaseOf(id_);
     process.state = phase.empty() ? "executing" : "mutation: " + phase;
     process.info = statement_kind_;
+    process.progress = state_.mutations.ProgressOf(id_);
   }
   return process;
+}
+
+std::vector<ProcessRow> Connection::VisibleProcesses() const {
+  const bool administrator = state_.users->IsAdministrator(user_);
+  std::vector<ProcessRow> rows;
+  for (const auto& connection : state_.connections) {
+    ProcessRow process = connection->Describe();
+    if (administrator || process.user == user_) rows.push_back(std::move(process));
+  }
+  return rows;
 }
 
 void Connection::Kill(bool connection) {
@@ -539,19 +562,8 @@ std::optional<arrow::Result<sql::StatementResult>> Connection::AnswerProcessStat
   using Answer = arrow::Result<sql::StatementResult>;
   const bool administrator = state_.users->IsAdministrator(user_);
   if (lower == "show processlist" || lower == "show full processlist") {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& connection : state_.connections) {
-      const Process process = connection->Describe();
-      if (!administrator && process.user != user_) continue;  // MySQL without PROCESS
-      rows.push_back({std::to_string(process.id), process.user, process.host, process.database,
-                      process.command, std::to_string(process.seconds), process.state,
-                      process.info});
-    }
-    std::sort(rows.begin(), rows.end(),
-              [](const auto& a, const auto& b) { return std::stoul(a[0]) < std::stoul(b[0]); });
     sql::StatementResult result;
-    result.rows =
-        sql::StringTable({"Id", "User", "Host", "db", "Command", "Time", "State", "Info"}, rows);
+    result.rows = ShowProcessListTable(VisibleProcesses());
     return Answer(std::move(result));
   }
   if (lower.rfind("kill", 0) != 0 ||
@@ -673,6 +685,15 @@ awaitable<void> Connection::AnswerQuery(const std::string& text, std::vector<std
     run.more = i + 1 < pieces.size();
     run.context = MakeClientContext();
     run.out = &out;
+    process_list_snapshot_.reset();
+    if (sql::AsciiLower(pieces[i]).find("information_schema") != std::string::npos) {
+      auto snapshot = InformationSchemaProcessList(VisibleProcesses());
+      if (!snapshot.ok()) {
+        out.push_back(ErrorOf(snapshot.status()));
+        co_return;
+      }
+      process_list_snapshot_ = std::move(*snapshot);
+    }
     for (;;) {
       const size_t before = out.size();
       co_await asio::co_spawn(state_.statements, AdvancePiece(run), use_awaitable);

@@ -24,6 +24,7 @@
 
 #include "tessera/server/client_statements.h"
 #include "tessera/server/prepared_statements.h"
+#include "tessera/server/process_list.h"
 #include "tessera/server/server_state.h"
 #include "tessera/sql/session.h"
 
@@ -38,13 +39,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // answer is sent.
   void RequestClose();
 
-  // A row of SHOW PROCESSLIST.
-  struct Process {
-    uint32_t id = 0;
-    std::string user, host, database, command, state, info;
-    int64_t seconds = 0;
-  };
-  Process Describe() const;
+  // This connection's row of the process list.
+  ProcessRow Describe() const;
   const std::string& user() const { return user_; }
   // KILL QUERY: the running statement ends with 1317 (a mutation's worker is killed and its
   // run classified; a read finishes and its result is dropped). KILL CONNECTION: that, and
@@ -81,6 +77,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // (they read other connections); nullopt for other statements.
   std::optional<arrow::Result<sql::StatementResult>> AnswerProcessStatement(
       const std::string& text);
+  // The rows of the process list this connection's user may see: every connection for an
+  // administrator, else the user's own (MySQL without the PROCESS privilege).
+  std::vector<ProcessRow> VisibleProcesses() const;
   // COM_STMT_PREPARE / EXECUTE / SEND_LONG_DATA / RESET / CLOSE (prepared_statements.h).
   asio::awaitable<void> PreparedStatementCommand(uint8_t command, const std::string& body);
   arrow::Status CheckPreparable(const std::string& text) const;
@@ -119,6 +118,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool binary_results_ = false;  // a prepared statement's EXECUTE is being answered
   bool kill_query_ = false;      // KILL QUERY arrived for the running statement
   std::string statement_kind_;   // of the running statement, for SHOW PROCESSLIST
+  // information_schema.PROCESSLIST as it was when the running piece arrived; taken (on the
+  // network thread) only for a piece that names information_schema.
+  std::shared_ptr<arrow::Table> process_list_snapshot_;
   std::chrono::steady_clock::time_point command_started_ = std::chrono::steady_clock::now();
   sql::Session session_;
 };

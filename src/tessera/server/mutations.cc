@@ -92,7 +92,8 @@ struct Mutations::Pending {
   bool finished = false;
   std::string phase = "admission";
   std::string progress;  // the worker's last progress report, "building 45% (90 / 200 rows)"
-  std::unique_ptr<asio::steady_timer> timer;         // the budget while queued or refreshing
+  std::optional<double> percent;              // of that report, when its phase's size is known
+  std::unique_ptr<asio::steady_timer> timer;  // the budget while queued or refreshing
   std::unique_ptr<asio::steady_timer> cancel_grace;  // KILL: the worker's time to cancel
 };
 
@@ -249,6 +250,13 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
     if (pending == nullptr || message.Get("invocation") != pending->invocation) return;
     if (message.Get("type") == "progress") {
       pending->progress = DescribeProgress(message);
+      const uint64_t total = message.GetNumber("total").value_or(0);
+      pending->percent.reset();
+      if (total > 0) {
+        pending->percent =
+            std::min(100.0, 100.0 * static_cast<double>(message.GetNumber("done").value_or(0)) /
+                                static_cast<double>(total));
+      }
       return;
     }
     if (message.Get("type") != "started") return;
@@ -458,6 +466,13 @@ std::string Mutations::PhaseOf(uint32_t connection) const {
              : "worker " + std::to_string(pending->worker->pid()) + ": " + pending->progress;
 }
 
+std::optional<double> Mutations::ProgressOf(uint32_t connection) const {
+  auto it = by_connection_.find(connection);
+  auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
+  if (pending == nullptr || pending->worker == nullptr) return std::nullopt;
+  return pending->percent;
+}
+
 bool Mutations::Cancel(uint32_t connection) {
   auto it = by_connection_.find(connection);
   auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
@@ -477,6 +492,7 @@ bool Mutations::Cancel(uint32_t connection) {
   pending->worker->Interrupt();
   pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": cancelling (KILL)";
   pending->progress.clear();
+  pending->percent.reset();
   pending->cancel_grace = std::make_unique<asio::steady_timer>(network_, kCancelGrace);
   pending->cancel_grace->async_wait([pending](const std::error_code& error) {
     if (!error && pending->worker != nullptr) {

@@ -28,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -98,6 +99,8 @@ class Mutations {
   // What connection `connection`'s mutation is doing ("queued for a worker slot", "worker 123:
   // building 45% (90 / 200 rows)", ...), for SHOW PROCESSLIST; empty when it runs none.
   std::string PhaseOf(uint32_t connection) const;
+  // The percent done of the running build's current phase, when its size is known.
+  std::optional<double> ProgressOf(uint32_t connection) const;
   // KILL: termination of the connection's mutation. A queued one leaves the queue; a running
   // worker is asked to cancel (its operation stops at its next check before the commit and
   // reports Cancelled: a confirmed failure) and killed if it has not ended kCancelGrace

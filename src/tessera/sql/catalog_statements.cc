@@ -8,6 +8,7 @@
 #include "tessera/expr/temporal.h"
 #include "tessera/sql/errors.h"
 #include "tessera/sql/execution.h"
+#include "tessera/sql/names.h"
 
 namespace tessera::sql {
 
@@ -64,6 +65,27 @@ arrow::Result<uint64_t> VersionAsOf(const ExecutionContext& context, const Table
 }
 
 }  // namespace
+
+arrow::Result<std::optional<std::shared_ptr<arrow::Table>>> InformationSchemaTable(
+    const ExecutionContext& context, const ObjectName& name, const TimeTravel& time_travel) {
+  if (context.information_schema == nullptr || !*context.information_schema ||
+      name.parts.size() != 2 || AsciiLower(name.parts[0]) != "information_schema") {
+    return std::nullopt;
+  }
+  if (time_travel.version || time_travel.timestamp) {
+    return SqlError(SqlCode::kNotSupportedYet, ErrorKind::kInvalidArgument,
+                    context.At(time_travel.position), "information_schema.", name.parts[1],
+                    " has no versions: it shows the server as it is now");
+  }
+  auto rows = (*context.information_schema)(AsciiLower(name.parts[1]));
+  if (!rows.ok() && KindOf(rows.status()) == ErrorKind::kNotFound) {
+    return SqlError(SqlCode::kUnknownInformationSchemaTable, ErrorKind::kNotFound,
+                    context.At(name.position), "Unknown table '", name.parts[1],
+                    "' in information_schema (this server offers PROCESSLIST)");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto table, std::move(rows));
+  return std::optional<std::shared_ptr<arrow::Table>>(std::move(table));
+}
 
 arrow::Result<PinnedTable> PinTable(const ExecutionContext& context, const ObjectName& name,
                                     const TimeTravel& time_travel, Access access) {

@@ -11,6 +11,7 @@ std::string_view SqlStateOf(SqlCode code) {
     case SqlCode::kUnknownColumn:
       return "42S22";
     case SqlCode::kUnknownTable:
+    case SqlCode::kUnknownInformationSchemaTable:
     case SqlCode::kUnknownTableInQuery:
       return "42S02";
     case SqlCode::kAmbiguousColumn:

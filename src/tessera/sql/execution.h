@@ -30,6 +30,7 @@ struct ExecutionContext {
 
   MutationHooks* mutation = nullptr;       // null: no preflight, no admission (mutation.h)
   const Authorizer* authorizer = nullptr;  // null: everything is allowed
+  const InformationSchema* information_schema = nullptr;  // null or empty: none
   arrow::Status Authorize(Access access, const std::string& database,
                           const std::string& table = "") const {
     return authorizer == nullptr || !*authorizer ? arrow::Status::OK()
@@ -43,6 +44,12 @@ struct ExecutionContext {
 
 // Schema contract v1 (mutation.h) of `dataset`, with the indexed `field` when there is one.
 std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* field);
+
+// The rows of information_schema.<table> when `name` names a table there and the context has
+// an information schema; nullopt when it names no such table (then it is a table as any
+// other). 1109 for a table the information schema lacks; time travel is refused.
+arrow::Result<std::optional<std::shared_ptr<arrow::Table>>> InformationSchemaTable(
+    const ExecutionContext& context, const ObjectName& name, const TimeTravel& time_travel);
 
 // A table's version pinned for one statement: the latest, or the one `time_travel` names.
 struct PinnedTable {

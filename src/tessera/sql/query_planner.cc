@@ -148,6 +148,15 @@ class Planner {
     std::shared_ptr<arrow::Schema> schema;
     switch (ref.kind) {
       case TableRef::Kind::kTable: {
+        ARROW_ASSIGN_OR_RAISE(auto system_table,
+                              InformationSchemaTable(context_, ref.name, ref.time_travel));
+        if (system_table) {
+          leaf.qualifier = ref.alias.empty() ? AsciiLower(ref.name.parts[1]) : ref.alias;
+          leaf.description = "information_schema." + AsciiLower(ref.name.parts[1]);
+          schema = (*system_table)->schema();
+          leaf.reader = std::make_shared<arrow::TableBatchReader>(*system_table);
+          break;
+        }
         ARROW_ASSIGN_OR_RAISE(auto pinned, PinTable(context_, ref.name, ref.time_travel));
         leaf.qualifier = ref.alias.empty() ? pinned.location.table : ref.alias;
         leaf.description =

@@ -69,7 +69,8 @@ std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* 
 arrow::Result<StatementResult> Session::Execute(const Statement& statement, std::string_view script,
                                                 MutationHooks* mutation) {
   const expr::StatementClock clock;  // now() is one instant throughout the statement
-  ExecutionContext context{catalog_, current_database_, script, mutation, &authorizer_};
+  ExecutionContext context{catalog_, current_database_, script,
+                           mutation, &authorizer_,      &information_schema_};
   auto result = util::GuardExceptions("executing a SQL statement",
                                       [&] { return Dispatch(statement, context); });
   if (!result.ok()) return WithCode(result.status(), CodeOf(result.status()));

@@ -34,6 +34,12 @@ enum class Access { kSelect, kShow, kAlter, kReadFile };
 using Authorizer = std::function<arrow::Status(Access access, const std::string& database,
                                                const std::string& table)>;
 
+// The tables of `information_schema` an embedding program offers (the server: PROCESSLIST):
+// the rows of `table` (lower case) as they are now, or NotFound when it has no such table.
+// Without one, information_schema is an unknown database as any other.
+using InformationSchema =
+    std::function<arrow::Result<std::shared_ptr<arrow::Table>>(const std::string& table)>;
+
 // What a statement returns: a result set, or an OK with counts.
 struct StatementResult {
   std::shared_ptr<arrow::Table> rows;  // null for statements without a result set
@@ -51,6 +57,7 @@ class Session {
   // Asked before every table a statement touches (none: everything is allowed). Its error
   // ends the statement before it has done anything.
   void set_authorizer(Authorizer authorizer) { authorizer_ = std::move(authorizer); }
+  void set_information_schema(InformationSchema tables) { information_schema_ = std::move(tables); }
   // USE's database; empty before the first USE.
   const std::string& current_database() const { return current_database_; }
 
@@ -71,6 +78,7 @@ class Session {
   Catalog catalog_;
   std::string current_database_;
   Authorizer authorizer_;
+  InformationSchema information_schema_;
 };
 
 }  // namespace tessera::sql
