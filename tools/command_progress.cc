@@ -8,7 +8,6 @@
 #include <iostream>
 #include <string>
 
-
 namespace tessera::cli {
 
 namespace {
@@ -67,8 +66,7 @@ void CommandProgress::Draw(const util::ProgressReport& report) {
     const double fraction =
         std::min(1.0, static_cast<double>(report.done) / static_cast<double>(report.total));
     const int filled = static_cast<int>(fraction * kBarWidth);
-    line += " [" + std::string(static_cast<size_t>(filled), '=') +
-            (filled < kBarWidth ? ">" : "") +
+    line += " [" + std::string(static_cast<size_t>(filled), '=') + (filled < kBarWidth ? ">" : "") +
             std::string(static_cast<size_t>(std::max(0, kBarWidth - filled - 1)), ' ') + "] ";
     char percent[8];
     std::snprintf(percent, sizeof percent, "%3d%%", static_cast<int>(fraction * 100));

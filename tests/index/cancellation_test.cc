@@ -89,8 +89,7 @@ void ExpectCancelledLeavingNothing(const arrow::Status& status, const std::strin
                                    const std::set<std::string>& files_before) {
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(KindOf(status), ErrorKind::kCancelled) << status.ToString();
-  EXPECT_NE(status.message().find("nothing was committed"), std::string::npos)
-      << status.message();
+  EXPECT_NE(status.message().find("nothing was committed"), std::string::npos) << status.message();
   EXPECT_EQ(LatestVersion(uri), version_before);
   EXPECT_EQ(AllFiles(uri), files_before);
 }

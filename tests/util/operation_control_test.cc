@@ -29,8 +29,8 @@ struct Recorder {
   OperationControl::ProgressCallback callback() {
     return [this](const ProgressReport& report) {
       std::lock_guard<std::mutex> lock(mutex);
-      reports.push_back({std::string(report.phase), report.done, report.total,
-                         std::string(report.unit)});
+      reports.push_back(
+          {std::string(report.phase), report.done, report.total, std::string(report.unit)});
     };
   }
 };
