@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -17,12 +18,14 @@ std::atomic<util::OperationControl*> interrupt_target{nullptr};
 static_assert(std::atomic<util::OperationControl*>::is_always_lock_free);
 
 extern "C" void RequestCancelOnInterrupt(int) {
+  const int saved_errno = errno;  // the interrupted code may be about to read it
   if (util::OperationControl* control = interrupt_target.load()) control->RequestCancel();
   static constexpr char kMessage[] =
       "\ncancelling: the command stops at its next check and commits nothing "
       "(Ctrl-C again to end it at once)\n";
   // write(2) is async-signal-safe; its result cannot be acted on here.
   [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  errno = saved_errno;
 }
 
 // "1,234,567".

@@ -55,8 +55,12 @@ class TerminalRun:
         return wanted in self.terminal
 
     def finish(self):
+        # The terminal is drained while the command runs: a full one would block its drawing.
+        deadline = time.monotonic() + 120
+        while self.process.poll() is None and time.monotonic() < deadline:
+            self.read_until(b"\0never", 0.1)
         try:
-            out, _ = self.process.communicate(timeout=120)
+            out, _ = self.process.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             out, _ = self.process.communicate()

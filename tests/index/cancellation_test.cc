@@ -60,10 +60,12 @@ class Observer {
   OperationControl control_;
 };
 
+// Every file and directory under `root` but _indices/ itself, the home of every segment
+// directory, which the first build creates.
 std::set<std::string> AllFiles(const std::string& root) {
   std::set<std::string> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (entry.is_regular_file()) files.insert(entry.path().string());
+    if (entry.path().filename() != "_indices") files.insert(entry.path().string());
   }
   return files;
 }
@@ -161,6 +163,43 @@ TEST(Cancellation, AnOptimizeCancelledInItsDeltaBuildKeepsTheIndexAsItWas) {
   options.control = observer.control();
   auto optimized = OptimizeIndexes(*appended, options);
   ExpectCancelledLeavingNothing(optimized.status(), appended->uri(), appended->version(), files);
+}
+
+TEST(Cancellation, AnOptimizeCancelledInItsSecondIndexSaysTheFirstStaysCommitted) {
+  TempDirectory directory;
+  auto dataset = MakeDataset(directory);
+  ASSERT_OK_AND_ASSIGN(auto indexed, CreateIndex(*dataset, {"a_idx", "id", "BTREE", {}}));
+  ASSERT_OK_AND_ASSIGN(indexed, CreateIndex(*indexed, {"b_idx", "value", "BTREE", {}}));
+  ASSERT_OK_AND_ASSIGN(auto appended, indexed->Append(SimpleReader(2000, 1000)));
+  int phases = 0;
+  Observer observer([&](const ProgressReport& report) {
+    phases += report.done == 0 ? 1 : 0;
+    return phases == 2;  // the second index's build has begun
+  });
+  OptimizeOptions options;
+  options.control = observer.control();
+  auto optimized = OptimizeIndexes(*appended, options);
+  ASSERT_FALSE(optimized.ok());
+  EXPECT_EQ(KindOf(optimized.status()), ErrorKind::kCancelled);
+  EXPECT_EQ(LatestVersion(appended->uri()), appended->version() + 1);  // a_idx's commit
+  EXPECT_NE(optimized.status().message().find("optimizing index 'b_idx'"), std::string::npos)
+      << optimized.status().message();
+  EXPECT_NE(optimized.status().message().find("stay committed (version " +
+                                              std::to_string(appended->version() + 1) + ")"),
+            std::string::npos)
+      << optimized.status().message();
+}
+
+TEST(Cancellation, ACreateCancelledWhileWritingLeavesNoDirectory) {
+  TempDirectory directory;
+  const std::string path = directory.Child("new");
+  Observer observer([](const ProgressReport& report) { return report.done >= 300; });
+  dataset::WriteOptions options;
+  options.control = observer.control();
+  auto created = Dataset::Create(path, SimpleReader(0, 1000, 4, 100), options);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(KindOf(created.status()), ErrorKind::kCancelled);
+  EXPECT_FALSE(std::filesystem::exists(path));  // the path is free for another create
 }
 
 TEST(Cancellation, AnAppendCancelledWhileWritingLeavesNoDataFile) {

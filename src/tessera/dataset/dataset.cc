@@ -1,6 +1,7 @@
 #include "tessera/dataset/dataset.h"
 
 #include <arrow/compute/initialize.h>
+#include <unistd.h>
 
 #include "tessera/dataset/cleanup.h"
 #include "tessera/dataset/commit.h"
@@ -13,6 +14,7 @@
 #include "tessera/dataset/schema_rules.h"
 #include "tessera/dataset/take.h"
 #include "tessera/expr/filter.h"
+#include "tessera/format/paths.h"
 #include "tessera/format/schema_codec.h"
 #include "tessera/io/uuid.h"
 #include "tessera/status.h"
@@ -49,6 +51,20 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::FromManifest(
                                    std::move(schema.schema), std::move(schema.field_ids));
 }
 
+namespace {
+
+// After a create that failed before its commit (its files are removed already): the
+// directories it made, if they are still empty, so that the path is free again (a catalog
+// refuses a table name whose directory exists). Never recursive: a concurrent creator's files
+// keep them.
+void RemoveEmptyCreatedDirectories(const io::Storage& storage, bool root_existed) {
+  if (!storage.is_local()) return;  // object stores have no empty directories
+  ::rmdir(storage.AbsolutePath(format::kDataDir).c_str());
+  if (!root_existed) ::rmdir(storage.AbsolutePath("").c_str());
+}
+
+}  // namespace
+
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
     std::string_view uri, std::shared_ptr<arrow::RecordBatchReader> source,
     const WriteOptions& options) {
@@ -61,9 +77,15 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
   }
   auto schema = source->schema()->RemoveMetadata();
   ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage->root()));
+  ARROW_ASSIGN_OR_RAISE(const bool root_existed, storage->Exists(""));
   const util::ControlScope control(options.control);
   util::BeginPhase("writing", 0, "rows");
-  ARROW_ASSIGN_OR_RAISE(auto fragments, WriteFragments(*storage, *source, schema, options));
+  auto written = WriteFragments(*storage, *source, schema, options);
+  if (!written.ok()) {
+    RemoveEmptyCreatedDirectories(*storage, root_existed);
+    return written.status();
+  }
+  std::vector<format::Fragment> fragments = std::move(*written);
   auto empty = std::make_shared<format::Manifest>();
   empty->set_format_version(kManifestFormatVersion);
   // The dataset's identity; every later commit copies it from its base (operation.h).

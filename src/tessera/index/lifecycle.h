@@ -71,8 +71,8 @@ struct OptimizeOptions {
   bool retrain = false;  // vector families: train a new model and rebuild every segment
   // Progress reports (per index: "building" in rows, "merging" in segments) and cancellation
   // (util/operation_control.h); null for none. Indexes are optimized one at a time, each in
-  // its own commit: a cancelled optimize keeps the indexes it finished and commits nothing for
-  // the one in progress.
+  // its own commit: a cancelled optimize keeps the indexes it finished (its message then names
+  // the version they made) and commits nothing for the one in progress.
   util::OperationControl* control = nullptr;
 };
 

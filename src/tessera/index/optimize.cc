@@ -206,8 +206,17 @@ arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
     const auto found = dataset::FindIndexes(report.dataset->manifest(), name);
     if (found.size() != 1) continue;  // dropped meanwhile
     const format::IndexDef definition = report.dataset->manifest().indexes(found[0]);
-    ARROW_ASSIGN_OR_RAISE(report.dataset,
-                          OptimizeOne(report.dataset, definition, options, &report));
+    auto optimized = OptimizeOne(report.dataset, definition, options, &report);
+    if (!optimized.ok() && KindOf(optimized.status()) == ErrorKind::kCancelled &&
+        report.dataset->version() != dataset.version()) {
+      // The indexes optimized before stay committed: the message must not say otherwise.
+      return Error(ErrorKind::kCancelled, "optimizing index '", definition.name(),
+                   "': ", optimized.status().message(),
+                   " for it; the indexes optimized before the cancellation stay committed "
+                   "(version ",
+                   report.dataset->version(), ")");
+    }
+    ARROW_ASSIGN_OR_RAISE(report.dataset, std::move(optimized));
   }
   return report;
 }

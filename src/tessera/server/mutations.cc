@@ -249,6 +249,7 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
     auto pending = weak.lock();
     if (pending == nullptr || message.Get("invocation") != pending->invocation) return;
     if (message.Get("type") == "progress") {
+      if (pending->cancel_grace != nullptr) return;  // "cancelling (KILL)" stays shown
       pending->progress = DescribeProgress(message);
       const uint64_t total = message.GetNumber("total").value_or(0);
       pending->percent.reset();
@@ -488,7 +489,14 @@ bool Mutations::Cancel(uint32_t connection) {
                                    "worker slot; nothing was started")});
     return true;
   }
-  if (pending->worker == nullptr || pending->cancel_grace != nullptr) return true;
+  if (pending->worker == nullptr) return true;
+  if (!pending->started || pending->cancel_grace != nullptr) {
+    // Before its mutating call nothing can have been committed, and the worker may not handle
+    // SIGTERM yet (the first process of a PID namespace ignores what it has no handler for);
+    // a second KILL does not wait for the grace period either.
+    pending->worker->Kill("KILL QUERY");
+    return true;
+  }
   pending->worker->Interrupt();
   pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": cancelling (KILL)";
   pending->progress.clear();

@@ -101,10 +101,11 @@ class Mutations {
   std::string PhaseOf(uint32_t connection) const;
   // The percent done of the running build's current phase, when its size is known.
   std::optional<double> ProgressOf(uint32_t connection) const;
-  // KILL: termination of the connection's mutation. A queued one leaves the queue; a running
-  // worker is asked to cancel (its operation stops at its next check before the commit and
-  // reports Cancelled: a confirmed failure) and killed if it has not ended kCancelGrace
-  // later (classified as usual). False: none runs.
+  // KILL: termination of the connection's mutation. A queued one leaves the queue; a worker
+  // whose mutating call began is asked to cancel (its operation stops at its next check
+  // before the commit and reports Cancelled: a confirmed failure) and killed if it has not
+  // ended kCancelGrace later or at a second KILL (classified as usual); one that has not
+  // begun it is killed at once (a confirmed failure: nothing started). False: none runs.
   bool Cancel(uint32_t connection);
   static constexpr std::chrono::seconds kCancelGrace{5};
 

@@ -20,6 +20,9 @@ namespace {
 
 // Bytes of the messages one run's report keeps (all but progress); more is a protocol failure.
 constexpr size_t kMaxResultBytes = 4u << 20;
+// A progress message: invocation id, phase, counts and unit; anything longer is a protocol
+// failure (progress is not kept, so it has no budget of its own).
+constexpr size_t kMaxProgressBytes = 256;
 
 // A descriptor moved to 10 or above, so that the child's dup2 onto 0, 1 and 3 cannot clobber
 // another of them.
@@ -181,7 +184,15 @@ void WorkerProcess::ReadResults() {
     if (n > 0) self->reader_.Feed(std::string_view(self->buffer_.data(), n));
     for (EnvelopeMessage& message : self->reader_.TakeMessages()) {
       if (self->on_message_) self->on_message_(message);
-      if (message.Get("type") == "progress") continue;
+      if (message.Get("type") == "progress") {
+        size_t bytes = 0;
+        for (const auto& [key, value] : message.fields) bytes += key.size() + value.size();
+        if (bytes > kMaxProgressBytes) {
+          self->report_.protocol_failure = true;
+          self->Kill("the worker wrote an oversized progress message");
+        }
+        continue;
+      }
       for (const auto& [key, value] : message.fields)
         self->kept_bytes_ += key.size() + value.size();
       self->kept_.push_back(std::move(message));
@@ -243,7 +254,7 @@ void WorkerProcess::AwaitEmptyDomain(int attempt) {
 void WorkerProcess::Complete() {
   if (!domain_empty_ || !results_closed_ || !finished_) return;
   report_.messages = std::move(kept_);
-  report_.protocol_failure = reader_.malformed() || reader_.truncated();
+  report_.protocol_failure |= reader_.malformed() || reader_.truncated();
   report_.oom_kills = domain_->OomKills();
   auto removed = domain_->Remove();
   if (!removed.ok()) std::fprintf(stderr, "tessera serve: %s\n", removed.ToString().c_str());
