@@ -27,17 +27,20 @@ build: bootstrap
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # -O1 (with assertions, as Debug keeps them): the sanitized tests run faster than at -O0,
-# and the ASan stage is the longest of `make test`.
+# and the ASan stage is the longest of `make test`. -g1 (line tables only) is all a
+# sanitizer's stack trace needs, and compiles in ~60 % of the time of -g (an index unity
+# file: 62 s against 105 s).
 build-asan: bootstrap
 	cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=ON \
-	  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g" \
+	  "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
 	  -DTESSERA_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
 
-# libFuzzer targets (clang): the library under ASan + UBSan + coverage, -O1 with assertions.
+# libFuzzer targets (clang): the library under ASan + UBSan + coverage, -O1 with assertions,
+# line tables only (-g1) for the stack traces.
 build-fuzz: bootstrap
 	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON \
+	  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON \
 	  -DTESSERA_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS)
 
