@@ -91,9 +91,8 @@ struct Mutations::Pending {
   bool started = false;  // the worker said its mutating call began
   bool finished = false;
   std::string phase = "admission";
-  std::string progress;  // the worker's last progress report, "building 45% (90 / 200 rows)"
-  std::optional<double> percent;              // of that report, when its phase's size is known
-  std::unique_ptr<asio::steady_timer> timer;  // the budget while queued or refreshing
+  std::optional<EnvelopeMessage> progress;           // the worker's last progress report
+  std::unique_ptr<asio::steady_timer> timer;         // the budget while queued or refreshing
   std::unique_ptr<asio::steady_timer> cancel_grace;  // KILL: the worker's time to cancel
 };
 
@@ -250,14 +249,7 @@ void Mutations::Launch(std::shared_ptr<Pending> pending) {
     if (pending == nullptr || message.Get("invocation") != pending->invocation) return;
     if (message.Get("type") == "progress") {
       if (pending->cancel_grace != nullptr) return;  // "cancelling (KILL)" stays shown
-      pending->progress = DescribeProgress(message);
-      const uint64_t total = message.GetNumber("total").value_or(0);
-      pending->percent.reset();
-      if (total > 0) {
-        pending->percent =
-            std::min(100.0, 100.0 * static_cast<double>(message.GetNumber("done").value_or(0)) /
-                                static_cast<double>(total));
-      }
+      pending->progress = message;
       return;
     }
     if (message.Get("type") != "started") return;
@@ -462,16 +454,20 @@ std::string Mutations::PhaseOf(uint32_t connection) const {
   auto it = by_connection_.find(connection);
   auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
   if (pending == nullptr) return std::string();
-  return pending->progress.empty() || pending->worker == nullptr
+  return !pending->progress || pending->worker == nullptr
              ? pending->phase
-             : "worker " + std::to_string(pending->worker->pid()) + ": " + pending->progress;
+             : "worker " + std::to_string(pending->worker->pid()) + ": " +
+                   DescribeProgress(*pending->progress);
 }
 
 std::optional<double> Mutations::ProgressOf(uint32_t connection) const {
   auto it = by_connection_.find(connection);
   auto pending = it == by_connection_.end() ? nullptr : it->second.lock();
-  if (pending == nullptr || pending->worker == nullptr) return std::nullopt;
-  return pending->percent;
+  if (pending == nullptr || pending->worker == nullptr || !pending->progress) return std::nullopt;
+  const uint64_t total = pending->progress->GetNumber("total").value_or(0);
+  if (total == 0) return std::nullopt;
+  const uint64_t done = pending->progress->GetNumber("done").value_or(0);
+  return std::min(100.0, 100.0 * static_cast<double>(done) / static_cast<double>(total));
 }
 
 bool Mutations::Cancel(uint32_t connection) {
@@ -499,8 +495,7 @@ bool Mutations::Cancel(uint32_t connection) {
   }
   pending->worker->Interrupt();
   pending->phase = "worker " + std::to_string(pending->worker->pid()) + ": cancelling (KILL)";
-  pending->progress.clear();
-  pending->percent.reset();
+  pending->progress.reset();
   pending->cancel_grace = std::make_unique<asio::steady_timer>(network_, kCancelGrace);
   pending->cancel_grace->async_wait([pending](const std::error_code& error) {
     if (!error && pending->worker != nullptr) {

@@ -24,6 +24,13 @@ constexpr size_t kMaxResultBytes = 4u << 20;
 // failure (progress is not kept, so it has no budget of its own).
 constexpr size_t kMaxProgressBytes = 256;
 
+// The bytes a message's fields hold, the measure of both limits above.
+size_t MessageBytes(const EnvelopeMessage& message) {
+  size_t bytes = 0;
+  for (const auto& [key, value] : message.fields) bytes += key.size() + value.size();
+  return bytes;
+}
+
 // A descriptor moved to 10 or above, so that the child's dup2 onto 0, 1 and 3 cannot clobber
 // another of them.
 int HighDescriptor(int fd) {
@@ -185,16 +192,13 @@ void WorkerProcess::ReadResults() {
     for (EnvelopeMessage& message : self->reader_.TakeMessages()) {
       if (self->on_message_) self->on_message_(message);
       if (message.Get("type") == "progress") {
-        size_t bytes = 0;
-        for (const auto& [key, value] : message.fields) bytes += key.size() + value.size();
-        if (bytes > kMaxProgressBytes) {
+        if (MessageBytes(message) > kMaxProgressBytes) {
           self->report_.protocol_failure = true;
           self->Kill("the worker wrote an oversized progress message");
         }
         continue;
       }
-      for (const auto& [key, value] : message.fields)
-        self->kept_bytes_ += key.size() + value.size();
+      self->kept_bytes_ += MessageBytes(message);
       self->kept_.push_back(std::move(message));
     }
     if (self->reader_.malformed() || self->kept_bytes_ > kMaxResultBytes) {
