@@ -24,6 +24,10 @@ MYSQL_CONNECTOR_VERSION=9.1.0
 SQLALCHEMY_VERSION=2.0.36
 GREENLET_VERSION=3.5.6
 TYPING_EXTENSIONS_VERSION=4.16.0
+# cryptography (with cffi and pycparser) lets PyMySQL send a caching_sha2_password over RSA.
+CRYPTOGRAPHY_VERSION=44.0.0
+CFFI_VERSION=1.17.1
+PYCPARSER_VERSION=2.22
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -31,7 +35,7 @@ apt_packages=(
   libprotobuf-dev protobuf-compiler
   libroaring-dev libopenblas-serial-dev libcli11-dev
   libicu-dev libstemmer-dev wordnet-base libedit-dev
-  libasio-dev libssl-dev mariadb-client
+  libasio-dev libssl-dev openssl mariadb-client
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format python3 python3-venv
 )
@@ -50,7 +54,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION} cryptography==${CRYPTOGRAPHY_VERSION} cffi==${CFFI_VERSION} pycparser==${PYCPARSER_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv

@@ -15,6 +15,12 @@ TESSERA_ROOT_PASSWORD at the first start), then:
 - bad input on raw sockets: garbage instead of a handshake response, a packet over
   max_allowed_packet, a client that sends nothing (handshake deadline), an idle client (idle
   deadline), one connection over max_connections (1040) — and the server keeps serving;
+- TLS and caching_sha2_password's full authentication, on a second server with tls_cert /
+  tls_key: the mariadb client, PyMySQL and mysql-connector-python over TLS; accounts
+  IDENTIFIED WITH caching_sha2_password (salted hash on disk) authenticating in full over TLS
+  and over RSA key exchange without TLS, then on the fast path until a restart; accounts
+  IDENTIFIED WITH mysql_native_password switched to it; require_secure_transport refusing a
+  connection without TLS with 3159;
 - SIGTERM: the server exits 0, and its log never shows the password.
 Every wait is bounded; the server is killed if the test fails.
 """
@@ -340,6 +346,139 @@ def test_empty_password(cli, work, config):
         PASSWORD = saved
 
 
+def auth_methods(server, user):
+    """How each of `user`'s logins so far authenticated (the server's log: auth=...)."""
+    marker = f"user={user} connected "
+    return [line.rsplit("auth=", 1)[1] for line in server.log_text().splitlines()
+            if marker in line]
+
+
+def test_tls_and_full_authentication(cli, work):
+    """A server with TLS: clients over TLS, accounts of one plugin, full authentication over
+    TLS and over RSA, the fast path after it, and require_secure_transport."""
+    directory = os.path.join(work, "tls")
+    os.makedirs(os.path.join(directory, "catalog"))
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days",
+                           "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                           "-keyout", key, "-out", cert], capture_output=True, timeout=60)
+    check(made.returncode == 0, f"openssl makes a test certificate: {made.stderr!r}")
+    config = os.path.join(directory, "server.conf")
+    with open(config, "w") as f:
+        f.write("tls_cert = cert.pem\ntls_key = key.pem\nhandshake_timeout = 2\n")  # beside it
+    catalog = os.path.join(directory, "catalog")
+    server = Server(cli, catalog, config)
+    try:
+        port = server.port
+        done = mariadb(port, "status", f"--ssl-ca={cert}", "--ssl-verify-server-cert")
+        check("Cipher in use is TLS" in done.stdout, f"mariadb over TLS: {done.stdout!r} "
+              f"{done.stderr!r}")
+        done = mariadb(port, "CREATE USER carol IDENTIFIED WITH caching_sha2_password BY 'c-pw';"
+                       "CREATE USER nat IDENTIFIED WITH 'mysql_native_password' BY 'n-pw';"
+                       "GRANT SELECT ON *.* TO carol; GRANT SELECT ON *.* TO nat")
+        check(done.returncode == 0, f"accounts of one plugin: {done.stderr!r}")
+        done = mariadb(port, "CREATE USER x IDENTIFIED WITH client_ed25519 BY 'x'")
+        check("ERROR 1524" in done.stderr and "caching_sha2_password" in done.stderr,
+              f"an unknown plugin: {done.stderr!r}")
+        users = open(os.path.join(catalog, "_system", "users")).read()
+        check("carol\t\t\tcaching_sha2_password\tpbkdf2-sha256$" in users,
+              f"carol keeps a salted hash only: {users!r}")
+        # carol's first login is a full authentication: PyMySQL over TLS sends the password.
+        connection = pymysql.connect(host="127.0.0.1", port=port, user="carol",
+                                     password="c-pw", ssl={"ca": cert})
+        check(connection._sock.version().startswith("TLSv1."), "PyMySQL over TLS")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT CURRENT_USER()")
+            check(cursor.fetchone() == ("carol@127.0.0.1",), "carol over TLS")
+        connection.close()
+        # Then the fast path, with TLS (mariadb) or without (the plain mariadb client).
+        for extra in ((), ("--skip-ssl", "--default-auth=caching_sha2_password")):
+            done = mariadb(port, "SELECT CURRENT_USER() AS u", *extra, user="carol",
+                           password="c-pw")
+            check(done.stdout.split() == ["u", "carol@127.0.0.1"], f"carol {extra}: {done!r}")
+        check(auth_methods(server, "carol") == ["caching_sha2_password/full-tls"] +
+              ["caching_sha2_password/fast"] * 2, f"carol: {auth_methods(server, 'carol')}")
+        # A wrong password in full: 1045, over RSA (PyMySQL asks for the key) and over TLS.
+        for tls in (None, {"ca": cert}):
+            try:
+                pymysql.connect(host="127.0.0.1", port=port, user="carol", password="c-pW",
+                                ssl=tls, ssl_disabled=tls is None)
+                check(False, "carol with a wrong password logged in")
+            except pymysql.err.OperationalError as error:
+                check(error.args[0] == 1045, f"carol, wrong password, tls={tls}: {error}")
+        # nat takes native proofs only: a client asking for caching_sha2 is switched.
+        done = mariadb(port, "SELECT CURRENT_USER() AS u", "--default-auth=caching_sha2_password",
+                       user="nat", password="n-pw")
+        check(done.stdout.split() == ["u", "nat@127.0.0.1"], f"nat switched: {done!r}")
+        check(auth_methods(server, "nat") == ["mysql_native_password"], "nat: native")
+        # An SSL request followed by garbage, by a truncated ClientHello, or by nothing until
+        # the handshake deadline: each connection is closed, the server keeps serving.
+        import random
+        generator = random.Random(7)
+        ssl_request = struct.pack("<IIB", 0x200 | 0x800 | 0x8000, 1 << 24, 255) + b"\0" * 23
+        for attempt in range(200):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                greeting = read_packet(sock)
+                offered = int.from_bytes(greeting[greeting.index(b"\0", 1) + 1 + 4 + 9:][:2],
+                                         "little")
+                check(offered & 0x800, "CLIENT_SSL offered with tls_cert")
+                sock.sendall(packet(ssl_request, 1))
+                if attempt % 3 == 0:
+                    sock.sendall(bytes(generator.randrange(256) for _ in range(
+                        generator.randrange(1, 600))))
+                elif attempt % 3 == 1:
+                    sock.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" +
+                                 bytes(generator.randrange(256) for _ in range(40)))
+                    sock.shutdown(socket.SHUT_WR)
+                if attempt % 3 != 2 or attempt == 2:
+                    check(closed_within(sock, 5 if attempt == 2 else 3),
+                          f"garbage after an SSL request {attempt} is closed")
+        done = mariadb(port, "SELECT 1 AS alive")
+        check(done.stdout.split() == ["alive", "1"], f"alive after TLS garbage: {done!r}")
+        # mysql-connector-python over TLS, both implementations.
+        for pure in (True, False):
+            connection = mysql.connector.connect(host="127.0.0.1", port=port, user="root",
+                                                 password=PASSWORD, ssl_ca=cert, use_pure=pure)
+            cursor = connection.cursor()
+            cursor.execute("SELECT 1")
+            check(cursor.fetchall() == [(1,)], f"mysql-connector over TLS (pure={pure})")
+            connection.close()
+    finally:
+        check(server.stop() == 0, "the TLS server stops")
+    # A restart forgets carol's fast-path digest: full authentication again, now over RSA.
+    with open(config, "a") as f:
+        f.write("require_secure_transport = off\n")
+    server = Server(cli, catalog, config)
+    try:
+        for client in ("mariadb", "pymysql"):
+            if client == "mariadb":
+                done = mariadb(server.port, "SELECT 1 AS ok", "--skip-ssl", user="carol",
+                               password="c-pw")
+                check(done.stdout.split() == ["ok", "1"], f"mariadb over RSA: {done!r}")
+            else:
+                connection = pymysql.connect(host="127.0.0.1", port=server.port, user="carol",
+                                             password="c-pw", ssl_disabled=True)
+                connection.close()
+        check(auth_methods(server, "carol") == ["caching_sha2_password/full-rsa",
+                                                "caching_sha2_password/full-rsa"],
+              f"carol after a restart: {auth_methods(server, 'carol')}")
+    finally:
+        check(server.stop() == 0, "the restarted TLS server stops")
+    # require_secure_transport: without TLS, 3159 before any credential; with it, in.
+    with open(config, "a") as f:
+        f.write("require_secure_transport = on\n")
+    server = Server(cli, catalog, config)
+    try:
+        done = mariadb(server.port, "SELECT 1", "--skip-ssl")
+        check("ERROR 3159" in done.stderr, f"require_secure_transport: {done.stderr!r}")
+        done = mariadb(server.port, "SELECT 1 AS ok")
+        check(done.stdout.split() == ["ok", "1"], f"require_secure_transport, TLS: {done!r}")
+    finally:
+        check(server.stop() == 0, "the secure-transport server stops")
+    log = server.log_text()
+    check(all(p not in log for p in ("c-pw", "n-pw", PASSWORD)), "a password in the TLS log")
+
+
 def test_connector(port):
     """mysql-connector-python's prepared statements (binary protocol), both implementations."""
     for pure in (True, False):
@@ -509,6 +648,7 @@ def main():
                                                             "users")).st_mode & 0o777) == "0o600",
           "the users file holds no password and is private")
     test_empty_password(args.cli, args.work, config)
+    test_tls_and_full_authentication(args.cli, args.work)
     if failures:
         print(f"{len(failures)} check(s) failed; server log:\n{log[-4000:]}")
         return 1

@@ -96,10 +96,13 @@ TEST(ServerProtocol, AHandshakeResponseParsesAndEveryTruncationOfItIsRefused) {
   for (size_t length = 0; length < required; ++length) {
     EXPECT_FALSE(ParseHandshakeResponse(bytes.substr(0, length)).has_value()) << length;
   }
-  // A TLS request is refused (the server offers no TLS yet), as is a pre-4.1 client.
+  // A TLS request is no handshake response (it asks for TLS first), nor is a pre-4.1 client.
   PayloadWriter tls;
   tls.U32(kClientProtocol41 | kClientSsl).U32(0).U8(0).Zeros(23);
   EXPECT_FALSE(ParseHandshakeResponse(tls.payload()).has_value());
+  EXPECT_TRUE(IsSslRequest(tls.payload()));
+  EXPECT_FALSE(IsSslRequest(bytes));
+  EXPECT_FALSE(IsSslRequest(tls.payload().substr(0, 31)));
   PayloadWriter old;
   old.U32(kClientSecureConnection).U32(0).U8(0).Zeros(23).NulTerminated("root").U8(0);
   EXPECT_FALSE(ParseHandshakeResponse(old.payload()).has_value());
@@ -298,8 +301,9 @@ TEST(ServerUserStore, GrantsPersistAndScope) {
   auto store = UserStore::Open(directory.path().string()).ValueOrDie();
   ::unsetenv(kRootPasswordVariable);
   EXPECT_TRUE(store->Allowed("root", kPrivilegeAlter, "any", ""));
-  ASSERT_OK(store->CreateUser("alice", "pw", false));
-  EXPECT_EQ(KindOf(store->CreateUser("alice", "pw", false)), ErrorKind::kAlreadyExists);
+  ASSERT_OK(store->CreateUser("alice", "pw", AccountPlugin::kAny, false));
+  EXPECT_EQ(KindOf(store->CreateUser("alice", "pw", AccountPlugin::kAny, false)),
+            ErrorKind::kAlreadyExists);
   EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", "items"));
   ASSERT_OK(store->Grant("alice", "Shop.Items", kPrivilegeSelect | kPrivilegeShow));
   EXPECT_TRUE(store->Allowed("alice", kPrivilegeSelect, "SHOP", "items"));
@@ -317,7 +321,7 @@ TEST(ServerUserStore, GrantsPersistAndScope) {
   EXPECT_FALSE(store->Allowed("alice", kPrivilegeSelect, "shop", "items"));
   EXPECT_FALSE(store->DropUser("root", false).ok());
   ASSERT_OK(store->DropUser("alice", false));
-  ASSERT_OK(store->CreateUser("alice", "pw", false));
+  ASSERT_OK(store->CreateUser("alice", "pw", AccountPlugin::kAny, false));
   EXPECT_TRUE(store->GrantsOf("alice").empty());  // a new alice holds nothing of the old
 }
 

@@ -117,12 +117,32 @@ class Reader {
     if (at_ < words_.size() && words_[at_].quoted) return words_[at_++].text;
     return std::nullopt;
   }
-  // A quoted password after IDENTIFIED BY.
-  arrow::Result<std::string> Password() {
-    if (!Keyword("IDENTIFIED") || !Keyword("BY")) return Syntax("IDENTIFIED BY 'password'");
+  // IDENTIFIED [WITH plugin] BY 'password'.
+  struct Identification {
+    std::string password;
+    AccountPlugin plugin = AccountPlugin::kAny;
+  };
+  arrow::Result<Identification> Password() {
+    if (!Keyword("IDENTIFIED")) return Syntax("IDENTIFIED [WITH plugin] BY 'password'");
+    Identification identification;
+    if (Keyword("WITH")) {
+      auto name =
+          at_ < words_.size() ? std::optional<std::string>(words_[at_++].text) : std::nullopt;
+      if (!name) return Syntax("a plugin name after IDENTIFIED WITH");
+      const auto plugin = PluginNamed(sql::AsciiLower(*name));
+      if (!plugin || *plugin == AccountPlugin::kAny) {
+        return sql::SqlError(sql::SqlCode::kPluginNotLoaded, ErrorKind::kInvalidArgument,
+                             "Plugin '", *name,
+                             "' is not loaded; accounts use mysql_native_password or "
+                             "caching_sha2_password");
+      }
+      identification.plugin = *plugin;
+    }
+    if (!Keyword("BY")) return Syntax("BY 'password' after IDENTIFIED");
     auto password = Quoted();
     if (!password) return Syntax("a quoted password");
-    return *password;
+    identification.password = *password;
+    return identification;
   }
   bool done() const { return at_ == words_.size(); }
 
@@ -280,14 +300,15 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
       return NeedAdministrator(current_user, "SET PASSWORD of another user");
     }
     if (!users.Find(user)) return Refused(sql::SqlCode::kCannotUser, "SET PASSWORD", user);
-    RETURN_NOT_OK(users.SetPassword(user, *password));
+    // SET PASSWORD keeps the account's plugin.
+    RETURN_NOT_OK(users.SetPassword(user, *password, users.Find(user)->plugin));
     return ok;
   }
   if (in.Keyword("CREATE")) {
     in.Keyword("USER");
     const bool if_not_exists = in.Keyword("IF") && in.Keyword("NOT") && in.Keyword("EXISTS");
     ARROW_ASSIGN_OR_RAISE(auto user, in.User());
-    ARROW_ASSIGN_OR_RAISE(auto password, in.Password());
+    ARROW_ASSIGN_OR_RAISE(auto identification, in.Password());
     if (!in.done()) return Syntax("the end of CREATE USER");
     if (!administrator) return NeedAdministrator(current_user, "CREATE USER");
     if (!PlainUserName(user)) {
@@ -295,7 +316,8 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
                            "user name '", user,
                            "' must be 1 to 32 letters, digits, '_', '-' or '.'");
     }
-    auto created = users.CreateUser(user, password, if_not_exists);
+    auto created =
+        users.CreateUser(user, identification.password, identification.plugin, if_not_exists);
     if (KindOf(created) == ErrorKind::kAlreadyExists && !created.ok()) {
       return Refused(sql::SqlCode::kCannotUser, "CREATE USER", user);
     }
@@ -306,7 +328,7 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
     in.Keyword("USER");
     const bool if_exists = in.Keyword("IF") && in.Keyword("EXISTS");
     ARROW_ASSIGN_OR_RAISE(auto user, in.User());
-    ARROW_ASSIGN_OR_RAISE(auto password, in.Password());
+    ARROW_ASSIGN_OR_RAISE(auto identification, in.Password());
     if (!in.done()) return Syntax("the end of ALTER USER");
     if (user != current_user && !administrator) {
       return NeedAdministrator(current_user, "ALTER USER of another user");
@@ -315,7 +337,7 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
       if (if_exists) return ok;
       return Refused(sql::SqlCode::kCannotUser, "ALTER USER", user);
     }
-    RETURN_NOT_OK(users.SetPassword(user, password));
+    RETURN_NOT_OK(users.SetPassword(user, identification.password, identification.plugin));
     return ok;
   }
   if (in.Keyword("DROP")) {

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace tessera::server {
@@ -53,9 +54,122 @@ bool Verify(const std::string& stored, std::string_view response, size_t digest_
 
 std::string Sha256(std::string_view a, std::string_view b) { return Digest(EVP_sha256(), a, b); }
 
-PasswordDigests DigestPassword(std::string_view password) {
+const char* PluginName(AccountPlugin plugin) {
+  switch (plugin) {
+    case AccountPlugin::kNative:
+      return "mysql_native_password";
+    case AccountPlugin::kCachingSha2:
+      return "caching_sha2_password";
+    case AccountPlugin::kAny:
+      break;
+  }
+  return "";
+}
+
+std::optional<AccountPlugin> PluginNamed(std::string_view name) {
+  for (AccountPlugin plugin :
+       {AccountPlugin::kAny, AccountPlugin::kNative, AccountPlugin::kCachingSha2}) {
+    if (name == PluginName(plugin)) return plugin;
+  }
+  return std::nullopt;
+}
+
+std::string FastPathDigest(std::string_view password) {
+  return password.empty() ? std::string() : Sha256(Sha256(password));
+}
+
+namespace {
+
+// PBKDF2-HMAC-SHA256: OpenSSL's, with a count that makes one guess cost about 10 ms.
+constexpr int kSaltedIterations = 20000;
+constexpr size_t kSaltBytes = 16;
+
+std::string Pbkdf2(std::string_view password, std::string_view salt, int iterations) {
+  std::string out(32, '\0');
+  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()),
+                        reinterpret_cast<const unsigned char*>(salt.data()),
+                        static_cast<int>(salt.size()), iterations, EVP_sha256(),
+                        static_cast<int>(out.size()),
+                        reinterpret_cast<unsigned char*>(out.data())) != 1) {
+    throw std::bad_alloc();
+  }
+  return out;
+}
+
+std::string SaltedRecord(std::string_view password) {
   if (password.empty()) return {};
-  return {Sha1(Sha1(password)), Sha256(Sha256(password))};
+  std::string salt(kSaltBytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), kSaltBytes) != 1) {
+    throw std::runtime_error("OpenSSL's random generator failed");
+  }
+  return "pbkdf2-sha256$" + std::to_string(kSaltedIterations) + "$" + ToHex(salt) + "$" +
+         ToHex(Pbkdf2(password, salt, kSaltedIterations));
+}
+
+}  // namespace
+
+PasswordDigests DigestPassword(std::string_view password, AccountPlugin plugin) {
+  PasswordDigests digests;
+  digests.plugin = plugin;
+  if (password.empty()) return digests;
+  if (plugin != AccountPlugin::kCachingSha2) digests.native = Sha1(Sha1(password));
+  if (plugin == AccountPlugin::kAny) digests.sha2 = FastPathDigest(password);
+  if (plugin == AccountPlugin::kCachingSha2) digests.salted = SaltedRecord(password);
+  return digests;
+}
+
+namespace {
+
+// Whether `record` ("pbkdf2-sha256$<iterations>$<salt hex>$<hash hex>") is `password`'s.
+bool VerifySaltedRecord(std::string_view record, std::string_view password) {
+  std::string_view parts[4];
+  for (int i = 0; i < 4; ++i) {
+    const size_t end = i == 3 ? record.size() : record.find('$');
+    if (end == std::string_view::npos) return false;
+    parts[i] = record.substr(0, end);
+    record.remove_prefix(i == 3 ? end : end + 1);
+  }
+  const int iterations = std::atoi(std::string(parts[1]).c_str());
+  const std::string salt = FromHex(parts[2]);
+  const std::string hash = FromHex(parts[3]);
+  if (parts[0] != "pbkdf2-sha256" || iterations <= 0 || iterations > 10000000 || salt.empty() ||
+      hash.size() != 32) {
+    return false;
+  }
+  return SameBytes(Pbkdf2(password, salt, iterations), hash);
+}
+
+}  // namespace
+
+bool VerifyClearPassword(const PasswordDigests& stored, std::string_view password) {
+  switch (stored.plugin) {
+    case AccountPlugin::kCachingSha2:
+      if (stored.salted.empty()) return password.empty();
+      return VerifySaltedRecord(stored.salted, password);
+    case AccountPlugin::kNative:
+    case AccountPlugin::kAny: {
+      // The salted hash's cost, spent on nothing (see the header).
+      static const std::string kCostOnly(kSaltBytes, 'x');
+      Pbkdf2(password, kCostOnly, kSaltedIterations);
+      if (stored.plugin == AccountPlugin::kNative) {
+        return stored.native.empty()
+                   ? password.empty()
+                   : !password.empty() && SameBytes(Sha1(Sha1(password)), stored.native);
+      }
+      return stored.sha2.empty() ? password.empty()
+                                 : SameBytes(FastPathDigest(password), stored.sha2);
+    }
+  }
+  return false;
+}
+
+std::optional<std::string> UnmaskPassword(std::string_view masked, std::string_view nonce) {
+  if (masked.empty() || nonce.empty()) return std::nullopt;
+  std::string password(masked);
+  for (size_t i = 0; i < password.size(); ++i) password[i] ^= nonce[i % nonce.size()];
+  if (password.back() != '\0') return std::nullopt;
+  password.pop_back();
+  return password;
 }
 
 std::string MakeNonce() {
@@ -73,11 +187,13 @@ std::string MakeNonce() {
 
 bool VerifyNativePassword(const PasswordDigests& stored, std::string_view nonce,
                           std::string_view response) {
+  if (!stored.Accepts(AccountPlugin::kNative)) return false;
   return Verify(stored.native, response, 20, Sha1, nonce, stored.native);
 }
 
 bool VerifyCachingSha2Password(const PasswordDigests& stored, std::string_view nonce,
                                std::string_view response) {
+  if (!stored.Accepts(AccountPlugin::kCachingSha2) || !stored.HasFastPath()) return false;
   return Verify(stored.sha2, response, 32, Sha256, stored.sha2, nonce);
 }
 

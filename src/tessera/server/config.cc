@@ -1,6 +1,7 @@
 #include "tessera/server/config.h"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -100,6 +101,18 @@ arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options) {
       RETURN_NOT_OK(ParseNumber(value, 16ull << 20, 1ull << 50, at, &options->worker_memory_bytes));
     } else if (key == "worker_max_processes") {
       RETURN_NOT_OK(ParseNumber(value, 8, 1u << 20, at, &options->worker_max_processes));
+    } else if (key == "tls_cert" || key == "tls_key" || key == "rsa_private_key") {
+      // A relative path is the config file's neighbour.
+      if (value.empty()) return InvalidArgument(at, ": expected a file name");
+      const std::filesystem::path file =
+          std::filesystem::path(path).parent_path() / std::filesystem::path(value);
+      std::string& option = key == "tls_cert"  ? options->tls_cert
+                            : key == "tls_key" ? options->tls_key
+                                               : options->rsa_private_key;
+      option = value[0] == '/' ? value : file.string();
+    } else if (key == "require_secure_transport") {
+      if (value != "on" && value != "off") return InvalidArgument(at, ": expected on or off");
+      options->require_secure_transport = value == "on";
     } else if (key == "cgroup_mount") {
       if (value.empty() || value[0] != '/')
         return InvalidArgument(at, ": expected an absolute path");
@@ -109,7 +122,8 @@ arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options) {
                              "'; the keys are listen, max_connections, statement_threads, "
                              "handshake_timeout, idle_timeout, max_allowed_packet, catalog_name, "
                              "max_mutations, max_mutations_per_database, mutation_queue, "
-                             "mutation_budget, worker_memory, worker_max_processes, cgroup_mount");
+                             "mutation_budget, worker_memory, worker_max_processes, cgroup_mount, "
+                             "tls_cert, tls_key, require_secure_transport, rsa_private_key");
     }
   }
   return arrow::Status::OK();

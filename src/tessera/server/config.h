@@ -8,6 +8,9 @@
 //   max_mutations = 2              max_mutations_per_database = 2   mutation_queue = 16
 //   mutation_budget = 3600 (s)     worker_memory = 4294967296 (bytes)
 //   worker_max_processes = 256     cgroup_mount = /sys/fs/cgroup
+//   tls_cert = FILE  tls_key = FILE (PEM; both or neither)   require_secure_transport = off
+//   rsa_private_key = FILE (PEM; made at startup when absent)
+// A relative file name is taken relative to the config file's directory.
 #pragma once
 
 #include <arrow/status.h>

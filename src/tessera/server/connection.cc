@@ -138,7 +138,7 @@ awaitable<std::optional<std::string>> Connection::ReadPayload() {
   while (true) {
     // A std::array: GCC 12 cannot keep a plain array in a coroutine frame.
     std::array<uint8_t, 4> header{};
-    co_await asio::async_read(socket_, asio::buffer(header), use_awaitable);
+    co_await ReadExactly(asio::buffer(header));
     const size_t length = header[0] | (header[1] << 8) | (header[2] << 16);
     sequence_ = static_cast<uint8_t>(header[3] + 1);
     // Before authentication a packet is a handshake response or an auth answer: small.
@@ -158,7 +158,7 @@ awaitable<std::optional<std::string>> Connection::ReadPayload() {
       const size_t at = payload.size();
       const size_t chunk = std::min(left, kReadChunk);
       payload.resize(at + chunk);
-      co_await asio::async_read(socket_, asio::buffer(payload.data() + at, chunk), use_awaitable);
+      co_await ReadExactly(asio::buffer(payload.data() + at, chunk));
       left -= chunk;
     }
     if (length < kMaxPacketPayload) co_return payload;
@@ -180,7 +180,23 @@ awaitable<void> Connection::Send(const std::vector<std::string>& payloads) {
       if (length < kMaxPacketPayload) break;
     }
   }
-  co_await asio::async_write(socket_, asio::buffer(bytes), use_awaitable);
+  co_await WriteAll(asio::buffer(bytes));
+}
+
+awaitable<void> Connection::ReadExactly(asio::mutable_buffer buffer) {
+  if (tls_ != nullptr) {
+    co_await asio::async_read(*tls_, buffer, use_awaitable);
+  } else {
+    co_await asio::async_read(socket_, buffer, use_awaitable);
+  }
+}
+
+awaitable<void> Connection::WriteAll(asio::const_buffer buffer) {
+  if (tls_ != nullptr) {
+    co_await asio::async_write(*tls_, buffer, use_awaitable);
+  } else {
+    co_await asio::async_write(socket_, buffer, use_awaitable);
+  }
 }
 
 std::string Connection::ErrorOf(const arrow::Status& status) const {
@@ -202,18 +218,37 @@ awaitable<void> Connection::SendError(const arrow::Status& status) {
 awaitable<bool> Connection::Handshake() {
   nonce_ = MakeNonce();
   sequence_ = 0;
-  const std::string greeting = HandshakePayload(id_, nonce_);
+  const uint32_t offered =
+      kServerCapabilities | (state_.tls != nullptr ? static_cast<uint32_t>(kClientSsl) : 0u);
+  const std::string greeting = HandshakePayload(id_, nonce_, offered);
   co_await SendOne(greeting);
   auto payload = co_await ReadPayload();
   if (!payload) co_return false;
+  if (state_.tls != nullptr && IsSslRequest(*payload)) {
+    // The rest of the connection, credentials first, goes over TLS (within the handshake
+    // deadline, which the watchdog keeps).
+    tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *state_.tls);
+    co_await tls_->async_handshake(asio::ssl::stream_base::server, use_awaitable);
+    payload = co_await ReadPayload();
+    if (!payload) co_return false;
+  }
   auto response = ParseHandshakeResponse(*payload);
-  if (!response) {
+  if (!response || ((response->capabilities & kClientSsl) != 0 && tls_ == nullptr)) {
     const arrow::Status bad =
         sql::SqlError(sql::SqlCode::kBadHandshake, ErrorKind::kInvalidArgument, "Bad handshake");
     co_await SendError(bad);
     co_return false;
   }
-  capabilities_ = response->capabilities & kServerCapabilities;
+  if (state_.options.require_secure_transport && tls_ == nullptr) {
+    Log(id_, response->user, "refused", "reason=insecure-transport from=" + peer_);
+    const arrow::Status insecure = sql::SqlError(
+        sql::SqlCode::kSecureTransportRequired, ErrorKind::kInvalidArgument,
+        "Connections using insecure transport are prohibited while "
+        "--require_secure_transport=ON; connect with TLS (mariadb --ssl, PyMySQL ssl=...)");
+    co_await SendError(insecure);
+    co_return false;
+  }
+  capabilities_ = response->capabilities & offered;
   if (!co_await Authenticate(response->user, response->plugin, response->auth_response)) {
     co_return false;
   }
@@ -227,26 +262,34 @@ awaitable<bool> Connection::Handshake() {
   }
   const std::string ok = OkPayload(OkInfo{});
   co_await SendOne(ok);
-  Log(id_, user_, "connected", "from=" + peer_);
+  Log(id_, user_, "connected",
+      "from=" + peer_ + (tls_ != nullptr ? " tls=on" : " tls=off") + " auth=" + auth_method_);
   co_return true;
 }
 
 awaitable<bool> Connection::Authenticate(const std::string& user, const std::string& requested,
                                          const std::string& first_response) {
-  std::string plugin = requested;
   std::string response = first_response;
   auto stored = state_.users->Find(user);
   // An unknown user is checked against digests no password has, so that the answer and its
   // time do not tell an unknown user from a wrong password.
   const PasswordDigests& digests = stored ? *stored : state_.unknown_user_digests;
-  if (plugin.empty()) plugin = kNativePassword;
-  // A plugin the server does not speak is switched to mysql_native_password; a client that
-  // sent no proof with its plugin (libmariadb does so when the handshake named another plugin)
-  // is asked again with the same one. Either way the client then answers with a proof.
-  const bool known = plugin == kNativePassword || plugin == kCachingSha2Password;
-  if (!known || (response.empty() && (plugin != kNativePassword || !digests.native.empty()))) {
-    if (!known) plugin = kNativePassword;
-    const std::string switch_request = AuthSwitchPayload(plugin, nonce_);
+  // The plugin the proof must come with: the client's when the account accepts it, else the
+  // account's own (as MySQL switches to it), else mysql_native_password for a plugin the
+  // server does not speak.
+  const auto client_plugin = PluginNamed(requested.empty() ? kNativePassword : requested);
+  AccountPlugin plugin = AccountPlugin::kNative;
+  if (client_plugin && *client_plugin != AccountPlugin::kAny && digests.Accepts(*client_plugin)) {
+    plugin = *client_plugin;
+  } else if (digests.plugin != AccountPlugin::kAny) {
+    plugin = digests.plugin;
+  }
+  // A client that sent no proof with its plugin (libmariadb does so when the handshake named
+  // another plugin) is asked again with the same one; one whose plugin is switched answers the
+  // switch with its proof.
+  if (client_plugin != plugin ||
+      (response.empty() && (plugin != AccountPlugin::kNative || !digests.native.empty()))) {
+    const std::string switch_request = AuthSwitchPayload(PluginName(plugin), nonce_);
     co_await SendOne(switch_request);
     auto answer = co_await ReadPayload();
     if (!answer) co_return false;
@@ -255,13 +298,31 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
     if (response.size() == 1 && response[0] == '\0') response.clear();
   }
   bool verified = false;
-  if (plugin == kCachingSha2Password) {
+  if (plugin == AccountPlugin::kCachingSha2) {
     verified = VerifyCachingSha2Password(digests, nonce_, response);
-    // fast_auth_success, then the OK; MySQL sends none for an empty password.
-    const std::string fast_auth_success("\x01\x03", 2);
-    if (verified && stored && !digests.sha2.empty()) co_await SendOne(fast_auth_success);
+    auth_method_ = "caching_sha2_password/fast";
+    if (verified) {
+      // fast_auth_success, then the OK; MySQL sends none for an empty password.
+      const std::string fast(1, kFastAuthSuccess);
+      const std::string fast_auth_success = AuthMoreDataPayload(fast);
+      if (stored && !digests.sha2.empty()) co_await SendOne(fast_auth_success);
+    } else {
+      // No fast-path digest yet, or a proof that does not verify: full authentication, the
+      // client sends the password itself (auth.h).
+      const std::string perform_full(1, kPerformFullAuthentication);
+      const std::string more = AuthMoreDataPayload(perform_full);
+      co_await SendOne(more);
+      FullAuthentication full;
+      co_await ReadFullAuthentication(full);
+      if (full.ended) co_return false;
+      verified = full.password && VerifyClearPassword(digests, *full.password);
+      if (verified) state_.users->RememberFastPath(user, digests.salted, *full.password);
+      auth_method_ =
+          tls_ != nullptr ? "caching_sha2_password/full-tls" : "caching_sha2_password/full-rsa";
+    }
   } else {
     verified = VerifyNativePassword(digests, nonce_, response);
+    auth_method_ = kNativePassword;
   }
   if (verified && stored) {
     user_ = user;
@@ -300,6 +361,33 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
       "'@'", peer_, "' (using password: ", response.empty() ? "NO" : "YES", ")");
   co_await SendError(denied);
   co_return false;
+}
+
+awaitable<void> Connection::ReadFullAuthentication(FullAuthentication& full) {
+  auto answer = co_await ReadPayload();
+  if (!answer) {
+    full.ended = true;
+    co_return;
+  }
+  if (tls_ != nullptr) {  // the password in clear, with its NUL, inside TLS
+    std::string password = *answer;
+    if (!password.empty() && password.back() == '\0') password.pop_back();
+    full.password = std::move(password);
+    co_return;
+  }
+  if (answer->size() == 1 && (*answer)[0] == kRequestPublicKey) {
+    const std::string key = AuthMoreDataPayload(state_.rsa_key->public_pem());
+    co_await SendOne(key);
+    answer = co_await ReadPayload();
+    if (!answer) {
+      full.ended = true;
+      co_return;
+    }
+  }
+  // Anything else than the password encrypted with the key (a password in clear outside TLS
+  // among them) proves nothing.
+  auto masked = state_.rsa_key->Decrypt(*answer);
+  if (masked) full.password = UnmaskPassword(*masked, nonce_);
 }
 
 awaitable<bool> Connection::Command() {

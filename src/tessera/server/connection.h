@@ -9,6 +9,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -51,6 +52,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> Handshake();
   asio::awaitable<bool> Authenticate(const std::string& user, const std::string& plugin,
                                      const std::string& response);
+  // caching_sha2_password's full authentication, after perform_full_authentication: the
+  // password in clear over TLS; else, after the client asked for it, the server's public key,
+  // then the password encrypted with it (rsa_key.h). `password` stays nullopt when what came
+  // proves nothing; `ended` when the connection ended.
+  struct FullAuthentication {
+    bool ended = false;
+    std::optional<std::string> password;
+  };
+  asio::awaitable<void> ReadFullAuthentication(FullAuthentication& full);
   // One command; false when the connection is to end.
   asio::awaitable<bool> Command();
   asio::awaitable<void> Watchdog();
@@ -59,6 +69,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the packet is over max_allowed_packet (then an ERR was sent).
   asio::awaitable<std::optional<std::string>> ReadPayload();
   asio::awaitable<void> Send(const std::vector<std::string>& payloads);
+  // The socket's bytes, through TLS once the client asked for it.
+  asio::awaitable<void> ReadExactly(asio::mutable_buffer buffer);
+  asio::awaitable<void> WriteAll(asio::const_buffer buffer);
   asio::awaitable<void> SendOne(const std::string& payload);
   asio::awaitable<void> SendError(const arrow::Status& status);
 
@@ -100,6 +113,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void CloseSocket();
 
   asio::ip::tcp::socket socket_;
+  // TLS over socket_ once the client asked for it (declared after socket_: destroyed first).
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
   asio::steady_timer timer_;
   std::chrono::steady_clock::time_point deadline_;
   Server::State& state_;
@@ -107,6 +122,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string peer_;
   std::string user_;
   std::string nonce_;
+  std::string auth_method_;  // the plugin, and for caching_sha2 fast / full-tls / full-rsa
   uint32_t capabilities_ = 0;
   uint8_t sequence_ = 0;
   bool busy_ = false;  // a command is being answered (statement running or answer being sent)

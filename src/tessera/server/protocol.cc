@@ -4,17 +4,25 @@
 
 namespace tessera::server {
 
-std::string HandshakePayload(uint32_t connection_id, std::string_view nonce) {
+std::string HandshakePayload(uint32_t connection_id, std::string_view nonce,
+                             uint32_t capabilities) {
   PayloadWriter out;
   out.U8(10).NulTerminated(kServerVersion).U32(connection_id);
   out.Bytes(nonce.substr(0, 8)).U8(0);
-  out.U16(static_cast<uint16_t>(kServerCapabilities & 0xFFFF));
+  out.U16(static_cast<uint16_t>(capabilities & 0xFFFF));
   out.U8(kUtf8mb4Collation).U16(kStatusAutocommit);
-  out.U16(static_cast<uint16_t>(kServerCapabilities >> 16));
+  out.U16(static_cast<uint16_t>(capabilities >> 16));
   out.U8(static_cast<uint8_t>(nonce.size() + 1)).Zeros(10);
   out.Bytes(nonce.substr(8)).U8(0);
   out.NulTerminated(kNativePassword);
   return out.Take();
+}
+
+bool IsSslRequest(std::string_view payload) {
+  PayloadReader in(payload);
+  auto capabilities = in.U32();
+  return payload.size() == 32 && capabilities && (*capabilities & kClientSsl) != 0 &&
+         (*capabilities & kClientProtocol41) != 0;
 }
 
 std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload) {
@@ -25,9 +33,8 @@ std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload
   if (!capabilities || !max_packet || !in.Skip(1 + 23)) return std::nullopt;
   response.capabilities = *capabilities;
   response.max_packet = *max_packet;
-  // Protocol 41 only; an SSL request (a short packet asking for TLS) is refused.
+  // Protocol 41 only (CLIENT_SSL is the connection's to check: it must be on TLS by now).
   if ((response.capabilities & kClientProtocol41) == 0) return std::nullopt;
-  if ((response.capabilities & kClientSsl) != 0) return std::nullopt;
   auto user = in.NulTerminated();
   if (!user) return std::nullopt;
   response.user = std::string(*user);
@@ -54,6 +61,12 @@ std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload
   }
   // Connection attributes (CLIENT_CONNECT_ATTRS) follow; the server does not use them.
   return response;
+}
+
+std::string AuthMoreDataPayload(std::string_view data) {
+  PayloadWriter out;
+  out.U8(0x01).Bytes(data);
+  return out.Take();
 }
 
 std::string AuthSwitchPayload(std::string_view plugin, std::string_view nonce) {

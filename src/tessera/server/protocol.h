@@ -34,7 +34,8 @@ enum Capability : uint32_t {
   kClientDeprecateEof = 0x1000000,
 };
 
-// What the server offers; a connection uses the intersection with what the client asks.
+// What the server offers (and CLIENT_SSL when TLS is configured); a connection uses the
+// intersection with what the client asks.
 inline constexpr uint32_t kServerCapabilities =
     kClientLongPassword | kClientFoundRows | kClientLongFlag | kClientConnectWithDb |
     kClientNoSchema | kClientProtocol41 | kClientInteractive | kClientTransactions |
@@ -68,7 +69,11 @@ inline constexpr const char* kCachingSha2Password = "caching_sha2_password";
 // The version clients see: MySQL 8.0's protocol, tessera's engine.
 inline constexpr const char* kServerVersion = "8.0.36-tessera";
 
-std::string HandshakePayload(uint32_t connection_id, std::string_view nonce);
+std::string HandshakePayload(uint32_t connection_id, std::string_view nonce, uint32_t capabilities);
+
+// The short packet (capabilities, max packet, collation, filler) with CLIENT_SSL that asks for
+// TLS before the HandshakeResponse41, which then follows over TLS.
+bool IsSslRequest(std::string_view payload);
 
 struct HandshakeResponse {
   uint32_t capabilities = 0;
@@ -78,11 +83,18 @@ struct HandshakeResponse {
   std::string database;  // empty when none
   std::string plugin;    // empty when the client names none
 };
-// nullopt for a malformed or truncated packet (or a TLS request: the server offers no TLS yet).
+// nullopt for a malformed or truncated packet.
 std::optional<HandshakeResponse> ParseHandshakeResponse(std::string_view payload);
 
 // 0xFE, the plugin's name and the nonce: asks the client to answer with another plugin.
 std::string AuthSwitchPayload(std::string_view plugin, std::string_view nonce);
+
+// caching_sha2_password's AuthMoreData (0x01 and `data`): fast_auth_success ("\x03"),
+// perform_full_authentication ("\x04"), or the server's RSA public key.
+std::string AuthMoreDataPayload(std::string_view data);
+inline constexpr char kFastAuthSuccess = 0x03;
+inline constexpr char kPerformFullAuthentication = 0x04;
+inline constexpr char kRequestPublicKey = 0x02;  // what the client sends to ask for the key
 
 struct OkInfo {
   uint64_t affected_rows = 0;

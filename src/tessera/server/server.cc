@@ -85,6 +85,24 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   }
   ARROW_ASSIGN_OR_RAISE(auto catalog,
                         sql::Catalog::Open(options.catalog_root, options.catalog_name));
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    return InvalidArgument("TLS needs both tls_cert and tls_key (",
+                           options.tls_cert.empty() ? "tls_cert" : "tls_key", " is missing)");
+  }
+  if (options.require_secure_transport && options.tls_cert.empty()) {
+    return InvalidArgument(
+        "require_secure_transport = on needs TLS: set tls_cert and tls_key as well");
+  }
+  std::shared_ptr<asio::ssl::context> tls;
+  if (!options.tls_cert.empty()) {
+    ARROW_ASSIGN_OR_RAISE(tls, MakeTlsContext(options.tls_cert, options.tls_key));
+  }
+  std::shared_ptr<RsaKey> rsa_key;
+  if (options.rsa_private_key.empty()) {
+    ARROW_ASSIGN_OR_RAISE(rsa_key, RsaKey::Generate());
+  } else {
+    ARROW_ASSIGN_OR_RAISE(rsa_key, RsaKey::Load(options.rsa_private_key));
+  }
   ARROW_ASSIGN_OR_RAISE(auto users, UserStore::Open(options.catalog_root));
   // The root password is not left where /proc/<pid>/environ would show it.
   ::unsetenv(kRootPasswordVariable);
@@ -94,6 +112,8 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   const char* hooks = std::getenv("TESSERA_TEST_FAULT_HOOKS");
   options.test_fault_hooks = hooks != nullptr && std::string(hooks) == "1";
   auto state = std::make_unique<State>(std::move(options), std::move(catalog), std::move(users));
+  state->tls = std::move(tls);
+  state->rsa_key = std::move(rsa_key);
   state->mutations.ProbeIsolation();
   std::fprintf(
       stderr, "tessera serve: mutation workers: %s%s\n",

@@ -40,6 +40,14 @@ struct ServerOptions {
   uint64_t worker_memory_bytes = 4ull << 30;
   uint32_t worker_max_processes = 256;  // processes and threads of one worker
   std::string cgroup_mount = "/sys/fs/cgroup";
+  // TLS (tls_context.h): the certificate chain and its key, PEM files; both or neither. With
+  // require_secure_transport a client that does not ask for TLS is refused (3159).
+  std::string tls_cert;
+  std::string tls_key;
+  bool require_secure_transport = false;
+  // The RSA key of caching_sha2_password's full authentication (rsa_key.h); empty: one is made
+  // at startup.
+  std::string rsa_private_key;
   bool test_fault_hooks = false;  // TESSERA_TEST_FAULT_HOOKS=1 in the server's environment
 };
 

@@ -10,7 +10,9 @@
 #include <set>
 
 #include "tessera/server/mutations.h"
+#include "tessera/server/rsa_key.h"
 #include "tessera/server/server.h"
+#include "tessera/server/tls_context.h"
 #include "tessera/server/user_store.h"
 #include "tessera/sql/catalog.h"
 
@@ -31,6 +33,8 @@ struct Server::State {
   ServerOptions options;
   sql::Catalog catalog;
   std::unique_ptr<UserStore> users;
+  std::shared_ptr<asio::ssl::context> tls;  // null without tls_cert / tls_key
+  std::shared_ptr<RsaKey> rsa_key;
   asio::io_context network;
   asio::thread_pool statements;
   asio::ip::tcp::acceptor acceptor;

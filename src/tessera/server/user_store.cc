@@ -61,16 +61,34 @@ arrow::Status UserStore::Load() {
     ++number;
     if (line.empty()) continue;
     std::istringstream fields(line);
-    std::string name, native, sha2;
+    std::string name, native, sha2, plugin_name, salted;
     std::getline(fields, name, '\t');
     std::getline(fields, native, '\t');
     std::getline(fields, sha2, '\t');
-    PasswordDigests digests{FromHex(native), FromHex(sha2)};
-    const bool valid =
-        !name.empty() && digests.native.size() == native.size() / 2 &&
-        digests.sha2.size() == sha2.size() / 2 &&
-        (digests.native.empty() ? digests.sha2.empty()
-                                : digests.native.size() == 20 && digests.sha2.size() == 32);
+    std::getline(fields, plugin_name, '\t');
+    std::getline(fields, salted, '\t');
+    PasswordDigests digests;
+    digests.native = FromHex(native);
+    digests.sha2 = FromHex(sha2);
+    digests.salted = salted;
+    const auto plugin = PluginNamed(plugin_name);
+    if (plugin) digests.plugin = *plugin;
+    const bool empty_password = digests.native.empty() && digests.sha2.empty() && salted.empty();
+    bool valid = !name.empty() && plugin && digests.native.size() == native.size() / 2 &&
+                 digests.sha2.size() == sha2.size() / 2;
+    if (valid && !empty_password) {
+      switch (digests.plugin) {
+        case AccountPlugin::kAny:
+          valid = digests.native.size() == 20 && digests.sha2.size() == 32 && salted.empty();
+          break;
+        case AccountPlugin::kNative:
+          valid = digests.native.size() == 20 && sha2.empty() && salted.empty();
+          break;
+        case AccountPlugin::kCachingSha2:
+          valid = native.empty() && sha2.empty() && salted.rfind("pbkdf2-sha256$", 0) == 0;
+          break;
+      }
+    }
     if (!valid) {
       return Error(ErrorKind::kCorrupt, "the users file ", path_, " is damaged at line ", number,
                    "; restore it from a backup");
@@ -117,7 +135,11 @@ std::string Lower(std::string_view text) {
 arrow::Status UserStore::Save() const {
   std::string users, grants;
   for (const auto& [name, digests] : users_) {
-    users += name + "\t" + ToHex(digests.native) + "\t" + ToHex(digests.sha2) + "\n";
+    // A caching_sha2_password account's fast-path digest stays in memory.
+    const std::string sha2 =
+        digests.plugin == AccountPlugin::kCachingSha2 ? std::string() : ToHex(digests.sha2);
+    users += name + "\t" + ToHex(digests.native) + "\t" + sha2 + "\t" + PluginName(digests.plugin) +
+             "\t" + digests.salted + "\n";
   }
   for (const auto& [name, scopes] : grants_) {
     for (const auto& [scope, bits] : scopes) {
@@ -156,13 +178,13 @@ arrow::Status UserStore::LoadGrants() {
 }
 
 arrow::Status UserStore::CreateUser(const std::string& user, std::string_view password,
-                                    bool if_not_exists) {
+                                    AccountPlugin plugin, bool if_not_exists) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (users_.count(user) != 0) {
     if (if_not_exists) return arrow::Status::OK();
     return AlreadyExists("user '", user, "' exists");
   }
-  users_[user] = DigestPassword(password);
+  users_[user] = DigestPassword(password, plugin);
   return Save();
 }
 
@@ -177,12 +199,24 @@ arrow::Status UserStore::DropUser(const std::string& user, bool if_exists) {
   return Save();
 }
 
-arrow::Status UserStore::SetPassword(const std::string& user, std::string_view password) {
+arrow::Status UserStore::SetPassword(const std::string& user, std::string_view password,
+                                     AccountPlugin plugin) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = users_.find(user);
   if (it == users_.end()) return NotFound("user '", user, "' does not exist");
-  it->second = DigestPassword(password);
+  it->second = DigestPassword(password, plugin);
   return Save();
+}
+
+void UserStore::RememberFastPath(const std::string& user, const std::string& salted,
+                                 std::string_view password) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = users_.find(user);
+  if (it == users_.end() || it->second.plugin != AccountPlugin::kCachingSha2 ||
+      it->second.salted != salted) {
+    return;  // dropped or given a new password since the authentication read it
+  }
+  it->second.sha2 = FastPathDigest(password);
 }
 
 arrow::Status UserStore::Grant(const std::string& user, const std::string& scope,

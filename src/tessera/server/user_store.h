@@ -1,9 +1,12 @@
 // The server's users: names and password digests (auth.h), kept in the catalog's system area,
 // <catalog>/_system/users (the catalog never lists names starting with '_').
 //
-// The file holds one line per user, `name<TAB>native hex<TAB>sha2 hex`, is written whole to a
-// temporary file, fsynced and renamed into place (a crash leaves the old or the new file), and
-// is readable by its owner only (0600). No password is ever written, logged or echoed.
+// The file holds one line per user, `name<TAB>native hex<TAB>sha2 hex<TAB>plugin<TAB>salted`
+// (auth.h: the plugin is empty for an account that accepts both; files written before accounts
+// had plugins have the first three fields only). It is written whole to a temporary file,
+// fsynced and renamed into place (a crash leaves the old or the new file), and is readable by
+// its owner only (0600). No password is ever written, logged or echoed; the fast-path digest of
+// a caching_sha2_password account is kept in memory only (RememberFastPath).
 //
 // At the first start (no users file) the root user is created with the password in the
 // environment variable TESSERA_ROOT_PASSWORD; without the variable the server refuses to
@@ -41,9 +44,17 @@ class UserStore {
 
   // The account statements' changes, each saved before it returns. Errors: kAlreadyExists /
   // kNotFound (the caller gives them MySQL's codes), kInvalidArgument for root's own grants.
-  arrow::Status CreateUser(const std::string& user, std::string_view password, bool if_not_exists);
+  // `plugin` is what IDENTIFIED WITH named (kAny without it).
+  arrow::Status CreateUser(const std::string& user, std::string_view password, AccountPlugin plugin,
+                           bool if_not_exists);
   arrow::Status DropUser(const std::string& user, bool if_exists);
-  arrow::Status SetPassword(const std::string& user, std::string_view password);
+  arrow::Status SetPassword(const std::string& user, std::string_view password,
+                            AccountPlugin plugin);
+  // After a full authentication proved `password` for a caching_sha2_password account whose
+  // salted hash was `salted` when it was read: keeps its fast-path digest in memory, unless the
+  // password changed meanwhile.
+  void RememberFastPath(const std::string& user, const std::string& salted,
+                        std::string_view password);
   arrow::Status Grant(const std::string& user, const std::string& scope, uint8_t privileges);
   arrow::Status Revoke(const std::string& user, const std::string& scope, uint8_t privileges);
 

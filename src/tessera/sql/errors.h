@@ -63,6 +63,8 @@ enum class SqlCode : int {
   kUnknownThread = 1094,              // HY000: KILL of an unknown connection id
   kNotOwner = 1095,                   // HY000: KILL of another user's connection
   kTooManyPreparedStatements = 1461,  // 42000
+  kPluginNotLoaded = 1524,            // HY000: IDENTIFIED WITH a plugin the server lacks
+  kSecureTransportRequired = 3159,    // HY000: require_secure_transport, a connection without TLS
   kDefinitionMismatch = 7001,         // HY000: IF NOT EXISTS over another definition
   kCorrupt = 7002,                    // HY000
   kCommitConflict = 7003,             // HY000: a conflict retrying cannot resolve
