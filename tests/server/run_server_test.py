@@ -20,7 +20,7 @@ TESSERA_ROOT_PASSWORD at the first start), then:
   IDENTIFIED WITH caching_sha2_password (salted hash on disk) authenticating in full over TLS
   and over RSA key exchange without TLS, then on the fast path until a restart; accounts
   IDENTIFIED WITH mysql_native_password switched to it; require_secure_transport refusing a
-  connection without TLS with 3159;
+  connection without TLS with 3159; query_memory_limit refusing a large result with 1041;
 - SIGTERM: the server exits 0, and its log never shows the password.
 Every wait is bounded; the server is killed if the test fails.
 """
@@ -365,7 +365,8 @@ def test_tls_and_full_authentication(cli, work):
     check(made.returncode == 0, f"openssl makes a test certificate: {made.stderr!r}")
     config = os.path.join(directory, "server.conf")
     with open(config, "w") as f:
-        f.write("tls_cert = cert.pem\ntls_key = key.pem\nhandshake_timeout = 2\n")  # beside it
+        f.write("tls_cert = cert.pem\ntls_key = key.pem\nhandshake_timeout = 2\n"  # beside it
+                "query_memory_limit = 1048576\n")
     catalog = os.path.join(directory, "catalog")
     server = Server(cli, catalog, config)
     try:
@@ -435,6 +436,22 @@ def test_tls_and_full_authentication(cli, work):
                           f"garbage after an SSL request {attempt} is closed")
         done = mariadb(port, "SELECT 1 AS alive")
         check(done.stdout.split() == ["alive", "1"], f"alive after TLS garbage: {done!r}")
+        # query_memory_limit: a result over 1 MiB is 1041, and the connection goes on.
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        big = os.path.join(directory, "big.parquet")
+        pq.write_table(pa.table({"s": [f"row {i} " + "x" * 60 for i in range(50000)]}), big)
+        connection = pymysql.connect(host="127.0.0.1", port=port, user="root", password=PASSWORD)
+        with connection.cursor() as cursor:
+            try:
+                cursor.execute(f"SELECT * FROM read_parquet('{big}')")
+                check(False, "a result over query_memory_limit was sent")
+            except pymysql.err.OperationalError as error:
+                check(error.args[0] == 1041 and "limit of 1048576 bytes" in error.args[1],
+                      f"query_memory_limit: {error}")
+            cursor.execute(f"SELECT count(*) FROM read_parquet('{big}')")
+            check(cursor.fetchone() == (50000,), "a small result under query_memory_limit")
+        connection.close()
         # mysql-connector-python over TLS, both implementations.
         for pure in (True, False):
             connection = mysql.connector.connect(host="127.0.0.1", port=port, user="root",

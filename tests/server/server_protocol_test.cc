@@ -152,6 +152,7 @@ TEST(ServerConfig, EveryKeyIsValidated) {
   for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
            {"max_conections = 3\n", "unknown key 'max_conections'; the keys are"},
            {"max_connections = 0\n", "expected an integer in [1, 100000], got '0'"},
+           {"query_memory_limit = 5\n", "expected 0 (no limit) or at least 1048576 bytes"},
            {"listen = localhost\n", "expected HOST:PORT"},
            {"listen = 127.0.0.1:70000\n", "port: expected an integer in [0, 65535]"},
            {"idle_timeout\n", ":1: expected key = value"}}) {

@@ -17,6 +17,8 @@
 #include "tessera/sql/parser.h"
 #include "tessera/sql/session.h"
 #include "tessera/synthetic/embedding_generator.h"
+#include "tessera/util/memory_limit.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::sql::sql_session_test {
 
@@ -376,3 +378,73 @@ TEST(SqlInformationSchema, TheProvidersTablesAreQueriedAsTables) {
 
 }  // namespace
 }  // namespace tessera::sql
+
+namespace tessera::sql::sql_session_test {
+namespace {
+
+// The statement memory limit (util/memory_limit.h): what a statement's operators and result
+// hold is counted; over the limit the statement fails with 1041 and the session goes on.
+TEST_F(SqlSessionTest, AStatementOverItsMemoryLimitFailsWith1041AndTheNextRuns) {
+  Session session = MakeSession();
+  session.set_statement_memory_limit(128 * 1024);
+  auto all = session.ExecuteAll("SELECT * FROM db.emb");  // 3,000 vectors of 16 floats
+  ASSERT_FALSE(all.ok());
+  EXPECT_EQ(CodeOf(all.status()), SqlCode::kOutOfResources);
+  EXPECT_EQ(KindOf(all.status()), ErrorKind::kResourceExhausted);
+  EXPECT_NE(all.status().message().find("limit of 131072 bytes"), std::string::npos)
+      << all.status().message();
+  // An aggregation over every row needs little and runs.
+  auto counted = session.ExecuteAll("SELECT category, count(*) FROM db.emb GROUP BY category");
+  ASSERT_OK(counted.status());
+  EXPECT_GT(counted->rows->num_rows(), 0);
+  // A sort must hold its input: over the limit too.
+  auto sorted = session.ExecuteAll("SELECT price, vector FROM db.emb ORDER BY price LIMIT 1");
+  ASSERT_FALSE(sorted.ok());
+  EXPECT_EQ(CodeOf(sorted.status()), SqlCode::kOutOfResources);
+  // Without a limit the same statements run.
+  session.set_statement_memory_limit(0);
+  ASSERT_OK(session.ExecuteAll("SELECT * FROM db.emb").status());
+}
+
+TEST(LimitedMemoryPool, RefusesWhatWouldPassTheLimitAndCountsCharges) {
+  util::LimitedMemoryPool pool(1000);
+  uint8_t* a = nullptr;
+  ASSERT_OK(pool.Allocate(600, &a));
+  uint8_t* b = nullptr;
+  EXPECT_TRUE(pool.Allocate(600, &b).IsOutOfMemory());
+  EXPECT_TRUE(pool.exceeded());
+  EXPECT_EQ(pool.bytes_allocated(), 600);
+  EXPECT_TRUE(pool.Reallocate(600, 1200, &a).IsOutOfMemory());
+  ASSERT_OK(pool.Reallocate(600, 300, &a));
+  pool.BeginStatement();
+  EXPECT_FALSE(pool.exceeded());
+  ASSERT_OK(pool.Charge(500));
+  EXPECT_TRUE(pool.Charge(201).IsOutOfMemory());  // 300 allocated + 701 charged
+  pool.BeginStatement();
+  ASSERT_OK(pool.Charge(700));
+  pool.Free(a, 300);
+  EXPECT_EQ(pool.bytes_allocated(), 0);
+  EXPECT_EQ(pool.max_memory(), 600);
+}
+
+// KILL QUERY of a read: the control current while the statement runs (the server's) stops it
+// at its next batch, with Cancelled and no result.
+TEST_F(SqlSessionTest, ACancelledControlStopsAReadAtItsNextBatch) {
+  Session session = MakeSession();
+  util::OperationControl control;
+  control.RequestCancel();
+  arrow::Result<StatementResult> result;
+  {
+    util::ControlScope scope(&control);
+    result = session.ExecuteAll("SELECT category, count(*) FROM db.emb GROUP BY category");
+  }
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(KindOf(result.status()), ErrorKind::kCancelled) << result.status().ToString();
+  // A control that is not cancelled changes nothing.
+  util::OperationControl quiet;
+  util::ControlScope scope(&quiet);
+  ASSERT_OK(session.ExecuteAll("SELECT count(*) FROM db.emb").status());
+}
+
+}  // namespace
+}  // namespace tessera::sql::sql_session_test

@@ -86,6 +86,12 @@ arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options) {
       RETURN_NOT_OK(ParseNumber(value, 1, kSecondsMax, at, &options->idle_timeout_seconds));
     } else if (key == "max_allowed_packet") {
       RETURN_NOT_OK(ParseNumber(value, 1024, 1ull << 30, at, &options->max_allowed_packet));
+    } else if (key == "query_memory_limit") {
+      RETURN_NOT_OK(ParseNumber(value, 0, 1ull << 50, at, &options->query_memory_limit));
+      if (options->query_memory_limit != 0 && options->query_memory_limit < (1u << 20)) {
+        return InvalidArgument(at, ": expected 0 (no limit) or at least 1048576 bytes, got ",
+                               value);
+      }
     } else if (key == "catalog_name") {
       if (value.empty()) return InvalidArgument(at, ": must not be empty");
       options->catalog_name = value;
@@ -118,12 +124,14 @@ arrow::Status ApplyConfigFile(const std::string& path, ServerOptions* options) {
         return InvalidArgument(at, ": expected an absolute path");
       options->cgroup_mount = value;
     } else {
-      return InvalidArgument(where, ": unknown key '", key,
-                             "'; the keys are listen, max_connections, statement_threads, "
-                             "handshake_timeout, idle_timeout, max_allowed_packet, catalog_name, "
-                             "max_mutations, max_mutations_per_database, mutation_queue, "
-                             "mutation_budget, worker_memory, worker_max_processes, cgroup_mount, "
-                             "tls_cert, tls_key, require_secure_transport, rsa_private_key");
+      return InvalidArgument(
+          where, ": unknown key '", key,
+          "'; the keys are listen, max_connections, statement_threads, "
+          "handshake_timeout, idle_timeout, max_allowed_packet, query_memory_limit, "
+          "catalog_name, "
+          "max_mutations, max_mutations_per_database, mutation_queue, "
+          "mutation_budget, worker_memory, worker_max_processes, cgroup_mount, "
+          "tls_cert, tls_key, require_secure_transport, rsa_private_key");
     }
   }
   return arrow::Status::OK();

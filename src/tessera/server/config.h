@@ -4,7 +4,7 @@
 //
 //   listen = 127.0.0.1:9030        max_connections = 151        statement_threads = 4
 //   handshake_timeout = 10         idle_timeout = 28800         (seconds)
-//   max_allowed_packet = 67108864  catalog_name = tessera
+//   max_allowed_packet = 67108864  catalog_name = tessera   query_memory_limit = 2147483648
 //   max_mutations = 2              max_mutations_per_database = 2   mutation_queue = 16
 //   mutation_budget = 3600 (s)     worker_memory = 4294967296 (bytes)
 //   worker_max_processes = 256     cgroup_mount = /sys/fs/cgroup

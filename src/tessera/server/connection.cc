@@ -19,6 +19,7 @@
 #include "tessera/sql/execution.h"
 #include "tessera/sql/names.h"
 #include "tessera/sql/parser.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::server {
 
@@ -79,6 +80,7 @@ Connection::Connection(asio::ip::tcp::socket socket, Server::State& state, uint3
   asio::error_code error;
   auto endpoint = socket_.remote_endpoint(error);
   peer_ = error ? std::string("unknown") : endpoint.address().to_string();
+  session_.set_statement_memory_limit(static_cast<int64_t>(state.options.query_memory_limit));
 }
 
 void Connection::SetDeadline(uint32_t seconds) {
@@ -433,6 +435,7 @@ awaitable<bool> Connection::Command() {
       command_started_ = started;
       statement_kind_ = command == kComFieldList ? std::string("FIELD_LIST") : StatementKind(text);
       kill_query_ = false;
+      read_control_ = std::make_shared<util::OperationControl>();
       busy_ = true;
       auto self = shared_from_this();
       std::vector<std::string> answer;
@@ -570,6 +573,7 @@ awaitable<void> Connection::PreparedStatementCommand(uint8_t command, const std:
   command_started_ = started;
   statement_kind_ = StatementKind(text);
   kill_query_ = false;
+  read_control_ = std::make_shared<util::OperationControl>();
   busy_ = true;
   binary_results_ = true;
   std::vector<std::string> answer;
@@ -637,6 +641,7 @@ std::vector<ProcessRow> Connection::VisibleProcesses() const {
 void Connection::Kill(bool connection) {
   if (busy_) {
     kill_query_ = true;
+    if (read_control_ != nullptr) read_control_->RequestCancel();
     state_.mutations.Cancel(id_);
   }
   if (connection) RequestClose();
@@ -724,6 +729,8 @@ struct Connection::PieceRun {
   bool more = false;  // more pieces follow this one
   ClientContext context;
   std::vector<std::string>* out = nullptr;
+  // KILL QUERY's cancellation of the command's reads (read_control_).
+  std::shared_ptr<util::OperationControl> control;
   bool parsed = false;
   std::vector<sql::Statement> statements;
   size_t next = 0;
@@ -773,6 +780,7 @@ awaitable<void> Connection::AnswerQuery(const std::string& text, std::vector<std
     run.more = i + 1 < pieces.size();
     run.context = MakeClientContext();
     run.out = &out;
+    run.control = read_control_;
     process_list_snapshot_.reset();
     if (sql::AsciiLower(pieces[i]).find("information_schema") != std::string::npos) {
       auto snapshot = InformationSchemaProcessList(VisibleProcesses());
@@ -854,7 +862,12 @@ awaitable<void> Connection::AdvancePiece(PieceRun& run) {
       }
     }
     run.drop_checked = false;
-    auto result = session_.Execute(statement, run.text);
+    arrow::Result<sql::StatementResult> result;
+    {
+      // A read stops at its next batch once KILL QUERY arrives (sql::RunQuery checks).
+      util::ControlScope cancellable(run.control.get());
+      result = session_.Execute(statement, run.text);
+    }
     if (!result.ok()) {
       out.push_back(ErrorOf(result.status()));
       run.failed = true;

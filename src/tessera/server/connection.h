@@ -28,6 +28,7 @@
 #include "tessera/server/process_list.h"
 #include "tessera/server/server_state.h"
 #include "tessera/sql/session.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::server {
 
@@ -44,8 +45,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ProcessRow Describe() const;
   const std::string& user() const { return user_; }
   // KILL QUERY: the running statement ends with 1317 (a mutation's worker is killed and its
-  // run classified; a read finishes and its result is dropped). KILL CONNECTION: that, and
-  // the connection is closed after it.
+  // run classified; a read stops at its next batch of rows and its result is dropped). KILL
+  // CONNECTION: that, and the connection is closed after it.
   void Kill(bool connection);
 
  private:
@@ -133,7 +134,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   uint32_t next_statement_id_ = 1;
   bool binary_results_ = false;  // a prepared statement's EXECUTE is being answered
   bool kill_query_ = false;      // KILL QUERY arrived for the running statement
-  std::string statement_kind_;   // of the running statement, for SHOW PROCESSLIST
+  // Cancels the running command's reads (a new one per command; touched on the network thread).
+  std::shared_ptr<util::OperationControl> read_control_;
+  std::string statement_kind_;  // of the running statement, for SHOW PROCESSLIST
   // information_schema.PROCESSLIST as it was when the running piece arrived; taken (on the
   // network thread) only for a piece that names information_schema.
   std::shared_ptr<arrow::Table> process_list_snapshot_;

@@ -30,6 +30,9 @@ struct ServerOptions {
   uint32_t idle_timeout_seconds = 28800;
   uint64_t max_allowed_packet = 64ull << 20;
   uint32_t statement_threads = 4;
+  // What one statement's query operators and result may hold (sql::Session's statement memory
+  // limit); 0: no limit.
+  uint64_t query_memory_limit = 2ull << 30;
   bool handle_signals = true;  // SIGTERM / SIGINT stop the server
   // Mutations (docs/server.md, "Mutations"): run in isolated workers, at most max_mutations
   // at once (max_mutations_per_database in one database), mutation_queue more waiting.

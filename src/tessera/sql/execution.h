@@ -31,6 +31,9 @@ struct ExecutionContext {
   MutationHooks* mutation = nullptr;       // null: no preflight, no admission (mutation.h)
   const Authorizer* authorizer = nullptr;  // null: everything is allowed
   const InformationSchema* information_schema = nullptr;  // null or empty: none
+  // The statement's memory limit (util/memory_limit.h), what queries allocate and their
+  // results are counted against; null: none.
+  util::LimitedMemoryPool* memory_limit = nullptr;
   arrow::Status Authorize(Access access, const std::string& database,
                           const std::string& table = "") const {
     return authorizer == nullptr || !*authorizer ? arrow::Status::OK()

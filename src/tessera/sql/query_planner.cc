@@ -3,6 +3,7 @@
 #include <arrow/acero/options.h>
 #include <arrow/compute/api_aggregate.h>
 #include <arrow/compute/expression.h>
+#include <arrow/util/byte_size.h>
 #include <arrow/util/thread_pool.h>
 
 #include <algorithm>
@@ -18,10 +19,38 @@
 #include "tessera/sql/names.h"
 #include "tessera/sql/syntax_tools.h"
 #include "tessera/sql/table_functions.h"
+#include "tessera/util/operation_control.h"
 
 namespace tessera::sql {
 
 namespace {
+
+// A source's rows that end with Cancelled once the control current when the plan was made
+// (util/operation_control.h: the server's KILL QUERY) is cancelled, so that a read stops at
+// its next batch wherever in the plan the time goes (an aggregation, a join). The plan must
+// run within the control's lifetime, as a statement's plan does.
+class CancellableRows : public arrow::RecordBatchReader {
+ public:
+  CancellableRows(std::shared_ptr<arrow::RecordBatchReader> rows, util::OperationControl* control)
+      : rows_(std::move(rows)), control_(control) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return rows_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
+    RETURN_NOT_OK(control_->CheckCancelled());
+    return rows_->ReadNext(out);
+  }
+  arrow::Status Close() override { return rows_->Close(); }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> rows_;
+  util::OperationControl* control_;
+};
+
+std::shared_ptr<arrow::RecordBatchReader> Cancellable(
+    std::shared_ptr<arrow::RecordBatchReader> rows) {
+  util::OperationControl* control = util::CurrentControl();
+  if (control == nullptr) return rows;
+  return std::make_shared<CancellableRows>(std::move(rows), control);
+}
 
 namespace ac = arrow::acero;
 namespace cp = arrow::compute;
@@ -815,7 +844,7 @@ class Planner {
       for (auto& plan_line : explain.lines) explain_.push_back("  " + plan_line);
       source = ac::Declaration(
           "record_batch_reader_source",
-          ac::RecordBatchReaderSourceNodeOptions(std::move(reader), SourceExecutor()));
+          ac::RecordBatchReaderSourceNodeOptions(Cancellable(std::move(reader)), SourceExecutor()));
     } else if (leaf.reader != nullptr) {
       // Multi-line descriptions (a search's plan) become indented explain lines.
       size_t start = 0;
@@ -826,8 +855,9 @@ class Planner {
         prefix.clear();
         start = end + 1;
       }
-      source = ac::Declaration("record_batch_reader_source", ac::RecordBatchReaderSourceNodeOptions(
-                                                                 leaf.reader, SourceExecutor()));
+      source = ac::Declaration(
+          "record_batch_reader_source",
+          ac::RecordBatchReaderSourceNodeOptions(Cancellable(leaf.reader), SourceExecutor()));
     } else {
       source = ac::Declaration("table_source", ac::TableSourceNodeOptions(leaf.rows));
     }
@@ -938,7 +968,9 @@ class Planner {
 
 arrow::Result<PlannedQuery> PlanSelect(const SelectStatement& statement,
                                        const ExecutionContext& context) {
-  return Planner(statement, context).Plan();
+  ARROW_ASSIGN_OR_RAISE(auto planned, Planner(statement, context).Plan());
+  planned.memory_limit = context.memory_limit;
+  return planned;
 }
 
 namespace {
@@ -1004,17 +1036,35 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> StartQuery(PlannedQuery
   for (int i = 0; i < plan_schema->num_fields(); ++i) {
     fields.push_back(plan_schema->field(i)->WithName(query.column_names[i]));
   }
+  arrow::MemoryPool* pool = query.memory_limit != nullptr
+                                ? static_cast<arrow::MemoryPool*>(query.memory_limit)
+                                : arrow::default_memory_pool();
   ARROW_ASSIGN_OR_RAISE(auto plan, ac::DeclarationToReader(std::move(query.declaration),
-                                                           /*use_threads=*/false));
+                                                           /*use_threads=*/false, pool));
   return std::make_shared<QueryRows>(std::move(plan), arrow::schema(std::move(fields)),
                                      std::move(query));
 }
 
 arrow::Result<std::shared_ptr<arrow::Table>> RunQuery(PlannedQuery query) {
+  util::LimitedMemoryPool* limit = query.memory_limit;
   ARROW_ASSIGN_OR_RAISE(auto rows, StartQuery(std::move(query)));
-  ARROW_ASSIGN_OR_RAISE(auto table, rows->ToTable());
+  arrow::RecordBatchVector batches;
+  while (true) {
+    // A cancellation (util/operation_control.h: the server's KILL QUERY) ends a read between
+    // batches; a read commits nothing, so it may stop anywhere.
+    RETURN_NOT_OK(util::CheckCancelled());
+    std::shared_ptr<arrow::RecordBatch> batch;
+    RETURN_NOT_OK(rows->ReadNext(&batch));
+    if (batch == nullptr) break;
+    if (limit != nullptr) {
+      // The bytes the rows refer to (a slice counts its part of a shared buffer only).
+      ARROW_ASSIGN_OR_RAISE(const int64_t bytes, arrow::util::ReferencedBufferSize(*batch));
+      RETURN_NOT_OK(limit->Charge(bytes));
+    }
+    batches.push_back(std::move(batch));
+  }
   RETURN_NOT_OK(rows->Close());
-  return table;
+  return arrow::Table::FromRecordBatches(rows->schema(), std::move(batches));
 }
 
 }  // namespace tessera::sql

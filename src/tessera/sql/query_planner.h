@@ -40,6 +40,9 @@ struct PlannedQuery {
   std::vector<std::shared_ptr<const query::Snapshot>> snapshots;
   // The threads that pull the plan's sources (query_planner.cc says why it has its own).
   std::shared_ptr<arrow::internal::ThreadPool> source_pool;
+  // The statement's memory limit (ExecutionContext::memory_limit): the plan's pool, and
+  // RunQuery charges the result to it. Null: none.
+  util::LimitedMemoryPool* memory_limit = nullptr;
 };
 
 arrow::Result<PlannedQuery> PlanSelect(const SelectStatement& statement,
@@ -47,7 +50,8 @@ arrow::Result<PlannedQuery> PlanSelect(const SelectStatement& statement,
 
 // Starts the plan: its rows as a stream, with OFFSET / LIMIT applied and the display names.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> StartQuery(PlannedQuery query);
-// Runs the plan to completion.
+// Runs the plan to completion (OutOfMemory, with the limit's exceeded() set, once the result
+// and what the plan holds pass the statement's memory limit).
 arrow::Result<std::shared_ptr<arrow::Table>> RunQuery(PlannedQuery query);
 
 }  // namespace tessera::sql

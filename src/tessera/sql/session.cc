@@ -66,13 +66,37 @@ std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* 
   return contract;
 }
 
+Session::~Session() {
+  if (memory_limit_ != nullptr && memory_limit_->bytes_allocated() > 0) {
+    (void)memory_limit_.release();  // a result still refers to it (session.h)
+  }
+}
+
+void Session::set_statement_memory_limit(int64_t bytes) {
+  if (memory_limit_ != nullptr && memory_limit_->bytes_allocated() > 0) {
+    (void)memory_limit_.release();
+  }
+  memory_limit_ = bytes > 0 ? std::make_unique<util::LimitedMemoryPool>(bytes) : nullptr;
+}
+
 arrow::Result<StatementResult> Session::Execute(const Statement& statement, std::string_view script,
                                                 MutationHooks* mutation) {
   const expr::StatementClock clock;  // now() is one instant throughout the statement
   ExecutionContext context{catalog_, current_database_, script,
                            mutation, &authorizer_,      &information_schema_};
+  if (memory_limit_ != nullptr) {
+    memory_limit_->BeginStatement();
+    context.memory_limit = memory_limit_.get();
+  }
   auto result = util::GuardExceptions("executing a SQL statement",
                                       [&] { return Dispatch(statement, context); });
+  if (!result.ok() && memory_limit_ != nullptr && memory_limit_->exceeded()) {
+    // Whatever the failure looks like by the time it gets here (Acero may have wrapped it).
+    return SqlError(SqlCode::kOutOfResources, ErrorKind::kResourceExhausted,
+                    "the statement needed more memory than its limit of ", memory_limit_->limit(),
+                    " bytes (for its query operators and its result); narrow it with a filter, "
+                    "fewer columns or a LIMIT, or raise the limit");
+  }
   if (!result.ok()) return WithCode(result.status(), CodeOf(result.status()));
   return result;
 }

@@ -20,6 +20,7 @@
 
 #include "tessera/sql/catalog.h"
 #include "tessera/sql/statement.h"
+#include "tessera/util/memory_limit.h"
 
 namespace tessera::sql {
 
@@ -52,12 +53,19 @@ struct StatementResult {
 class Session {
  public:
   explicit Session(Catalog catalog) : catalog_(std::move(catalog)) {}
+  ~Session();
+  Session(Session&&) = default;
+  Session& operator=(Session&&) = default;
 
   const Catalog& catalog() const { return catalog_; }
   // Asked before every table a statement touches (none: everything is allowed). Its error
   // ends the statement before it has done anything.
   void set_authorizer(Authorizer authorizer) { authorizer_ = std::move(authorizer); }
   void set_information_schema(InformationSchema tables) { information_schema_ = std::move(tables); }
+  // Each statement may hold at most `bytes` in its query operators and its result (a
+  // LimitedMemoryPool, util/memory_limit.h); more ends it with 1041 Out of resources. 0: no
+  // limit (the default).
+  void set_statement_memory_limit(int64_t bytes);
   // USE's database; empty before the first USE.
   const std::string& current_database() const { return current_database_; }
 
@@ -79,6 +87,9 @@ class Session {
   std::string current_database_;
   Authorizer authorizer_;
   InformationSchema information_schema_;
+  // Buffers keep a raw pointer to their pool: ~Session leaves the pool alive (a few bytes)
+  // when a result it counted is still held elsewhere.
+  std::unique_ptr<util::LimitedMemoryPool> memory_limit_;
 };
 
 }  // namespace tessera::sql
