@@ -467,15 +467,13 @@ def test_tls_and_full_authentication(cli, work):
         f.write("require_secure_transport = off\n")
     server = Server(cli, catalog, config)
     try:
-        for client in ("mariadb", "pymysql"):
-            if client == "mariadb":
-                done = mariadb(server.port, "SELECT 1 AS ok", "--skip-ssl", user="carol",
-                               password="c-pw")
-                check(done.stdout.split() == ["ok", "1"], f"mariadb over RSA: {done!r}")
-            else:
-                connection = pymysql.connect(host="127.0.0.1", port=server.port, user="carol",
-                                             password="c-pw", ssl_disabled=True)
-                connection.close()
+        done = mariadb(server.port, "SELECT 1 AS ok", "--skip-ssl", user="carol",
+                       password="c-pw")
+        check(done.stdout.split() == ["ok", "1"], f"mariadb over RSA: {done!r}")
+        # PyMySQL's proof after the switch to caching_sha2 uses the nonce with its NUL and does
+        # not verify: as MySQL does, the server asks for a full authentication instead.
+        pymysql.connect(host="127.0.0.1", port=server.port, user="carol", password="c-pw",
+                        ssl_disabled=True).close()
         check(auth_methods(server, "carol") == ["caching_sha2_password/full-rsa",
                                                 "caching_sha2_password/full-rsa"],
               f"carol after a restart: {auth_methods(server, 'carol')}")
