@@ -120,7 +120,7 @@ class Reader {
   // IDENTIFIED [WITH plugin] BY 'password'.
   struct Identification {
     std::string password;
-    AccountPlugin plugin = AccountPlugin::kAny;
+    std::optional<AccountPlugin> plugin;  // none without WITH
   };
   arrow::Result<Identification> Password() {
     if (!Keyword("IDENTIFIED")) return Syntax("IDENTIFIED [WITH plugin] BY 'password'");
@@ -299,9 +299,10 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
     if (user != current_user && !administrator) {
       return NeedAdministrator(current_user, "SET PASSWORD of another user");
     }
-    if (!users.Find(user)) return Refused(sql::SqlCode::kCannotUser, "SET PASSWORD", user);
+    const auto account = users.Find(user);
+    if (!account) return Refused(sql::SqlCode::kCannotUser, "SET PASSWORD", user);
     // SET PASSWORD keeps the account's plugin.
-    RETURN_NOT_OK(users.SetPassword(user, *password, users.Find(user)->plugin));
+    RETURN_NOT_OK(users.SetPassword(user, *password, account->plugin));
     return ok;
   }
   if (in.Keyword("CREATE")) {
@@ -317,7 +318,8 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
                            "' must be 1 to 32 letters, digits, '_', '-' or '.'");
     }
     auto created =
-        users.CreateUser(user, identification.password, identification.plugin, if_not_exists);
+        users.CreateUser(user, identification.password,
+                         identification.plugin.value_or(AccountPlugin::kAny), if_not_exists);
     if (KindOf(created) == ErrorKind::kAlreadyExists && !created.ok()) {
       return Refused(sql::SqlCode::kCannotUser, "CREATE USER", user);
     }
@@ -333,11 +335,14 @@ arrow::Result<sql::StatementResult> Answer(Reader& in, const std::string& curren
     if (user != current_user && !administrator) {
       return NeedAdministrator(current_user, "ALTER USER of another user");
     }
-    if (!users.Find(user)) {
+    const auto account = users.Find(user);
+    if (!account) {
       if (if_exists) return ok;
       return Refused(sql::SqlCode::kCannotUser, "ALTER USER", user);
     }
-    RETURN_NOT_OK(users.SetPassword(user, identification.password, identification.plugin));
+    // Without WITH the account keeps its plugin (a salted-only account stays salted-only).
+    RETURN_NOT_OK(users.SetPassword(user, identification.password,
+                                    identification.plugin.value_or(account->plugin)));
     return ok;
   }
   if (in.Keyword("DROP")) {

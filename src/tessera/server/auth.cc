@@ -142,23 +142,22 @@ bool VerifySaltedRecord(std::string_view record, std::string_view password) {
 }  // namespace
 
 bool VerifyClearPassword(const PasswordDigests& stored, std::string_view password) {
+  if (stored.plugin == AccountPlugin::kCachingSha2 && !stored.salted.empty()) {
+    return VerifySaltedRecord(stored.salted, password);
+  }
+  // The salted hash's cost, spent on nothing, for every other account (see the header).
+  static const std::string kCostOnly(kSaltBytes, 'x');
+  Pbkdf2(password, kCostOnly, kSaltedIterations);
   switch (stored.plugin) {
-    case AccountPlugin::kCachingSha2:
-      if (stored.salted.empty()) return password.empty();
-      return VerifySaltedRecord(stored.salted, password);
+    case AccountPlugin::kCachingSha2:  // an empty password
+      return password.empty();
     case AccountPlugin::kNative:
-    case AccountPlugin::kAny: {
-      // The salted hash's cost, spent on nothing (see the header).
-      static const std::string kCostOnly(kSaltBytes, 'x');
-      Pbkdf2(password, kCostOnly, kSaltedIterations);
-      if (stored.plugin == AccountPlugin::kNative) {
-        return stored.native.empty()
-                   ? password.empty()
-                   : !password.empty() && SameBytes(Sha1(Sha1(password)), stored.native);
-      }
+      return stored.native.empty()
+                 ? password.empty()
+                 : !password.empty() && SameBytes(Sha1(Sha1(password)), stored.native);
+    case AccountPlugin::kAny:
       return stored.sha2.empty() ? password.empty()
                                  : SameBytes(FastPathDigest(password), stored.sha2);
-    }
   }
   return false;
 }

@@ -315,10 +315,14 @@ awaitable<bool> Connection::Authenticate(const std::string& user, const std::str
       const std::string more = AuthMoreDataPayload(perform_full);
       co_await SendOne(more);
       FullAuthentication full;
+      full.user = user;
+      full.digests = digests;
       co_await ReadFullAuthentication(full);
       if (full.ended) co_return false;
-      verified = full.password && VerifyClearPassword(digests, *full.password);
-      if (verified) state_.users->RememberFastPath(user, digests.salted, *full.password);
+      // The RSA decryption and the salted hash take milliseconds: on the statement pool, so
+      // that logins do not stall the network thread's other connections.
+      co_await asio::co_spawn(state_.statements, VerifyFullAuthentication(full), use_awaitable);
+      verified = full.verified;
       auth_method_ =
           tls_ != nullptr ? "caching_sha2_password/full-tls" : "caching_sha2_password/full-rsa";
     }
@@ -371,13 +375,8 @@ awaitable<void> Connection::ReadFullAuthentication(FullAuthentication& full) {
     full.ended = true;
     co_return;
   }
-  if (tls_ != nullptr) {  // the password in clear, with its NUL, inside TLS
-    std::string password = *answer;
-    if (!password.empty() && password.back() == '\0') password.pop_back();
-    full.password = std::move(password);
-    co_return;
-  }
-  if (answer->size() == 1 && (*answer)[0] == kRequestPublicKey) {
+  full.encrypted = tls_ == nullptr;
+  if (full.encrypted && answer->size() == 1 && (*answer)[0] == kRequestPublicKey) {
     const std::string key = AuthMoreDataPayload(state_.rsa_key->public_pem());
     co_await SendOne(key);
     answer = co_await ReadPayload();
@@ -386,10 +385,22 @@ awaitable<void> Connection::ReadFullAuthentication(FullAuthentication& full) {
       co_return;
     }
   }
-  // Anything else than the password encrypted with the key (a password in clear outside TLS
-  // among them) proves nothing.
-  auto masked = state_.rsa_key->Decrypt(*answer);
-  if (masked) full.password = UnmaskPassword(*masked, nonce_);
+  full.sent = std::move(*answer);
+}
+
+awaitable<void> Connection::VerifyFullAuthentication(FullAuthentication& full) {
+  std::optional<std::string> password;
+  if (!full.encrypted) {  // the password in clear, with its NUL, inside TLS
+    password = full.sent;
+    if (!password->empty() && password->back() == '\0') password->pop_back();
+  } else if (auto masked = state_.rsa_key->Decrypt(full.sent)) {
+    // Anything else than the password encrypted with the key (a password in clear outside
+    // TLS among them) proves nothing.
+    password = UnmaskPassword(*masked, nonce_);
+  }
+  full.verified = password && VerifyClearPassword(full.digests, *password);
+  if (full.verified) state_.users->RememberFastPath(full.user, full.digests.salted, *password);
+  co_return;
 }
 
 awaitable<bool> Connection::Command() {

@@ -53,15 +53,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> Handshake();
   asio::awaitable<bool> Authenticate(const std::string& user, const std::string& plugin,
                                      const std::string& response);
-  // caching_sha2_password's full authentication, after perform_full_authentication: the
-  // password in clear over TLS; else, after the client asked for it, the server's public key,
-  // then the password encrypted with it (rsa_key.h). `password` stays nullopt when what came
-  // proves nothing; `ended` when the connection ended.
+  // caching_sha2_password's full authentication, after perform_full_authentication: over
+  // TLS the password in clear; else, after the client asked for it, the server's public key,
+  // then the password encrypted with it (rsa_key.h). ReadFullAuthentication reads what the
+  // client sends (on the network thread; `ended` when the connection ended);
+  // VerifyFullAuthentication checks it against `digests` (on the statement pool).
   struct FullAuthentication {
+    std::string user;
+    PasswordDigests digests;
     bool ended = false;
-    std::optional<std::string> password;
+    bool encrypted = false;  // RSA, without TLS
+    std::string sent;
+    bool verified = false;
   };
   asio::awaitable<void> ReadFullAuthentication(FullAuthentication& full);
+  asio::awaitable<void> VerifyFullAuthentication(FullAuthentication& full);
   // One command; false when the connection is to end.
   asio::awaitable<bool> Command();
   asio::awaitable<void> Watchdog();

@@ -18,6 +18,10 @@ namespace tessera::server {
 
 namespace fs = std::filesystem;
 
+namespace {
+constexpr const char* kSaltedOnlyMarker = "--";
+}  // namespace
+
 arrow::Result<std::unique_ptr<UserStore>> UserStore::Open(const std::string& catalog_root) {
   const fs::path directory = fs::path(catalog_root) / "_system";
   auto store = std::unique_ptr<UserStore>(
@@ -67,6 +71,8 @@ arrow::Status UserStore::Load() {
     std::getline(fields, sha2, '\t');
     std::getline(fields, plugin_name, '\t');
     std::getline(fields, salted, '\t');
+    const bool salted_only = native == kSaltedOnlyMarker;
+    if (salted_only) native.clear();
     PasswordDigests digests;
     digests.native = FromHex(native);
     digests.sha2 = FromHex(sha2);
@@ -75,7 +81,8 @@ arrow::Status UserStore::Load() {
     if (plugin) digests.plugin = *plugin;
     const bool empty_password = digests.native.empty() && digests.sha2.empty() && salted.empty();
     bool valid = !name.empty() && plugin && digests.native.size() == native.size() / 2 &&
-                 digests.sha2.size() == sha2.size() / 2;
+                 digests.sha2.size() == sha2.size() / 2 &&
+                 salted_only == (plugin == AccountPlugin::kCachingSha2);
     if (valid && !empty_password) {
       switch (digests.plugin) {
         case AccountPlugin::kAny:
@@ -135,11 +142,14 @@ std::string Lower(std::string_view text) {
 arrow::Status UserStore::Save() const {
   std::string users, grants;
   for (const auto& [name, digests] : users_) {
-    // A caching_sha2_password account's fast-path digest stays in memory.
-    const std::string sha2 =
-        digests.plugin == AccountPlugin::kCachingSha2 ? std::string() : ToHex(digests.sha2);
-    users += name + "\t" + ToHex(digests.native) + "\t" + sha2 + "\t" + PluginName(digests.plugin) +
-             "\t" + digests.salted + "\n";
+    // A caching_sha2_password account's fast-path digest stays in memory; its native field
+    // holds kSaltedOnlyMarker, which servers older than account plugins refuse as damage
+    // (they would read an empty native digest: an empty password).
+    const bool salted_only = digests.plugin == AccountPlugin::kCachingSha2;
+    const std::string native = salted_only ? kSaltedOnlyMarker : ToHex(digests.native);
+    const std::string sha2 = salted_only ? std::string() : ToHex(digests.sha2);
+    users += name + "\t" + native + "\t" + sha2 + "\t" + PluginName(digests.plugin) + "\t" +
+             digests.salted + "\n";
   }
   for (const auto& [name, scopes] : grants_) {
     for (const auto& [scope, bits] : scopes) {
@@ -179,12 +189,13 @@ arrow::Status UserStore::LoadGrants() {
 
 arrow::Status UserStore::CreateUser(const std::string& user, std::string_view password,
                                     AccountPlugin plugin, bool if_not_exists) {
+  PasswordDigests digests = DigestPassword(password, plugin);  // slow: outside the lock
   std::lock_guard<std::mutex> lock(mutex_);
   if (users_.count(user) != 0) {
     if (if_not_exists) return arrow::Status::OK();
     return AlreadyExists("user '", user, "' exists");
   }
-  users_[user] = DigestPassword(password, plugin);
+  users_[user] = std::move(digests);
   return Save();
 }
 
@@ -201,10 +212,11 @@ arrow::Status UserStore::DropUser(const std::string& user, bool if_exists) {
 
 arrow::Status UserStore::SetPassword(const std::string& user, std::string_view password,
                                      AccountPlugin plugin) {
+  PasswordDigests digests = DigestPassword(password, plugin);  // slow: outside the lock
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = users_.find(user);
   if (it == users_.end()) return NotFound("user '", user, "' does not exist");
-  it->second = DigestPassword(password, plugin);
+  it->second = std::move(digests);
   return Save();
 }
 

@@ -3,7 +3,9 @@
 //
 // The file holds one line per user, `name<TAB>native hex<TAB>sha2 hex<TAB>plugin<TAB>salted`
 // (auth.h: the plugin is empty for an account that accepts both; files written before accounts
-// had plugins have the first three fields only). It is written whole to a temporary file,
+// had plugins have the first three fields only). A caching_sha2_password account's native
+// field is `--`, which servers older than account plugins refuse as damage rather than read as
+// an empty password. It is written whole to a temporary file,
 // fsynced and renamed into place (a crash leaves the old or the new file), and is readable by
 // its owner only (0600). No password is ever written, logged or echoed; the fast-path digest of
 // a caching_sha2_password account is kept in memory only (RememberFastPath).
