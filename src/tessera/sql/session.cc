@@ -66,16 +66,10 @@ std::string SchemaContract(const dataset::Dataset& dataset, const arrow::Field* 
   return contract;
 }
 
-Session::~Session() {
-  if (memory_limit_ != nullptr && memory_limit_->bytes_allocated() > 0) {
-    (void)memory_limit_.release();  // a result still refers to it (session.h)
-  }
-}
+Session::~Session() { util::LimitedMemoryPool::Retire(std::move(memory_limit_)); }
 
 void Session::set_statement_memory_limit(int64_t bytes) {
-  if (memory_limit_ != nullptr && memory_limit_->bytes_allocated() > 0) {
-    (void)memory_limit_.release();
-  }
+  util::LimitedMemoryPool::Retire(std::move(memory_limit_));
   memory_limit_ = bytes > 0 ? std::make_unique<util::LimitedMemoryPool>(bytes) : nullptr;
 }
 

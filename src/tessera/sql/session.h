@@ -55,7 +55,7 @@ class Session {
   explicit Session(Catalog catalog) : catalog_(std::move(catalog)) {}
   ~Session();
   Session(Session&&) = default;
-  Session& operator=(Session&&) = default;
+  Session& operator=(Session&&) = delete;  // would drop a pool its results may use
 
   const Catalog& catalog() const { return catalog_; }
   // Asked before every table a statement touches (none: everything is allowed). Its error
@@ -87,8 +87,8 @@ class Session {
   std::string current_database_;
   Authorizer authorizer_;
   InformationSchema information_schema_;
-  // Buffers keep a raw pointer to their pool: ~Session leaves the pool alive (a few bytes)
-  // when a result it counted is still held elsewhere.
+  // Buffers keep a raw pointer to their pool: ~Session retires it (util/memory_limit.h), so
+  // that a result held beyond the session stays valid.
   std::unique_ptr<util::LimitedMemoryPool> memory_limit_;
 };
 

@@ -1,11 +1,21 @@
 #include "tessera/util/memory_limit.h"
 
 #include <algorithm>
+#include <mutex>
+#include <vector>
 
 namespace tessera::util {
 
 LimitedMemoryPool::LimitedMemoryPool(int64_t limit, arrow::MemoryPool* parent)
     : limit_(limit), parent_(parent) {}
+
+void LimitedMemoryPool::Retire(std::unique_ptr<LimitedMemoryPool> pool) {
+  static std::mutex mutex;
+  static auto* waiting = new std::vector<std::unique_ptr<LimitedMemoryPool>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (pool != nullptr) waiting->push_back(std::move(pool));
+  std::erase_if(*waiting, [](const auto& retired) { return retired->bytes_allocated() == 0; });
+}
 
 void LimitedMemoryPool::BeginStatement() {
   charged_.store(0);

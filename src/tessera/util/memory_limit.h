@@ -11,13 +11,14 @@
 // An allocation over the limit fails with OutOfMemory and sets exceeded(); callers turn that
 // into their own error naming the limit (the status from deep inside Acero may have lost its
 // detail). The pool is thread-safe. Buffers keep a raw pointer to their pool, so it must
-// outlive every buffer it allocated: its owner keeps it while bytes_allocated() > 0.
+// outlive every buffer it allocated: its owner hands it to Retire() rather than deleting it.
 #pragma once
 
 #include <arrow/memory_pool.h>
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 namespace tessera::util {
 
@@ -25,6 +26,10 @@ class LimitedMemoryPool final : public arrow::MemoryPool {
  public:
   explicit LimitedMemoryPool(int64_t limit,
                              arrow::MemoryPool* parent = arrow::default_memory_pool());
+
+  // Deletes `pool` once no buffer of it is left: at once, or at a later Retire() call (the
+  // pools waiting are kept reachable, a few bytes each).
+  static void Retire(std::unique_ptr<LimitedMemoryPool> pool);
 
   int64_t limit() const { return limit_; }
   bool exceeded() const { return exceeded_.load(); }
