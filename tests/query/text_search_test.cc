@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/status_assertions.h"
@@ -213,6 +214,80 @@ TEST_F(TextSearchTest, ScoresDoNotDependOnFragmentSplits) {
   const auto prefix = Search(*splits[0], Query("me", TextQueryType::kPrefix, 25));
   EXPECT_FALSE(prefix.empty());
   EXPECT_EQ(Search(*splits[1], Query("me", TextQueryType::kPrefix, 25)), prefix);
+}
+
+// The scored and total postings of explain's scoring line ("..., S of P postings scored").
+std::pair<uint64_t, uint64_t> ScoredPostings(const Explain& explain) {
+  const std::string text = explain.ToString();
+  const size_t end = text.find(" postings scored");
+  const size_t of = text.rfind(" of ", end);
+  const size_t start = text.rfind(", ", of);
+  if (end == std::string::npos || of == std::string::npos || start == std::string::npos) {
+    ADD_FAILURE() << text;
+    return {0, 0};
+  }
+  return {std::stoull(text.substr(start + 2, of - start - 2)),
+          std::stoull(text.substr(of + 4, end - of - 4))};
+}
+
+// A phrase's top k skips documents and blocks by their bounds and still returns exactly what
+// scoring every matching document does, with deletions, a prefilter and slop; over many
+// posting blocks, fewer postings are scored.
+TEST_F(TextSearchTest, PhraseBoundsFindTheExhaustiveTopK) {
+  ASSERT_OK_AND_ASSIGN(
+      auto data,
+      dataset::Dataset::Create(directory_.Child("corpus"),
+                               ReaderOf(testing::TextCorpusBatch(0, 3000, 11)), RowsPerFile(700)));
+  ASSERT_OK_AND_ASSIGN(data, data->Delete("id % 11 = 4"));
+  std::mt19937 random(12);
+  const auto& words = testing::TextCorpusWords();
+  uint64_t scored = 0, postings = 0;
+  for (int round = 0; round < 40; ++round) {
+    std::string text;
+    for (int t = std::uniform_int_distribution<int>(2, 3)(random); t > 0; --t) {
+      text += " " + words[std::uniform_int_distribution<size_t>(0, 7)(random)];
+    }
+    auto options =
+        Query(text, TextQueryType::kPhrase, std::uniform_int_distribution<int64_t>(1, 20)(random));
+    options.slop = std::uniform_int_distribution<int>(0, 3)(random);
+    if (round % 4 == 3) {
+      options.filter = "n < 6";
+      options.prefilter = true;
+    }
+    Explain explain;
+    ASSERT_OK_AND_ASSIGN(auto bounded, TextSearch(*data, options, &explain));
+    EXPECT_NE(explain.ToString().find("phrase bounds"), std::string::npos) << explain.ToString();
+    const auto [s, p] = ScoredPostings(explain);
+    scored += s;
+    postings += p;
+    options.exhaustive = true;
+    EXPECT_EQ(Hits(*bounded), Search(*data, options)) << text << " slop " << options.slop;
+  }
+  EXPECT_LT(scored, postings / 2);
+}
+
+// A sloppy phrase may occur more often than its later terms do ("dog dog cat": "dog cat"~2
+// twice, cat once): only the first term's frequency bounds it, so the document that the
+// smaller bound would have passed over still comes first.
+TEST_F(TextSearchTest, ASloppyPhraseCanOccurMoreOftenThanItsLastTerm) {
+  arrow::Int64Builder ids;
+  arrow::StringBuilder bodies;
+  for (const char* text : {"dog cat bird", "bird dog dog cat fish"}) {
+    ASSERT_OK(ids.Append(ids.length()));
+    ASSERT_OK(bodies.Append(text));
+  }
+  auto schema =
+      arrow::schema({arrow::field("id", arrow::int64()), arrow::field("body", arrow::utf8())});
+  auto batch = arrow::RecordBatch::Make(schema, 2, {*ids.Finish(), *bodies.Finish()});
+  ASSERT_OK_AND_ASSIGN(auto data, dataset::Dataset::Create(directory_.Child("sloppy"),
+                                                           ReaderOf(batch), RowsPerFile(10)));
+  auto options = Query("dog cat", TextQueryType::kPhrase, 1);
+  options.slop = 2;
+  const auto hits = Search(*data, options);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].id, 1);
+  options.exhaustive = true;
+  EXPECT_EQ(Search(*data, options), hits);
 }
 
 TEST_F(TextSearchTest, BlockMaxWandEqualsTheExhaustivePath) {

@@ -68,6 +68,17 @@ class PostingCursor {
   virtual uint32_t block_max_term_frequency() const = 0;
   virtual uint32_t block_min_document_length() const = 0;
 
+  // The decoded documents from doc() to the end of its block (the block ending at
+  // block_last_doc() after ShallowAdvance(doc())) with their term frequencies, for loops that
+  // score a block without a call per document; empty once exhausted. The cursor does not move:
+  // Advance past them after. Valid until the cursor next moves.
+  struct BlockRemainder {
+    const uint32_t* docs = nullptr;
+    const uint32_t* term_frequencies = nullptr;
+    uint32_t size = 0;
+  };
+  virtual BlockRemainder RemainderOfBlock() const = 0;
+
   // The positions of the term in doc(), ascending, replacing the contents of `positions` (whose
   // capacity a caller reuses across documents). Unsupported (naming the index parameter
   // with_position) when the segment was built without positions.

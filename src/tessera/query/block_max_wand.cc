@@ -70,6 +70,35 @@ arrow::Result<double> ListBound(const index::TextSegmentReader& reader,
   return bound;
 }
 
+// One term: block by block, a block whose bound reaches the threshold scored in one loop over
+// its decoded documents, any other passed by its header alone (not decoded). The same documents
+// are scored as the general loop would score, with the same TermScore.
+arrow::Status SingleTermTopK(const TextSource& source, Lane& lane, const Bm25& bm25, TextTopK& top,
+                             ScoringCounters* counters) {
+  const index::TextSegmentReader& reader = *source.reader;
+  PostingCursor& cursor = *lane.cursor;
+  uint32_t target = cursor.doc();
+  while (target != PostingCursor::kEnd && lane.bound >= top.threshold()) {
+    ARROW_RETURN_NOT_OK(cursor.ShallowAdvance(target));
+    const uint32_t block_last = cursor.block_last_doc();
+    if (block_last == PostingCursor::kEnd) break;
+    if (BlockBound(lane, bm25) >= top.threshold()) {
+      ARROW_RETURN_NOT_OK(cursor.Advance(target));
+      const PostingCursor::BlockRemainder block = cursor.RemainderOfBlock();
+      for (uint32_t i = 0; i < block.size; ++i) {
+        const uint32_t doc = block.docs[i];
+        if (!source.Accepted(doc)) continue;
+        if (counters != nullptr) ++counters->scored;
+        const double score =
+            bm25.TermScore(lane.weight, block.term_frequencies[i], reader.document_length(doc));
+        if (score >= top.threshold()) top.Push(score, reader.row_address(doc));
+      }
+    }
+    target = block_last == PostingCursor::kEnd - 1 ? PostingCursor::kEnd : block_last + 1;
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace
 
 arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>& terms,
@@ -87,6 +116,7 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
     sorted.push_back(&lanes[i]);
   }
   const size_t count = sorted.size();
+  if (count == 1) return SingleTermTopK(source, lanes[0], bm25, top, counters);
   for (;;) {
     SortByDocument(sorted);
     const double threshold = top.threshold();

@@ -23,10 +23,12 @@ class Bm25 {
   double Idf(double document_frequency) const;
   // The contribution of a term of weight `weight` (idf × its multiplicity in the query) found
   // `tf` times in a document of `length` terms.
+  // One division: k1·(1 − b + b·len/avglen) is computed as k1(1 − b) + (k1·b/avglen)·len with
+  // both factors fixed at construction (a score's hot loop runs this per posting).
   double TermScore(double weight, uint32_t tf, uint32_t length) const {
     const double frequency = static_cast<double>(tf);
-    return weight * (frequency * (k1_ + 1.0)) /
-           (frequency + k1_ * (1.0 - b_ + b_ * (static_cast<double>(length) / average_length_)));
+    return weight * (frequency * k1_plus_one_) /
+           (frequency + (length_free_norm_ + norm_per_length_ * static_cast<double>(length)));
   }
   // A bound on TermScore(weight, tf, len) for every tf <= max_tf and len >= min_length, with a
   // margin covering rounding (WAND compares it with sums computed in another order).
@@ -38,10 +40,10 @@ class Bm25 {
 
  private:
   static constexpr double kBoundMargin = 1.0 + 1e-9;
-  double k1_;
-  double b_;
   double document_count_;
-  double average_length_;
+  double k1_plus_one_;
+  double length_free_norm_;  // k1 · (1 − b)
+  double norm_per_length_;   // k1 · b / avglen
 };
 
 }  // namespace tessera::query

@@ -40,6 +40,13 @@ class MemoryPostingCursor final : public PostingCursor {
   }
   uint32_t block_max_term_frequency() const override { return data_.block_max_frequency[block_]; }
   uint32_t block_min_document_length() const override { return data_.block_min_length[block_]; }
+  BlockRemainder RemainderOfBlock() const override {
+    if (index_ >= data_.docs.size()) return {};
+    const size_t block_end =
+        std::min((index_ / kPostingBlockSize + 1) * kPostingBlockSize, data_.docs.size());
+    return {data_.docs.data() + index_, data_.frequencies.data() + index_,
+            static_cast<uint32_t>(block_end - index_)};
+  }
   arrow::Status PositionsInto(std::vector<uint32_t>* positions) override {
     if (!with_positions_) {
       return Unsupported("this text segment holds no positions (with_position=false)");

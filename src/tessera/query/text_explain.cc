@@ -39,8 +39,8 @@ void ExplainTextSearch(const TextSearchOptions& options, const format::Manifest&
     if (!column.has_terms) {
       scoring << "no query term left after analysis: no rows";
     } else {
-      scoring << (column.wand ? "block-max WAND" : "every posting scored") << ", "
-              << column.counters.scored << " of " << column.counters.postings << " postings scored";
+      scoring << column.scoring << ", " << column.counters.scored << " of "
+              << column.counters.postings << " postings scored";
     }
     explain->Add(scoring.str());
   }

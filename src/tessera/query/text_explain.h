@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
@@ -25,7 +26,8 @@ struct TextColumnExplain {
   const TextSources* sources = nullptr;
   TextStatistics statistics;
   bool has_terms = false;  // false: the query analyzed to no term
-  bool wand = false;
+  // How the top k was found: "block-max WAND", "phrase bounds" or "every posting scored".
+  std::string_view scoring = "every posting scored";
   ScoringCounters counters;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include "tessera/status.h"
@@ -109,10 +110,52 @@ arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSour
   return result;
 }
 
-arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSource& source,
-                                             size_t source_index, const Bm25& bm25,
-                                             ScoringCounters* counters) {
-  DocumentScores result;
+// Whether term `i`'s frequency in a document bounds the phrase's there. The phrase frequency
+// counts positions of the first term (PhraseFrequency), so that term's always does; without
+// slop every other term's does too (each occurrence needs its own position of each term at a
+// fixed offset), while a sloppy occurrence may share another term's position with the next.
+bool BoundsPhraseFrequency(const PlanNode& node, size_t i) { return i == 0 || node.slop == 0; }
+
+// From `target` on, the first document whose blocks could hold a phrase occurrence scoring at
+// least `threshold`: the phrase's frequency in a document is at most its bounding terms'
+// (BoundsPhraseFrequency) largest block frequencies, and that document is no shorter than the
+// largest of the blocks' smallest lengths. Whole runs of blocks below the threshold are passed
+// by their headers alone (nothing decoded). kEnd once a term has no block left; otherwise every
+// cursor's block position is at the block holding the answer, and `*blocks_end` is the last
+// document all those blocks cover.
+arrow::Result<uint32_t> FirstPromisingDocument(
+    const PlanNode& node, const std::vector<std::unique_ptr<PostingCursor>>& cursors,
+    uint32_t target, double threshold, const Bm25& bm25, uint32_t* blocks_end) {
+  while (target != PostingCursor::kEnd) {
+    uint32_t max_frequency = UINT32_MAX;
+    uint32_t min_length = 0;
+    *blocks_end = PostingCursor::kEnd;
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      PostingCursor& cursor = *cursors[i];
+      ARROW_RETURN_NOT_OK(cursor.ShallowAdvance(target));
+      if (cursor.block_last_doc() == PostingCursor::kEnd) return PostingCursor::kEnd;
+      if (BoundsPhraseFrequency(node, i)) {
+        max_frequency = std::min(max_frequency, cursor.block_max_term_frequency());
+      }
+      min_length = std::max(min_length, cursor.block_min_document_length());
+      *blocks_end = std::min(*blocks_end, cursor.block_last_doc());
+    }
+    if (bm25.UpperBound(node.phrase_weight, max_frequency, min_length) >= threshold) {
+      return target;
+    }
+    target = *blocks_end + 1;
+  }
+  return target;
+}
+
+// The documents holding the phrase, by a leapfrog led by the rarest term (only the documents its
+// list reaches are visited), each scored as one term of the phrase's frequency. Without `top`,
+// every match goes to `result`. With it, only accepted documents are offered to `top`, and a
+// document (or a run of blocks) whose bound is strictly below top's threshold is passed before
+// its positions are read: the same top k, the positions of far fewer documents decoded.
+arrow::Status MatchPhrase(const PlanNode& node, const TextSource& source, size_t source_index,
+                          const Bm25& bm25, TextTopK* top, ScoringCounters* counters,
+                          DocumentScores* result) {
   const index::TextSegmentReader& reader = *source.reader;
   if (!reader.has_positions()) {
     return InvalidArgument("a phrase query needs positions, but segment ", source.segment_uuid,
@@ -123,12 +166,11 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
   std::vector<std::unique_ptr<PostingCursor>> cursors;
   for (const PlanTerm& term : node.terms) {
     const auto& postings = term.postings[source_index];
-    if (!postings) return result;
+    if (!postings) return arrow::Status::OK();
     ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
     if (counters != nullptr) counters->postings += postings->document_frequency;
     cursors.push_back(std::move(cursor));
   }
-  // A leapfrog led by the rarest term: only the documents its list reaches are visited.
   size_t rarest = 0;
   for (size_t i = 1; i < node.terms.size(); ++i) {
     if (node.terms[i].postings[source_index]->document_frequency <
@@ -138,32 +180,98 @@ arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSou
   }
   PostingCursor& lead = *cursors[rarest];
   std::vector<std::vector<uint32_t>> positions(cursors.size());
+  // With `top` full: the block check passed for documents up to here (the cursors' block
+  // positions are at the blocks holding them).
+  uint32_t blocks_end = 0;
+  bool blocks_checked = false;
   uint32_t doc = lead.doc();
   while (doc != PostingCursor::kEnd) {
+    const double threshold =
+        top == nullptr ? -std::numeric_limits<double>::infinity() : top->threshold();
+    const bool bounded = threshold > -std::numeric_limits<double>::infinity();
+    if (bounded) {
+      if (!blocks_checked || doc > blocks_end) {
+        ARROW_ASSIGN_OR_RAISE(
+            const uint32_t promising,
+            FirstPromisingDocument(node, cursors, doc, threshold, bm25, &blocks_end));
+        if (promising == PostingCursor::kEnd) break;
+        blocks_checked = true;
+        if (promising != doc) {
+          ARROW_RETURN_NOT_OK(lead.Advance(promising));
+          doc = lead.doc();
+          continue;
+        }
+      }
+    }
+    if (top != nullptr && !source.Accepted(doc)) {
+      ARROW_RETURN_NOT_OK(lead.Next());
+      doc = lead.doc();
+      continue;
+    }
+    if (bounded) {
+      // Before the other terms' blocks are decoded: the lead's frequency and the others' block
+      // maxima bound the phrase's frequency, the document's own length its normalization.
+      uint32_t frequency_bound = UINT32_MAX;
+      for (size_t i = 0; i < cursors.size(); ++i) {
+        if (!BoundsPhraseFrequency(node, i)) continue;
+        frequency_bound =
+            std::min(frequency_bound,
+                     i == rarest ? lead.term_frequency() : cursors[i]->block_max_term_frequency());
+      }
+      if (bm25.UpperBound(node.phrase_weight, frequency_bound, reader.document_length(doc)) <
+          threshold) {
+        ARROW_RETURN_NOT_OK(lead.Next());
+        doc = lead.doc();
+        continue;
+      }
+    }
     bool aligned = true;
-    for (auto& cursor : cursors) {
-      ARROW_RETURN_NOT_OK(cursor->Advance(doc));
-      if (cursor->doc() != doc) {
-        ARROW_RETURN_NOT_OK(lead.Advance(cursor->doc()));
+    uint32_t max_frequency = UINT32_MAX;
+    for (size_t i = 0; i < cursors.size(); ++i) {
+      PostingCursor& cursor = *cursors[i];
+      ARROW_RETURN_NOT_OK(cursor.Advance(doc));
+      if (cursor.doc() != doc) {
+        ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
         doc = lead.doc();
         aligned = false;
         break;
       }
+      if (BoundsPhraseFrequency(node, i)) {
+        max_frequency = std::min(max_frequency, cursor.term_frequency());
+      }
     }
     if (!aligned) continue;
+    const uint32_t length = reader.document_length(doc);
+    if (bounded && bm25.UpperBound(node.phrase_weight, max_frequency, length) < threshold) {
+      ARROW_RETURN_NOT_OK(lead.Next());
+      doc = lead.doc();
+      continue;
+    }
     for (size_t i = 0; i < cursors.size(); ++i) {
       ARROW_RETURN_NOT_OK(cursors[i]->PositionsInto(&positions[i]));
     }
     if (counters != nullptr) counters->scored += cursors.size();
     const uint32_t frequency = PhraseFrequency(positions, node.offsets, node.slop);
     if (frequency > 0) {
-      result.docs.push_back(doc);
-      result.scores.push_back(
-          bm25.TermScore(node.phrase_weight, frequency, reader.document_length(doc)));
+      const double score = bm25.TermScore(node.phrase_weight, frequency, length);
+      if (top != nullptr) {
+        top->Push(score, reader.row_address(doc));
+      } else {
+        result->docs.push_back(doc);
+        result->scores.push_back(score);
+      }
     }
     ARROW_RETURN_NOT_OK(lead.Next());
     doc = lead.doc();
   }
+  return arrow::Status::OK();
+}
+
+arrow::Result<DocumentScores> EvaluatePhrase(const PlanNode& node, const TextSource& source,
+                                             size_t source_index, const Bm25& bm25,
+                                             ScoringCounters* counters) {
+  DocumentScores result;
+  ARROW_RETURN_NOT_OK(MatchPhrase(node, source, source_index, bm25, nullptr, counters, &result));
   return result;
 }
 
@@ -312,6 +420,11 @@ arrow::Result<DocumentScores> EvaluateBoolean(const PlanNode& node, const TextSo
 }
 
 }  // namespace
+
+arrow::Status PhraseTopK(const PlanNode& node, const TextSource& source, size_t source_index,
+                         const Bm25& bm25, TextTopK& top, ScoringCounters* counters) {
+  return MatchPhrase(node, source, source_index, bm25, &top, counters, nullptr);
+}
 
 uint32_t PhraseFrequency(const std::vector<std::vector<uint32_t>>& positions,
                          const std::vector<uint32_t>& offsets, int slop) {

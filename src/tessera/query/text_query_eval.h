@@ -18,6 +18,7 @@
 #include "tessera/query/bm25.h"
 #include "tessera/query/text_query_plan.h"
 #include "tessera/query/text_sources.h"
+#include "tessera/query/text_top_k.h"
 
 namespace tessera::query {
 
@@ -30,6 +31,15 @@ struct DocumentScores {
 arrow::Result<DocumentScores> EvaluatePlan(const PlanNode& node, const TextSource& source,
                                            size_t source_index, const Bm25& bm25,
                                            ScoringCounters* counters);
+
+// The top k of a phrase node in one source, offered to `top` (accepted documents only): the
+// documents EvaluatePlan finds with the same scores, less those whose bound is strictly below
+// top's threshold when they are reached — the phrase's score at a frequency no occurrence count
+// can exceed (the first term's frequency in the document; without slop, the smallest of the
+// terms'), or over whole posting blocks at their headers' largest frequencies and smallest
+// lengths. Their positions are never read.
+arrow::Status PhraseTopK(const PlanNode& node, const TextSource& source, size_t source_index,
+                         const Bm25& bm25, TextTopK& top, ScoringCounters* counters);
 
 // The phrase frequency of one document: how many positions of the first term start an
 // occurrence — a position p_i of each term, no document position used twice, with

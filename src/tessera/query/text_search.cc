@@ -94,7 +94,7 @@ struct ColumnSearch {
   TextStatistics statistics;
   std::optional<PlanNode> plan;
   std::vector<std::string> query_terms;
-  bool wand = false;
+  std::string_view scoring = "every posting scored";  // explain's words for the strategy
   ScoringCounters counters;
   std::vector<ScoredDocument> best;
 };
@@ -130,10 +130,17 @@ arrow::Status SearchColumn(const Snapshot& snapshot, const TextSearchOptions& op
   const PlanNode& plan = *search.plan;
   TextTopK top(static_cast<size_t>(
       std::min<uint64_t>(static_cast<uint64_t>(options.k), search.statistics.document_count)));
-  search.wand = !options.exhaustive && IsPureDisjunction(plan);
+  const bool wand = !options.exhaustive && IsPureDisjunction(plan);
+  const bool phrase_bounds = !options.exhaustive && plan.kind == PlanNode::Kind::kPhrase;
+  if (wand) search.scoring = "block-max WAND";
+  if (phrase_bounds) search.scoring = "phrase bounds";
   for (size_t s = 0; s < sources.sources.size(); ++s) {
     const TextSource& source = sources.sources[s];
-    if (search.wand) {
+    if (phrase_bounds) {
+      ARROW_RETURN_NOT_OK(PhraseTopK(plan, source, s, bm25, top, &search.counters));
+      continue;
+    }
+    if (wand) {
       std::vector<WandTerm> lanes;
       for (const PlanTerm& term : plan.terms) {
         if (term.postings[s]) lanes.push_back({*term.postings[s], term.weight});
@@ -244,7 +251,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TextSearch(
   std::vector<TextColumnExplain> explained;
   for (const ColumnSearch& search : searches) {
     explained.push_back({search.name, search.sources.get(), search.statistics,
-                         search.plan.has_value(), search.wand, search.counters});
+                         search.plan.has_value(), search.scoring, search.counters});
   }
   ExplainTextSearch(options, dataset.manifest(), explained, prefilter_explain, explain);
 

@@ -76,6 +76,11 @@ class InvertedPostingCursor final : public PostingCursor {
     return b < headers_.size() ? headers_[b].min_document_length : 0;
   }
 
+  BlockRemainder RemainderOfBlock() const override {
+    if (doc_ == kEnd) return {};
+    return {docs_ + index_, frequencies_ + index_, count_ - index_};
+  }
+
   arrow::Status PositionsInto(std::vector<uint32_t>* positions) override {
     if (!reader_->has_positions()) {
       return Unsupported("INVERTED index '", reader_->meta().index_name(),
