@@ -137,12 +137,16 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
     double block_reach = 0;
     uint32_t next = PostingCursor::kEnd;
     for (size_t i = 0; i <= last; ++i) {
-      PostingCursor& cursor = *sorted[i]->cursor;
-      ARROW_RETURN_NOT_OK(cursor.ShallowAdvance(doc));
-      const uint32_t block_last = cursor.block_last_doc();
-      if (block_last == PostingCursor::kEnd) continue;  // no document >= doc in this list
-      block_reach += BlockBound(*sorted[i], bm25);
-      next = std::min(next, block_last + 1);
+      Lane& lane = *sorted[i];
+      // The block found for an earlier pivot still holds the first document >= doc while doc
+      // is at most its last document (which is one of the list's): no call to the cursor.
+      if (lane.block_bound < 0 || doc > lane.block_last) {
+        ARROW_RETURN_NOT_OK(lane.cursor->ShallowAdvance(doc));
+        if (lane.cursor->block_last_doc() == PostingCursor::kEnd) continue;  // none >= doc
+        BlockBound(lane, bm25);
+      }
+      block_reach += lane.block_bound;
+      next = std::min(next, lane.block_last + 1);
     }
     if (block_reach < threshold) {
       // No document in [doc, next) can enter: the lists after `last` start at or after their
