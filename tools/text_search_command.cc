@@ -335,9 +335,9 @@ void AddTextSearchOptions(CLI::App* command, SearchArguments* args) {
                        "The tags around each matched term (inserted as they are; the text is not "
                        "escaped), default '<b>,</b>'")
           ->type_name("OPEN,CLOSE");
-  args->exhaustive_option =
-      command->add_flag("--exhaustive", args->exhaustive,
-                        "Score every posting instead of block-max WAND (the same rows; slower)");
+  args->exhaustive_option = command->add_flag(
+      "--exhaustive", args->exhaustive,
+      "Score every posting instead of block-max WAND or a phrase's bounds (the same rows; slower)");
   args->hybrid_option = command->add_flag(
       "--hybrid", args->hybrid,
       "Fuse a vector search (--vector, --vector-column) and a text search (--text, --column)");

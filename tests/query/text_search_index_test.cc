@@ -200,6 +200,52 @@ TEST_F(TextSearchIndexTest, ScoresDoNotDependOnSegmentsOrTheTail) {
   ExpectSameAnswers(variants);
 }
 
+// Over INVERTED segments of several posting blocks and an unindexed tail, with deletions: a
+// phrase's bounds and the one-term WAND return exactly what scoring every posting does, the
+// top k filling in the first source or only later ones.
+TEST_F(TextSearchIndexTest, PhraseBoundsAndOneTermWandEqualTheExhaustivePath) {
+  dataset::WriteOptions files;
+  files.max_rows_per_file = 400;
+  files.rows_per_batch = 100;
+  ASSERT_OK_AND_ASSIGN(auto data,
+                       dataset::Dataset::Create(directory_.Child("blocks"),
+                                                ReaderOf(testing::TextCorpusBatch(0, 3200, 21)),
+                                                files));
+  std::mt19937 random(22);
+  data = IndexInGroups(data, random, true);
+  ASSERT_OK_AND_ASSIGN(data, data->Delete("id % 13 = 6"));
+  ASSERT_GT(index::DescribeIndex(*data, "body_idx").ValueOrDie().unindexed_fragments, 0u);
+  const auto& words = testing::TextCorpusWords();
+  auto word = [&](size_t first) {
+    return words[std::uniform_int_distribution<size_t>(first, first + 9)(random)];
+  };
+  for (int round = 0; round < 30; ++round) {
+    TextSearchOptions options;
+    options.columns = {{"body", 1.0}};
+    options.projection = {"id"};
+    // Common and rarer words, so that the top k fills in the first segment or only later.
+    const size_t first = round % 3 == 0 ? 10 : 0;
+    if (round % 5 == 4) {
+      options.text = word(first);
+      options.type = TextQueryType::kMatch;
+    } else {
+      options.text = word(first) + " " + word(first);
+      if (round % 2 == 1) options.text += " " + word(0);
+      options.type = TextQueryType::kPhrase;
+      options.slop = std::uniform_int_distribution<int>(0, 3)(random);
+    }
+    options.k = std::uniform_int_distribution<int64_t>(1, 25)(random);
+    if (round % 7 == 6) {
+      options.filter = "n < 5";
+      options.prefilter = true;
+    }
+    const auto bounded = Search(*data, options);
+    options.exhaustive = true;
+    EXPECT_EQ(bounded, Search(*data, options))
+        << options.text << " slop " << options.slop << " k " << options.k;
+  }
+}
+
 // A list column: each element continues one position sequence after a gap, in segments and in
 // the unindexed tail alike, so a phrase does not span two elements unless its slop covers the
 // gap, and scores agree.

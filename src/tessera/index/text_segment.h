@@ -62,7 +62,9 @@ class PostingCursor {
 
   // Block-max data without decoding documents: moves the block position (never backwards) to
   // the block holding the first document >= target, leaving doc() unchanged; then the
-  // block_* accessors describe that block. block_last_doc() is kEnd past the last block.
+  // block_* accessors describe that block. block_last_doc() is kEnd past the last block. Read
+  // the accessors after a ShallowAdvance: Next and Advance may or may not move the block
+  // position along (the in-memory segment's cursors leave it).
   virtual arrow::Status ShallowAdvance(uint32_t target) = 0;
   virtual uint32_t block_last_doc() const = 0;
   virtual uint32_t block_max_term_frequency() const = 0;

@@ -94,7 +94,7 @@ arrow::Status SingleTermTopK(const TextSource& source, Lane& lane, const Bm25& b
         if (score >= top.threshold()) top.Push(score, reader.row_address(doc));
       }
     }
-    target = block_last == PostingCursor::kEnd - 1 ? PostingCursor::kEnd : block_last + 1;
+    target = block_last + 1;  // block_last < kEnd: at most kEnd
   }
   return arrow::Status::OK();
 }
@@ -140,6 +140,8 @@ arrow::Status BlockMaxWand(const TextSource& source, const std::vector<WandTerm>
       Lane& lane = *sorted[i];
       // The block found for an earlier pivot still holds the first document >= doc while doc
       // is at most its last document (which is one of the list's): no call to the cursor.
+      // Sound because the pivot never moves back (every step moves the lanes before it to it
+      // or past it).
       if (lane.block_bound < 0 || doc > lane.block_last) {
         ARROW_RETURN_NOT_OK(lane.cursor->ShallowAdvance(doc));
         if (lane.cursor->block_last_doc() == PostingCursor::kEnd) continue;  // none >= doc

@@ -117,12 +117,12 @@ arrow::Result<DocumentScores> EvaluateTerms(const PlanNode& node, const TextSour
 bool BoundsPhraseFrequency(const PlanNode& node, size_t i) { return i == 0 || node.slop == 0; }
 
 // From `target` on, the first document whose blocks could hold a phrase occurrence scoring at
-// least `threshold`: the phrase's frequency in a document is at most its bounding terms'
-// (BoundsPhraseFrequency) largest block frequencies, and that document is no shorter than the
-// largest of the blocks' smallest lengths. Whole runs of blocks below the threshold are passed
-// by their headers alone (nothing decoded). kEnd once a term has no block left; otherwise every
-// cursor's block position is at the block holding the answer, and `*blocks_end` is the last
-// document all those blocks cover.
+// least `threshold`: the phrase's frequency in a document is at most the smallest of its
+// bounding terms' (BoundsPhraseFrequency) block maxima of frequency, and that document is no
+// shorter than the largest of the blocks' smallest lengths. Whole runs of blocks below the
+// threshold are passed by their headers alone (nothing decoded). kEnd once a term has no block
+// left; otherwise every cursor's block position is at the block holding the answer, and
+// `*blocks_end` is the last document all those blocks cover.
 arrow::Result<uint32_t> FirstPromisingDocument(
     const PlanNode& node, const std::vector<std::unique_ptr<PostingCursor>>& cursors,
     uint32_t target, double threshold, const Bm25& bm25, uint32_t* blocks_end) {
@@ -146,6 +146,21 @@ arrow::Result<uint32_t> FirstPromisingDocument(
     target = *blocks_end + 1;
   }
   return target;
+}
+
+// A bound on the phrase's frequency in the lead's document, before the other cursors are moved
+// to it: the lead's frequency there and the other bounding terms' block maxima (their block
+// positions at the blocks holding the document, as FirstPromisingDocument leaves them).
+uint32_t LeadFrequencyBound(const PlanNode& node,
+                            const std::vector<std::unique_ptr<PostingCursor>>& cursors,
+                            size_t lead) {
+  uint32_t bound = UINT32_MAX;
+  for (size_t i = 0; i < cursors.size(); ++i) {
+    if (!BoundsPhraseFrequency(node, i)) continue;
+    bound = std::min(
+        bound, i == lead ? cursors[i]->term_frequency() : cursors[i]->block_max_term_frequency());
+  }
+  return bound;
 }
 
 // The documents holding the phrase, by a leapfrog led by the rarest term (only the documents its
@@ -203,62 +218,47 @@ arrow::Status MatchPhrase(const PlanNode& node, const TextSource& source, size_t
         }
       }
     }
-    if (top != nullptr && !source.Accepted(doc)) {
-      ARROW_RETURN_NOT_OK(lead.Next());
-      doc = lead.doc();
-      continue;
-    }
-    if (bounded) {
-      // Before the other terms' blocks are decoded: the lead's frequency and the others' block
-      // maxima bound the phrase's frequency, the document's own length its normalization.
-      uint32_t frequency_bound = UINT32_MAX;
+    // Whether the document may enter, decided as cheaply as possible: before the other terms'
+    // blocks are decoded, by the lead's frequency and the others' block maxima (which bound
+    // the phrase's frequency) at the document's own length; then by the terms' frequencies.
+    const bool may_enter =
+        top == nullptr ||
+        (source.Accepted(doc) &&
+         (!bounded || bm25.UpperBound(node.phrase_weight, LeadFrequencyBound(node, cursors, rarest),
+                                      reader.document_length(doc)) >= threshold));
+    if (may_enter) {
+      bool aligned = true;
+      uint32_t max_frequency = UINT32_MAX;
       for (size_t i = 0; i < cursors.size(); ++i) {
-        if (!BoundsPhraseFrequency(node, i)) continue;
-        frequency_bound =
-            std::min(frequency_bound,
-                     i == rarest ? lead.term_frequency() : cursors[i]->block_max_term_frequency());
+        PostingCursor& cursor = *cursors[i];
+        ARROW_RETURN_NOT_OK(cursor.Advance(doc));
+        if (cursor.doc() != doc) {
+          ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
+          doc = lead.doc();
+          aligned = false;
+          break;
+        }
+        if (BoundsPhraseFrequency(node, i)) {
+          max_frequency = std::min(max_frequency, cursor.term_frequency());
+        }
       }
-      if (bm25.UpperBound(node.phrase_weight, frequency_bound, reader.document_length(doc)) <
-          threshold) {
-        ARROW_RETURN_NOT_OK(lead.Next());
-        doc = lead.doc();
-        continue;
-      }
-    }
-    bool aligned = true;
-    uint32_t max_frequency = UINT32_MAX;
-    for (size_t i = 0; i < cursors.size(); ++i) {
-      PostingCursor& cursor = *cursors[i];
-      ARROW_RETURN_NOT_OK(cursor.Advance(doc));
-      if (cursor.doc() != doc) {
-        ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
-        doc = lead.doc();
-        aligned = false;
-        break;
-      }
-      if (BoundsPhraseFrequency(node, i)) {
-        max_frequency = std::min(max_frequency, cursor.term_frequency());
-      }
-    }
-    if (!aligned) continue;
-    const uint32_t length = reader.document_length(doc);
-    if (bounded && bm25.UpperBound(node.phrase_weight, max_frequency, length) < threshold) {
-      ARROW_RETURN_NOT_OK(lead.Next());
-      doc = lead.doc();
-      continue;
-    }
-    for (size_t i = 0; i < cursors.size(); ++i) {
-      ARROW_RETURN_NOT_OK(cursors[i]->PositionsInto(&positions[i]));
-    }
-    if (counters != nullptr) counters->scored += cursors.size();
-    const uint32_t frequency = PhraseFrequency(positions, node.offsets, node.slop);
-    if (frequency > 0) {
-      const double score = bm25.TermScore(node.phrase_weight, frequency, length);
-      if (top != nullptr) {
-        top->Push(score, reader.row_address(doc));
-      } else {
-        result->docs.push_back(doc);
-        result->scores.push_back(score);
+      if (!aligned) continue;
+      const uint32_t length = reader.document_length(doc);
+      if (!bounded || bm25.UpperBound(node.phrase_weight, max_frequency, length) >= threshold) {
+        for (size_t i = 0; i < cursors.size(); ++i) {
+          ARROW_RETURN_NOT_OK(cursors[i]->PositionsInto(&positions[i]));
+        }
+        if (counters != nullptr) counters->scored += cursors.size();
+        const uint32_t frequency = PhraseFrequency(positions, node.offsets, node.slop);
+        if (frequency > 0) {
+          const double score = bm25.TermScore(node.phrase_weight, frequency, length);
+          if (top != nullptr) {
+            top->Push(score, reader.row_address(doc));
+          } else {
+            result->docs.push_back(doc);
+            result->scores.push_back(score);
+          }
+        }
       }
     }
     ARROW_RETURN_NOT_OK(lead.Next());

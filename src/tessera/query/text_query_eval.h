@@ -1,7 +1,8 @@
 // EvaluatePlan: every document of one source matching a TextQueryPlan node, with its score,
 // computed by scoring every posting of the node's terms — the exhaustive path of full-text
-// search, used for the query shapes block-max WAND does not serve (conjunctions, minimum
-// should match, phrases, boolean queries) and as the oracle it is compared with.
+// search, used for the query shapes block-max WAND and PhraseTopK do not serve (conjunctions,
+// minimum should match, boolean queries and the phrases inside them) and as the oracle both
+// are compared with.
 //
 // Invariants: documents ascending; every document's score is summed in the plan's order from 0
 // (terms of a node, children of a boolean), as BlockMaxWand sums it; a phrase over a source

@@ -12,9 +12,10 @@
 // double and returned as float32 `_score`; rows are ordered by (score descending, row address
 // ascending).
 //
-// Top-k uses block-max WAND (index/text_segment.h block bounds under the global IDF) so the
-// exact top-k is found without scoring every posting; `exhaustive` scores every posting
-// instead (the oracle the tests compare it with). Both give identical results.
+// Top-k uses block-max WAND for disjunctions and bounds for a phrase (index/text_segment.h
+// block bounds under the global IDF) so the exact top-k is found without scoring every
+// posting; `exhaustive` scores every posting instead (the oracle the tests compare them with).
+// All give identical results.
 //
 // Query types (`text` is analyzed by the column's analyzer unless said otherwise):
 //  - match: documents holding any term (operator or; minimum_should_match of the query's
@@ -95,7 +96,8 @@ struct TextSearchOptions {
   int64_t k = 10;
   std::string filter;  // SQL-like predicate (docs/filters.md); empty means none
   bool prefilter = false;
-  // Score every posting instead of block-max WAND (same result; for tests and explain).
+  // Score every posting instead of block-max WAND or a phrase's bounds (same result; for
+  // tests and explain).
   bool exhaustive = false;
   // Adds `_highlight`: the best-matching passage of the first searched column's value, at most
   // highlight_length bytes, the matched terms wrapped in the tags.
