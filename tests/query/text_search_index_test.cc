@@ -207,10 +207,9 @@ TEST_F(TextSearchIndexTest, PhraseBoundsAndOneTermWandEqualTheExhaustivePath) {
   dataset::WriteOptions files;
   files.max_rows_per_file = 400;
   files.rows_per_batch = 100;
-  ASSERT_OK_AND_ASSIGN(auto data,
-                       dataset::Dataset::Create(directory_.Child("blocks"),
-                                                ReaderOf(testing::TextCorpusBatch(0, 3200, 21)),
-                                                files));
+  ASSERT_OK_AND_ASSIGN(
+      auto data, dataset::Dataset::Create(directory_.Child("blocks"),
+                                          ReaderOf(testing::TextCorpusBatch(0, 3200, 21)), files));
   std::mt19937 random(22);
   data = IndexInGroups(data, random, true);
   ASSERT_OK_AND_ASSIGN(data, data->Delete("id % 13 = 6"));
