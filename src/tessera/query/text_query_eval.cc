@@ -13,6 +13,35 @@ namespace {
 
 using index::PostingCursor;
 
+// The node's terms (all present in the source) rarest first: the order a leapfrog moves them.
+std::vector<size_t> ByRarity(const PlanNode& node, size_t source_index) {
+  std::vector<size_t> order(node.terms.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t left, size_t right) {
+    return node.terms[left].postings[source_index]->document_frequency <
+           node.terms[right].postings[source_index]->document_frequency;
+  });
+  return order;
+}
+
+// One step of a leapfrog led by cursors[order[0]]: moves the others, in `order`, to `*doc`, the
+// lead's document. When one holds no such document, the lead jumps to that cursor's next one,
+// `*doc` follows it, and the answer is false (the caller tries again from there).
+arrow::Result<bool> AlignOn(const std::vector<std::unique_ptr<PostingCursor>>& cursors,
+                            const std::vector<size_t>& order, uint32_t* doc) {
+  PostingCursor& lead = *cursors[order[0]];
+  for (size_t i = 1; i < order.size(); ++i) {
+    PostingCursor& cursor = *cursors[order[i]];
+    ARROW_RETURN_NOT_OK(cursor.Advance(*doc));
+    if (cursor.doc() != *doc) {
+      ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
+      *doc = lead.doc();
+      return false;
+    }
+  }
+  return true;
+}
+
 // Every term required (operator and): a leapfrog over the cursors, rarest first, so only the
 // documents the rarest list reaches are visited; scores summed in plan order, as EvaluateTerms
 // sums them.
@@ -22,33 +51,18 @@ arrow::Result<DocumentScores> EvaluateConjunction(const PlanNode& node, const Te
   DocumentScores result;
   const index::TextSegmentReader& reader = *source.reader;
   std::vector<std::unique_ptr<PostingCursor>> cursors;
-  std::vector<size_t> by_rarity;
   for (const PlanTerm& term : node.terms) {
     const auto& postings = term.postings[source_index];
     if (!postings) return result;
     if (counters != nullptr) counters->postings += postings->document_frequency;
     ARROW_ASSIGN_OR_RAISE(auto cursor, reader.OpenPostings(*postings));
-    by_rarity.push_back(cursors.size());
     cursors.push_back(std::move(cursor));
   }
-  std::stable_sort(by_rarity.begin(), by_rarity.end(), [&](size_t left, size_t right) {
-    return node.terms[left].postings[source_index]->document_frequency <
-           node.terms[right].postings[source_index]->document_frequency;
-  });
+  const std::vector<size_t> by_rarity = ByRarity(node, source_index);
   PostingCursor& lead = *cursors[by_rarity[0]];
   uint32_t doc = lead.doc();
   while (doc != PostingCursor::kEnd) {
-    bool aligned = true;
-    for (size_t i = 1; i < by_rarity.size(); ++i) {
-      PostingCursor& cursor = *cursors[by_rarity[i]];
-      ARROW_RETURN_NOT_OK(cursor.Advance(doc));
-      if (cursor.doc() != doc) {
-        ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
-        doc = lead.doc();
-        aligned = false;
-        break;
-      }
-    }
+    ARROW_ASSIGN_OR_RAISE(const bool aligned, AlignOn(cursors, by_rarity, &doc));
     if (!aligned) continue;
     const uint32_t length = reader.document_length(doc);
     double score = 0;
@@ -186,13 +200,8 @@ arrow::Status MatchPhrase(const PlanNode& node, const TextSource& source, size_t
     if (counters != nullptr) counters->postings += postings->document_frequency;
     cursors.push_back(std::move(cursor));
   }
-  size_t rarest = 0;
-  for (size_t i = 1; i < node.terms.size(); ++i) {
-    if (node.terms[i].postings[source_index]->document_frequency <
-        node.terms[rarest].postings[source_index]->document_frequency) {
-      rarest = i;
-    }
-  }
+  const std::vector<size_t> by_rarity = ByRarity(node, source_index);
+  const size_t rarest = by_rarity[0];
   PostingCursor& lead = *cursors[rarest];
   std::vector<std::vector<uint32_t>> positions(cursors.size());
   // With `top` full: the block check passed for documents up to here (the cursors' block
@@ -227,22 +236,14 @@ arrow::Status MatchPhrase(const PlanNode& node, const TextSource& source, size_t
          (!bounded || bm25.UpperBound(node.phrase_weight, LeadFrequencyBound(node, cursors, rarest),
                                       reader.document_length(doc)) >= threshold));
     if (may_enter) {
-      bool aligned = true;
+      ARROW_ASSIGN_OR_RAISE(const bool aligned, AlignOn(cursors, by_rarity, &doc));
+      if (!aligned) continue;
       uint32_t max_frequency = UINT32_MAX;
       for (size_t i = 0; i < cursors.size(); ++i) {
-        PostingCursor& cursor = *cursors[i];
-        ARROW_RETURN_NOT_OK(cursor.Advance(doc));
-        if (cursor.doc() != doc) {
-          ARROW_RETURN_NOT_OK(lead.Advance(cursor.doc()));
-          doc = lead.doc();
-          aligned = false;
-          break;
-        }
         if (BoundsPhraseFrequency(node, i)) {
-          max_frequency = std::min(max_frequency, cursor.term_frequency());
+          max_frequency = std::min(max_frequency, cursors[i]->term_frequency());
         }
       }
-      if (!aligned) continue;
       const uint32_t length = reader.document_length(doc);
       if (!bounded || bm25.UpperBound(node.phrase_weight, max_frequency, length) >= threshold) {
         for (size_t i = 0; i < cursors.size(); ++i) {
