@@ -1,8 +1,10 @@
 #include "tessera/index/text/posting_codec.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
+#include <utility>
 
 namespace tessera::index::text {
 
@@ -63,6 +65,40 @@ void PackBits(const uint32_t* values, size_t count, std::string* out) {
   if (filled > 0) target[written++] = static_cast<uint8_t>(buffer);
 }
 
+namespace {
+
+// The first values of a run of `count` values of `Width` bits whose 8-byte load from their first
+// byte stays inside the `available` bytes, with the shifts and mask fixed at compile time;
+// returns how many it unpacked (the caller reads the rest byte by byte).
+template <int Width>
+size_t UnpackWithWideLoads(const uint8_t* p, size_t available, size_t count, uint32_t* values) {
+  constexpr uint64_t kMask = Width == 32 ? 0xffffffffull : ((uint64_t{1} << Width) - 1);
+  // Value i starts at byte i·Width/8, which is at most available − 8 for i ≤ 8(available − 8)/W.
+  const size_t wide = available < sizeof(uint64_t)
+                          ? 0
+                          : std::min(count, 8 * (available - sizeof(uint64_t)) / Width + 1);
+  for (size_t i = 0; i < wide; ++i) {
+    const size_t bit = i * Width;
+    uint64_t word;
+    std::memcpy(&word, p + (bit >> 3), sizeof(word));
+    values[i] = static_cast<uint32_t>((word >> (bit & 7)) & kMask);
+  }
+  return wide;
+}
+
+using WideUnpacker = size_t (*)(const uint8_t*, size_t, size_t, uint32_t*);
+
+template <size_t... Widths>
+constexpr std::array<WideUnpacker, sizeof...(Widths)> WideUnpackers(
+    std::index_sequence<Widths...>) {
+  return {&UnpackWithWideLoads<static_cast<int>(Widths) + 1>...};
+}
+
+// kWideUnpackers[w - 1] unpacks width w, for w in 1..32.
+constexpr auto kWideUnpackers = WideUnpackers(std::make_index_sequence<32>());
+
+}  // namespace
+
 bool UnpackBits(const uint8_t** data, const uint8_t* end, size_t count, uint32_t* values) {
   const uint8_t* p = *data;
   if (p >= end) return false;
@@ -76,15 +112,8 @@ bool UnpackBits(const uint8_t** data, const uint8_t* end, size_t count, uint32_t
   const size_t bytes = (count * static_cast<size_t>(width) + 7) / 8;
   if (static_cast<size_t>(end - p) < bytes) return false;
   const uint64_t mask = width == 32 ? 0xffffffffull : ((uint64_t{1} << width) - 1);
-  // Value i starts at bit i·width (least significant first). While 8 bytes can be loaded from
-  // its first byte, one unaligned load holds it whole (bit offset <= 7, width <= 32).
-  size_t i = 0;
-  uint64_t bit = 0;
-  for (; i < count && (bit >> 3) + 8 <= static_cast<size_t>(end - p); ++i, bit += width) {
-    uint64_t word;
-    std::memcpy(&word, p + (bit >> 3), sizeof(word));
-    values[i] = static_cast<uint32_t>((word >> (bit & 7)) & mask);
-  }
+  size_t i = kWideUnpackers[width - 1](p, static_cast<size_t>(end - p), count, values);
+  uint64_t bit = static_cast<uint64_t>(i) * static_cast<uint64_t>(width);
   // The last values, byte by byte, never reading past `end`.
   for (; i < count; ++i, bit += width) {
     uint64_t word = 0;
