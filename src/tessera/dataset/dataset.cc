@@ -166,14 +166,17 @@ uint64_t Dataset::CountRows() const {
 arrow::Result<uint64_t> Dataset::CountRows(std::string_view filter) const {
   if (filter.empty()) return CountRows();
   ARROW_ASSIGN_OR_RAISE(auto parsed, expr::Filter::Parse(filter, schema_));
-  uint64_t rows = 0;
+  ARROW_ASSIGN_OR_RAISE(auto columns, FilterColumns(*schema_, *parsed));
+  // A constant predicate reads no column; decode one to learn the row counts.
+  if (columns.empty()) columns.push_back(0);
+  std::vector<std::unique_ptr<FragmentReader>> readers;
+  std::vector<FragmentToMatch> fragments;
   for (const auto& fragment : manifest_->fragments()) {
-    ARROW_ASSIGN_OR_RAISE(auto deleted, LoadDeletionVector(*storage_, fragment));
-    ARROW_ASSIGN_OR_RAISE(auto matches,
-                          FindMatchingRows(*storage_, fragment, schema_, *parsed, *deleted));
-    rows += matches.cardinality();
+    ARROW_ASSIGN_OR_RAISE(auto reader, FragmentReader::Open(*storage_, fragment, schema_, columns));
+    fragments.push_back({reader.get(), &reader->deletions()});
+    readers.push_back(std::move(reader));
   }
-  return rows;
+  return CountMatchingRows(fragments, *parsed);
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Dataset::Scan(

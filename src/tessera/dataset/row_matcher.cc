@@ -1,13 +1,50 @@
 #include "tessera/dataset/row_matcher.h"
 
+#include <arrow/util/bit_run_reader.h>
+
 #include <algorithm>
+#include <atomic>
 
 #include "tessera/dataset/deletion_vector.h"
-#include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::dataset {
+
+namespace {
+
+// Runs body(fragment position, batch index) for every batch of `fragments`, in parallel.
+arrow::Status ForEachBatch(const std::vector<FragmentToMatch>& fragments,
+                           const std::function<arrow::Status(size_t, int)>& body) {
+  std::vector<int64_t> first_of;  // per fragment: the position of its first batch in the list
+  int64_t total = 0;
+  for (const FragmentToMatch& fragment : fragments) {
+    first_of.push_back(total);
+    total += fragment.reader->num_batches();
+  }
+  // After a failure, batches after the first failed one are skipped: they cannot change the
+  // error returned (the one of the earliest failing batch, whatever the thread count).
+  std::atomic<int64_t> first_failed{total};
+  return util::ParallelFor(total, [&](int64_t begin, int64_t end) -> arrow::Status {
+    size_t position = static_cast<size_t>(
+        std::upper_bound(first_of.begin(), first_of.end(), begin) - first_of.begin() - 1);
+    for (int64_t item = begin; item < end; ++item) {
+      if (item > first_failed.load(std::memory_order_relaxed)) break;
+      while (position + 1 < first_of.size() && first_of[position + 1] <= item) ++position;
+      arrow::Status status = body(position, static_cast<int>(item - first_of[position]));
+      if (!status.ok()) {
+        int64_t failed = first_failed.load();
+        while (item < failed && !first_failed.compare_exchange_weak(failed, item)) {
+        }
+        return status;
+      }
+    }
+    return arrow::Status::OK();
+  });
+}
+
+}  // namespace
 
 arrow::Result<std::vector<int>> FilterColumns(const arrow::Schema& schema,
                                               const expr::Filter& filter) {
@@ -22,6 +59,37 @@ arrow::Result<std::vector<int>> FilterColumns(const arrow::Schema& schema,
   return columns;
 }
 
+arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectInBatch(const FragmentToMatch& fragment,
+                                                                  int index,
+                                                                  const expr::Filter& filter) {
+  ARROW_ASSIGN_OR_RAISE(auto batch, fragment.reader->ReadBatch(index));
+  GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+  const uint64_t first = static_cast<uint64_t>(index) * fragment.reader->rows_per_batch();
+  ARROW_ASSIGN_OR_RAISE(auto live, LiveRows(*fragment.deleted, first, batch->num_rows()));
+  return filter.Select(*batch, live.get());
+}
+
+arrow::Result<Roaring> FindMatchingRows(const FragmentToMatch& fragment,
+                                        const expr::Filter& filter) {
+  std::vector<Roaring> per_batch(static_cast<size_t>(fragment.reader->num_batches()));
+  ARROW_RETURN_NOT_OK(ForEachBatch({fragment}, [&](size_t, int index) -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto selected, SelectInBatch(fragment, index, filter));
+    const auto first =
+        static_cast<uint32_t>(static_cast<uint64_t>(index) * fragment.reader->rows_per_batch());
+    Roaring& rows = per_batch[static_cast<size_t>(index)];
+    arrow::internal::SetBitRunReader runs(selected->values()->data(), selected->offset(),
+                                          selected->length());
+    for (auto run = runs.NextRun(); run.length > 0; run = runs.NextRun()) {
+      const uint64_t begin = first + static_cast<uint64_t>(run.position);
+      rows.addRange(begin, begin + static_cast<uint64_t>(run.length));
+    }
+    return arrow::Status::OK();
+  }));
+  Roaring matches;
+  for (Roaring& rows : per_batch) matches |= rows;
+  return matches;
+}
+
 arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
                                         const format::Fragment& fragment,
                                         const std::shared_ptr<arrow::Schema>& schema,
@@ -33,22 +101,18 @@ arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
   std::shared_ptr<const Roaring> borrowed(std::shared_ptr<const Roaring>(), &deleted);
   ARROW_ASSIGN_OR_RAISE(auto reader,
                         FragmentReader::Open(storage, fragment, schema, columns, borrowed));
-  Roaring matches;
-  for (int index = 0; index < reader->num_batches(); ++index) {
-    ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
-    GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-    const auto first =
-        static_cast<uint32_t>(static_cast<uint64_t>(index) * reader->rows_per_batch());
-    // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
-    ARROW_ASSIGN_OR_RAISE(auto live, LiveRows(deleted, first, batch->num_rows()));
-    ARROW_ASSIGN_OR_RAISE(auto selected, filter.Select(*batch, live.get()));
-    for (int64_t row = 0; row < selected->length(); ++row) {
-      const uint32_t offset = first + static_cast<uint32_t>(row);
-      if (selected->IsValid(row) && selected->Value(row) && !deleted.contains(offset))
-        matches.add(offset);
-    }
-  }
-  return matches;
+  return FindMatchingRows(FragmentToMatch{reader.get(), &deleted}, filter);
+}
+
+arrow::Result<uint64_t> CountMatchingRows(const std::vector<FragmentToMatch>& fragments,
+                                          const expr::Filter& filter) {
+  std::atomic<uint64_t> rows{0};
+  ARROW_RETURN_NOT_OK(ForEachBatch(fragments, [&](size_t position, int index) -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto selected, SelectInBatch(fragments[position], index, filter));
+    rows.fetch_add(static_cast<uint64_t>(selected->true_count()), std::memory_order_relaxed);
+    return arrow::Status::OK();
+  }));
+  return rows.load();
 }
 
 }  // namespace tessera::dataset

@@ -10,9 +10,11 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/open_fragments.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/expr/filter.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::dataset {
 
@@ -56,12 +58,16 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
   return builder.Finish();
 }
 
+// Batches are processed in windows: up to window() batches (of one or more fragments) are read,
+// filtered and projected in parallel (util::ParallelFor), then returned in order. A window is
+// one batch with one thread or a limit (the limit is met without reading ahead).
 class ScanReader : public arrow::RecordBatchReader {
  public:
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
              std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
-             ScanOptions options, const DeletionVectors* deletions)
+             ScanOptions options, const DeletionVectors* deletions,
+             const OpenFragments* open_fragments)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
@@ -69,45 +75,94 @@ class ScanReader : public arrow::RecordBatchReader {
         decoded_(std::move(decoded)),
         filter_(std::move(filter)),
         options_(std::move(options)),
-        deletions_(deletions) {}
+        deletions_(deletions),
+        open_fragments_(open_fragments),
+        window_(options_.limit ? 1 : kBatchesPerThread * util::NumThreads()) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
 
   arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* out) override {
     *out = nullptr;
     while (!Exhausted()) {
-      if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
-        if (next_fragment_ >= manifest_->fragments_size()) break;
-        const format::Fragment& fragment = manifest_->fragments(next_fragment_);
-        std::shared_ptr<const Roaring> deleted;
-        if (deletions_ != nullptr) {
-          ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
+      if (next_ready_ < ready_.size()) {
+        auto result = std::move(ready_[next_ready_++]);
+        ARROW_ASSIGN_OR_RAISE(auto batch, std::move(result));
+        if (options_.limit) {
+          const uint64_t room = *options_.limit - returned_;
+          if (static_cast<uint64_t>(batch->num_rows()) > room) {
+            batch = batch->Slice(0, static_cast<int64_t>(room));
+          }
         }
-        ARROW_ASSIGN_OR_RAISE(reader_, FragmentReader::Open(*storage_, fragment, dataset_schema_,
-                                                            decoded_, std::move(deleted)));
-        ++next_fragment_;
-        next_batch_ = 0;
-        continue;
-      }
-      const int index = next_batch_++;
-      ARROW_ASSIGN_OR_RAISE(auto batch, reader_->ReadBatch(index));
-      const uint64_t first = static_cast<uint64_t>(index) * reader_->rows_per_batch();
-      ARROW_ASSIGN_OR_RAISE(auto result, Process(batch, first));
-      if (result != nullptr && result->num_rows() > 0) {
-        *out = std::move(result);
+        if (batch->num_rows() == 0) continue;
+        returned_ += static_cast<uint64_t>(batch->num_rows());
+        *out = std::move(batch);
         return arrow::Status::OK();
       }
+      ARROW_ASSIGN_OR_RAISE(bool more, ProcessWindow());
+      if (!more) break;
     }
     return arrow::Status::OK();
   }
 
  private:
+  static constexpr int kBatchesPerThread = 8;
+
+  struct Work {
+    std::shared_ptr<const FragmentReader> reader;
+    int batch = 0;
+  };
+
   bool Exhausted() const { return options_.limit && returned_ >= *options_.limit; }
 
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Process(
-      const std::shared_ptr<arrow::RecordBatch>& batch, uint64_t first) {
+  // Reads the next window of batches into ready_; false when every batch has been read.
+  arrow::Result<bool> ProcessWindow() {
+    std::vector<Work> window;
+    while (static_cast<int>(window.size()) < window_) {
+      if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
+        if (next_fragment_ >= manifest_->fragments_size()) break;
+        ARROW_ASSIGN_OR_RAISE(reader_, OpenFragment(manifest_->fragments(next_fragment_)));
+        ++next_fragment_;
+        next_batch_ = 0;
+        continue;
+      }
+      window.push_back({reader_, next_batch_++});
+    }
+    if (window.empty()) return false;
+    ready_.clear();
+    ready_.resize(window.size());
+    next_ready_ = 0;
+    // Each batch keeps its own result, so errors surface in batch order, after the batches
+    // before them, as a serial scan returns them.
+    ARROW_RETURN_NOT_OK(util::ParallelFor(
+        static_cast<int64_t>(window.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
+          for (int64_t i = begin; i < end; ++i) {
+            ready_[static_cast<size_t>(i)] = Process(window[static_cast<size_t>(i)]);
+          }
+          return arrow::Status::OK();
+        }));
+    return true;
+  }
+
+  arrow::Result<std::shared_ptr<const FragmentReader>> OpenFragment(
+      const format::Fragment& fragment) const {
+    if (open_fragments_ != nullptr) return open_fragments_->Get(fragment, decoded_);
+    std::shared_ptr<const Roaring> deleted;
+    if (deletions_ != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
+    }
+    ARROW_ASSIGN_OR_RAISE(
+        std::shared_ptr<const FragmentReader> reader,
+        FragmentReader::Open(*storage_, fragment, dataset_schema_, decoded_, std::move(deleted)));
+    return reader;
+  }
+
+  // One batch, its deleted rows and the rows the filter rejects removed, projected.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Process(const Work& work) const {
+    const FragmentReader& reader = *work.reader;
+    ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadBatch(work.batch));
+    const uint64_t first = static_cast<uint64_t>(work.batch) * reader.rows_per_batch();
     GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-    ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader_->deletions(), first, batch->num_rows()));
+    ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader.deletions(), first, batch->num_rows()));
     if (filter_ != nullptr) {
       // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
       ARROW_ASSIGN_OR_RAISE(mask, filter_->Select(*batch, mask.get()));
@@ -116,7 +171,7 @@ class ScanReader : public arrow::RecordBatchReader {
     for (const auto& field : output_schema_->fields()) {
       if (field->name() == kRowAddressColumn) {
         ARROW_ASSIGN_OR_RAISE(auto addresses,
-                              RowAddresses(reader_->fragment_id(), first, batch->num_rows()));
+                              RowAddresses(reader.fragment_id(), first, batch->num_rows()));
         columns.push_back(std::move(addresses));
       } else {
         columns.push_back(batch->GetColumnByName(field->name()));
@@ -127,13 +182,6 @@ class ScanReader : public arrow::RecordBatchReader {
       ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(projected, mask));
       projected = filtered.record_batch();
     }
-    if (options_.limit) {
-      const uint64_t room = *options_.limit - returned_;
-      if (static_cast<uint64_t>(projected->num_rows()) > room) {
-        projected = projected->Slice(0, static_cast<int64_t>(room));
-      }
-    }
-    returned_ += static_cast<uint64_t>(projected->num_rows());
     return projected;
   }
 
@@ -145,9 +193,13 @@ class ScanReader : public arrow::RecordBatchReader {
   std::shared_ptr<const expr::Filter> filter_;
   ScanOptions options_;
   const DeletionVectors* deletions_;
-  std::unique_ptr<FragmentReader> reader_;
+  const OpenFragments* open_fragments_;
+  const int window_;
+  std::shared_ptr<const FragmentReader> reader_;
   int next_fragment_ = 0;
   int next_batch_ = 0;
+  std::vector<arrow::Result<std::shared_ptr<arrow::RecordBatch>>> ready_;
+  size_t next_ready_ = 0;
   uint64_t returned_ = 0;
 };
 
@@ -191,7 +243,7 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions) {
+    const DeletionVectors* deletions, const OpenFragments* open_fragments) {
   ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
@@ -208,7 +260,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
                                       std::move(output), std::move(decoded), std::move(filter),
-                                      options, deletions);
+                                      options, deletions, open_fragments);
 }
 
 }  // namespace tessera::dataset

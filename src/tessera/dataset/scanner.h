@@ -1,6 +1,8 @@
 // Scanner: a streaming read of one version, fragment by fragment and batch by batch, applying
 // deletion vectors, the filter, the projection, the limit and the optional row-address column.
-// It decodes only the projected and filtered columns.
+// It decodes only the projected and filtered columns. Without a limit, windows of batches are
+// filtered and projected in parallel (util::ParallelFor) and returned in order; the output never
+// depends on the thread count.
 #pragma once
 
 #include <arrow/record_batch.h>
@@ -17,13 +19,15 @@
 namespace tessera::dataset {
 
 class DeletionVectors;
+class OpenFragments;
 
 // `deletions`: the version's deletion vectors when the caller keeps them loaded (it must outlive
-// the scanner); null loads each fragment's.
+// the scanner); null loads each fragment's. `open_fragments`: the version's shared readers when
+// the caller keeps them (it must outlive the scanner); null opens each fragment for this scan.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions = nullptr);
+    const DeletionVectors* deletions = nullptr, const OpenFragments* open_fragments = nullptr);
 
 // The names of the columns of `schema`, comma-separated: what an error about an unknown column
 // lists.

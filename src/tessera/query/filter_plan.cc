@@ -10,6 +10,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/scalar_segment.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
 
@@ -114,10 +115,11 @@ bool UnknownOnlyOnNulls(const Node& leaf) {
 }
 
 // Segments of at least this many rows are used for a leaf only when their estimated cost is at
-// most 1 / kMaximumAnsweredFraction of their rows (bench/filtered_read: at a tenth of the rows a
-// count through a BTREE costs what evaluating the filter on every row costs, and a read 1.5×).
+// most a share of their rows, the share of PlanPurpose (filter_plan.h) divided by the threads a
+// scan uses.
 constexpr double kMinimumRowsForCostChoice = 65536;
-constexpr double kMaximumAnsweredFraction = 16;
+constexpr double kReadRowsFraction = 32;
+constexpr double kFindRowsFraction = 100;
 
 bool Better(const index::Capability& candidate, const index::Capability& best) {
   if (best.coverage == index::Coverage::kNone) return true;
@@ -133,8 +135,13 @@ std::string Parenthesized(const std::vector<std::string>& parts, std::string_vie
 
 class Planner {
  public:
-  Planner(const Snapshot& snapshot, const expr::Filter& filter)
-      : snapshot_(snapshot), filter_(filter) {}
+  Planner(const Snapshot& snapshot, const expr::Filter& filter, PlanPurpose purpose)
+      : snapshot_(snapshot),
+        filter_(filter),
+        answered_fraction_(
+            (purpose == PlanPurpose::kFindRows ? kFindRowsFraction : kReadRowsFraction) *
+            util::NumThreads()),
+        purpose_(purpose) {}
 
   arrow::Status Prepare(std::vector<std::string>* notes) {
     for (const auto& fragment : snapshot_.manifest().fragments()) {
@@ -296,14 +303,17 @@ class Planner {
   // leaf is left to the scan. Small segments answer whatever they can: both ways are cheap.
   bool CheaperToScan(const Source& source, const index::Capability& capability, const Node& leaf) {
     const auto rows = static_cast<double>(source.reader->meta().num_rows());
-    if (rows < kMinimumRowsForCostChoice || capability.cost * kMaximumAnsweredFraction <= rows) {
+    if (rows < kMinimumRowsForCostChoice || capability.cost * answered_fraction_ <= rows) {
       return false;
     }
-    const std::string note = "index '" + source.index_name + "' not used for " +
-                             Quote(Unwrapped(leaf)) + ": it would answer about " +
-                             std::to_string(static_cast<uint64_t>(capability.cost)) + " of the " +
-                             std::to_string(static_cast<uint64_t>(rows)) +
-                             " rows of a segment, more than a scan costs";
+    const int threads = util::NumThreads();
+    const std::string note =
+        "index '" + source.index_name + "' not used for " + Quote(Unwrapped(leaf)) +
+        ": it would answer about " + std::to_string(static_cast<uint64_t>(capability.cost)) +
+        " of the " + std::to_string(static_cast<uint64_t>(rows)) +
+        " rows of a segment, more than " +
+        (purpose_ == PlanPurpose::kFindRows ? "evaluating the filter" : "a scan") + " on " +
+        std::to_string(threads) + (threads == 1 ? " thread" : " threads") + " costs";
     if (std::find(notes_.begin(), notes_.end(), note) == notes_.end()) notes_.push_back(note);
     return true;
   }
@@ -502,6 +512,8 @@ class Planner {
 
   const Snapshot& snapshot_;
   const expr::Filter& filter_;
+  const double answered_fraction_;  // a large segment's answer may cost rows / this at most
+  const PlanPurpose purpose_;
   std::vector<std::unique_ptr<Source>> owned_sources_;
   // schema field index → fragment id → the segments serving that column on that fragment
   std::map<int, std::unordered_map<uint32_t, std::vector<const Source*>>> sources_;
@@ -521,9 +533,10 @@ bool FilterPlan::any_indexed() const {
                      [](const FragmentFilterPlan& plan) { return plan.candidates.has_value(); });
 }
 
-arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter) {
+arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter,
+                                     PlanPurpose purpose) {
   FilterPlan plan;
-  Planner planner(snapshot, filter);
+  Planner planner(snapshot, filter, purpose);
   ARROW_RETURN_NOT_OK(planner.Prepare(&plan.notes));
   const int count = snapshot.manifest().fragments_size();
   plan.fragments.reserve(static_cast<size_t>(count));

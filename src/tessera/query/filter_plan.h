@@ -5,7 +5,9 @@
 // indexed column (index/scalar_segment.h) it asks each segment covering the fragment whether it
 // can answer the leaf (exactly or as a superset) and at what cost, and uses the best: exact
 // before superset, then cheapest. A segment of 65,536 rows or more whose estimated cost passes
-// a sixteenth of its rows is not used for that leaf: scanning is cheaper (explain notes it).
+// a share of its rows is not used for that leaf: scanning is cheaper (explain notes it). The
+// share depends on what the rows are found for (PlanPurpose) and on the threads a scan uses
+// (util::NumThreads(): a scan runs on all of them, an index answer on one).
 // It then bounds, per fragment, the rows where the filter is TRUE with Kleene logic over
 // AND / OR / NOT:
 //  - a leaf's TRUE rows are its index answer; its FALSE rows are derived from TRUE answers:
@@ -62,10 +64,22 @@ struct FilterPlan {
   bool any_indexed() const;
 };
 
+// What the planned rows are for, which sets what an index answer may cost before a scan is
+// cheaper (bench/read, docs/benchmarks.md "Filtered reads against DuckDB"):
+//  - kReadRows: their columns are read (a scan). A scan pays about 10 ns a row per thread for
+//    all the columns, a read by row address about 0.4 µs a candidate: an index is used up to
+//    1/32 of a segment's rows on one thread (1/64 on two);
+//  - kFindRows: only the rows are wanted (a count, a delete, a prefilter's allow-list). A scan
+//    then evaluates the filter's columns alone, about 1 ns a row per thread, while a BTREE
+//    answer costs about 60 ns a matching row: an index is used up to 1/100 of the rows on one
+//    thread (1/200 on two).
+enum class PlanPurpose { kReadRows, kFindRows };
+
 // Plans `filter` (bound against snapshot.schema()) over every fragment of the snapshot.
 // Errors: a segment that cannot be opened or answers with rows outside the fragments it covers
 // (Corrupt, naming it and saying how to rebuild it); deletion vectors that cannot be read.
-arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter);
+arrow::Result<FilterPlan> PlanFilter(const Snapshot& snapshot, const expr::Filter& filter,
+                                     PlanPurpose purpose = PlanPurpose::kReadRows);
 
 // Adds the plan's explain lines, each prefixed with `prefix`: its notes, then one line per group
 // of fragments sharing a description, with the row count of index-answered groups.

@@ -14,10 +14,14 @@
 #include "tessera/dataset/take.h"
 #include "tessera/query/filter_plan.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
 
 namespace {
+
+// Chunks of candidates read at once per thread, without a limit.
+constexpr int kChunksPerThread = 4;
 
 // With a limit, the first chunk of candidates to recheck holds at least this many rows and
 // twice the rows still wanted (some fail the recheck), up to kReadBatchRows.
@@ -52,8 +56,8 @@ std::vector<uint32_t> AllFragmentIds(const Snapshot& snapshot) {
 // `constant_action` when the filter is absent or constant.
 arrow::Result<PlannedFilter> PlanParsed(const Snapshot& snapshot,
                                         std::shared_ptr<const expr::Filter> filter,
-                                        std::string_view constant_action, Explain* explain,
-                                        std::string_view prefix) {
+                                        PlanPurpose purpose, std::string_view constant_action,
+                                        Explain* explain, std::string_view prefix) {
   PlannedFilter planned;
   planned.filter = std::move(filter);
   const auto explain_all = [&](std::string_view action, const std::string& why) {
@@ -74,19 +78,20 @@ arrow::Result<PlannedFilter> PlanParsed(const Snapshot& snapshot,
                 "constant filter " + planned.filter->ToString());
     return planned;
   }
-  ARROW_ASSIGN_OR_RAISE(planned.plan, PlanFilter(snapshot, *planned.filter));
+  ARROW_ASSIGN_OR_RAISE(planned.plan, PlanFilter(snapshot, *planned.filter, purpose));
   ExplainFilterPlan(planned.plan, prefix, explain);
   return planned;
 }
 
 // Parses `text` (empty: no filter) against the snapshot's schema and plans it.
 arrow::Result<PlannedFilter> PlanRead(const Snapshot& snapshot, std::string_view text,
-                                      std::string_view constant_action, Explain* explain) {
+                                      PlanPurpose purpose, std::string_view constant_action,
+                                      Explain* explain) {
   std::shared_ptr<const expr::Filter> filter;
   if (!text.empty()) {
     ARROW_ASSIGN_OR_RAISE(filter, expr::Filter::Parse(text, snapshot.schema()));
   }
-  return PlanParsed(snapshot, std::move(filter), constant_action, explain, "");
+  return PlanParsed(snapshot, std::move(filter), purpose, constant_action, explain, "");
 }
 
 std::vector<uint32_t> OffsetsOf(const Roaring& rows) {
@@ -108,6 +113,15 @@ arrow::Result<std::vector<int>> WithFilterColumns(const arrow::Schema& schema,
   return columns;
 }
 
+// The snapshot's reader of `fragment` decoding the columns `filter` reads (one, for a filter
+// that reads none: the batches' row counts).
+arrow::Result<std::shared_ptr<const dataset::FragmentReader>> FilterReader(
+    const Snapshot& snapshot, const expr::Filter& filter, const format::Fragment& fragment) {
+  ARROW_ASSIGN_OR_RAISE(auto columns, dataset::FilterColumns(*snapshot.schema(), filter));
+  if (columns.empty()) columns.push_back(0);
+  return snapshot.open_fragments().Get(fragment, columns);
+}
+
 // The live rows of one fragment that pass the filter, given the fragment's deletion vector
 // (possibly newer than the plan's, when a delete is re-planned after a concurrent one).
 arrow::Result<Roaring> MatchesOf(const Snapshot& snapshot, const PlannedFilter& planned,
@@ -122,16 +136,13 @@ arrow::Result<Roaring> MatchesOf(const Snapshot& snapshot, const PlannedFilter& 
     return rows;
   }
   if (plan == nullptr || !plan->candidates) {
-    return dataset::FindMatchingRows(*snapshot.storage(), fragment, snapshot.schema(),
-                                     *planned.filter, deleted);
+    ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
+    return dataset::FindMatchingRows(dataset::FragmentToMatch{reader.get(), &deleted},
+                                     *planned.filter);
   }
   Roaring candidates = *plan->candidates - deleted;
   if (plan->exact || candidates.isEmpty()) return candidates;
-  ARROW_ASSIGN_OR_RAISE(auto columns, WithFilterColumns(*snapshot.schema(), *planned.filter, {}));
-  std::shared_ptr<const Roaring> borrowed(std::shared_ptr<const Roaring>(), &deleted);
-  ARROW_ASSIGN_OR_RAISE(
-      auto reader, dataset::FragmentReader::Open(*snapshot.storage(), fragment, snapshot.schema(),
-                                                 columns, borrowed));
+  ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
   const std::vector<uint32_t> offsets = OffsetsOf(candidates);
   const bool whole_batches = VerifyWholeBatches(candidates, fragment);
   Roaring matches;
@@ -192,7 +203,7 @@ class FilteredReader final : public arrow::RecordBatchReader {
         if (Emit(std::move(batch), out)) return arrow::Status::OK();
         continue;
       }
-      if (next_offset_ < offsets_.size()) {
+      if (CandidatesLeft()) {
         ARROW_ASSIGN_OR_RAISE(auto batch, ReadCandidates());
         if (Emit(std::move(batch), out)) return arrow::Status::OK();
         continue;
@@ -253,10 +264,8 @@ class FilteredReader final : public arrow::RecordBatchReader {
     }
     fragment_reader_.reset();
     if (!columns.empty()) {
-      ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot_->deletions().Get(fragment));
-      ARROW_ASSIGN_OR_RAISE(fragment_reader_,
-                            dataset::FragmentReader::Open(*snapshot_->storage(), fragment,
-                                                          snapshot_->schema(), columns, deleted));
+      std::sort(columns.begin(), columns.end());
+      ARROW_ASSIGN_OR_RAISE(fragment_reader_, snapshot_->open_fragments().Get(fragment, columns));
     }
     whole_batches_ = VerifyWholeBatches(*plan.candidates, fragment);
     offsets_ = OffsetsOf(*plan.candidates);
@@ -293,12 +302,41 @@ class FilteredReader final : public arrow::RecordBatchReader {
   }
 
   // The next chunk of the current fragment's candidates, projected, rechecked unless exact.
+  // Without a limit, a window of chunks is read in parallel (util::ParallelFor) and returned in
+  // order, each chunk keeping its own result, so that errors surface in order too.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadCandidates() {
-    const size_t end = std::min<size_t>(offsets_.size(), next_offset_ + chunk_);
-    const std::vector<uint32_t> chunk(offsets_.begin() + static_cast<std::ptrdiff_t>(next_offset_),
-                                      offsets_.begin() + static_cast<std::ptrdiff_t>(end));
-    next_offset_ = end;
-    chunk_ = std::min(kReadBatchRows, 2 * chunk_);
+    if (next_ready_ >= ready_.size()) {
+      const int window = Room() ? 1 : kChunksPerThread * util::NumThreads();
+      std::vector<std::pair<size_t, size_t>> chunks;
+      while (static_cast<int>(chunks.size()) < window && next_offset_ < offsets_.size()) {
+        const size_t end = std::min<size_t>(offsets_.size(), next_offset_ + chunk_);
+        chunks.emplace_back(next_offset_, end);
+        next_offset_ = end;
+        chunk_ = std::min(kReadBatchRows, 2 * chunk_);
+      }
+      ready_.clear();
+      ready_.resize(chunks.size());
+      next_ready_ = 0;
+      ARROW_RETURN_NOT_OK(util::ParallelFor(
+          static_cast<int64_t>(chunks.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
+            for (int64_t i = begin; i < end; ++i) {
+              const auto [first, last] = chunks[static_cast<size_t>(i)];
+              ready_[static_cast<size_t>(i)] = ReadChunk(first, last);
+            }
+            return arrow::Status::OK();
+          }));
+    }
+    return std::move(ready_[next_ready_++]);
+  }
+
+  bool CandidatesLeft() const {
+    return next_ready_ < ready_.size() || next_offset_ < offsets_.size();
+  }
+
+  // Candidates [first, last) of offsets_, projected, rechecked unless exact.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadChunk(size_t first, size_t last) const {
+    const std::vector<uint32_t> chunk(offsets_.begin() + static_cast<std::ptrdiff_t>(first),
+                                      offsets_.begin() + static_cast<std::ptrdiff_t>(last));
     std::shared_ptr<arrow::RecordBatch> taken;
     if (fragment_reader_ != nullptr) {
       ARROW_ASSIGN_OR_RAISE(taken,
@@ -335,9 +373,11 @@ class FilteredReader final : public arrow::RecordBatchReader {
   bool exact_ = false;
   bool whole_batches_ = false;  // verify whole batches, not the rows taken
   std::vector<uint32_t> offsets_;
-  size_t next_offset_ = 0;
+  size_t next_offset_ = 0;  // the first candidate not yet in a window
   uint64_t chunk_ = kReadBatchRows;
-  std::unique_ptr<dataset::FragmentReader> fragment_reader_;
+  std::vector<arrow::Result<std::shared_ptr<arrow::RecordBatch>>> ready_;  // the window read
+  size_t next_ready_ = 0;
+  std::shared_ptr<const dataset::FragmentReader> fragment_reader_;
 };
 
 }  // namespace
@@ -348,26 +388,38 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Read(
   ARROW_ASSIGN_OR_RAISE(auto output, dataset::ScanOutputSchema(*snapshot->schema(), options));
   ARROW_ASSIGN_OR_RAISE(auto output_columns,
                         dataset::ProjectedColumns(*snapshot->schema(), options));
-  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
-                        PlanRead(*snapshot, options.filter, "scan", explain));
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned, PlanRead(*snapshot, options.filter,
+                                                        PlanPurpose::kReadRows, "scan", explain));
   return std::make_shared<FilteredReader>(std::move(snapshot), options, std::move(output),
                                           std::move(planned), std::move(output_columns));
 }
 
 arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter, Explain* explain) {
-  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
-                        PlanRead(snapshot, filter, "counted from metadata", explain));
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned, PlanRead(snapshot, filter, PlanPurpose::kFindRows,
+                                                        "counted from metadata", explain));
   if (!planned.planned()) return planned.constant == false ? 0 : snapshot.dataset().CountRows();
   uint64_t rows = 0;
+  // Fragments no index answers are counted together, their batches in parallel. The readers
+  // stay open in the snapshot.
+  std::vector<dataset::FragmentToMatch> to_scan;
   for (const auto& plan : planned.plan.fragments) {
     if (plan.candidates && plan.exact) {
       rows += plan.candidates->cardinality();  // deletions are already subtracted
       continue;
     }
     const format::Fragment& fragment = snapshot.manifest().fragments(plan.position);
+    if (!plan.candidates) {
+      ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
+      to_scan.push_back({reader.get(), &reader->deletions()});
+      continue;
+    }
     ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot.deletions().Get(fragment));
     ARROW_ASSIGN_OR_RAISE(Roaring matches, MatchesOf(snapshot, planned, fragment, &plan, *deleted));
     rows += matches.cardinality();
+  }
+  if (!to_scan.empty()) {
+    ARROW_ASSIGN_OR_RAISE(uint64_t counted, dataset::CountMatchingRows(to_scan, *planned.filter));
+    rows += counted;
   }
   return rows;
 }
@@ -379,7 +431,8 @@ arrow::Result<std::shared_ptr<dataset::Dataset>> Delete(const Snapshot& snapshot
   if (filter.empty()) {
     return InvalidArgument("delete needs a filter; use 'true' to delete every row");
   }
-  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned, PlanRead(snapshot, filter, "deleted", explain));
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
+                        PlanRead(snapshot, filter, PlanPurpose::kFindRows, "deleted", explain));
   dataset::RowFinder finder = [&](const format::Fragment& fragment,
                                   const Roaring& deleted) -> arrow::Result<Roaring> {
     return MatchesOf(snapshot, planned, fragment, PlanOf(planned, fragment.id()), deleted);
@@ -391,9 +444,9 @@ arrow::Result<RowsByFragment> FindMatchingRows(const Snapshot& snapshot, const e
                                                Explain* explain, std::string_view explain_prefix) {
   // The caller's filter, borrowed for the call.
   std::shared_ptr<const expr::Filter> borrowed(std::shared_ptr<const expr::Filter>(), &filter);
-  ARROW_ASSIGN_OR_RAISE(
-      PlannedFilter planned,
-      PlanParsed(snapshot, std::move(borrowed), "every live row", explain, explain_prefix));
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
+                        PlanParsed(snapshot, std::move(borrowed), PlanPurpose::kFindRows,
+                                   "every live row", explain, explain_prefix));
   RowsByFragment matches;
   const auto& fragments = snapshot.manifest().fragments();
   for (int position = 0; position < fragments.size(); ++position) {

@@ -16,13 +16,6 @@ struct Snapshot::IndexSlot {
   std::unique_ptr<OpenedIndex> opened;
 };
 
-// Idle fragment readers by (fragment id, decoded columns).
-struct Snapshot::ReaderPool {
-  using Key = std::pair<uint32_t, std::vector<int>>;
-  std::mutex mutex;
-  std::map<Key, std::vector<std::unique_ptr<dataset::FragmentReader>>> idle;
-};
-
 struct Snapshot::DerivedValues {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const void>> values;
@@ -46,14 +39,12 @@ arrow::Result<std::shared_ptr<const Snapshot>> Snapshot::Open(std::string_view u
 }
 
 Snapshot::Snapshot(std::shared_ptr<const dataset::Dataset> dataset, SegmentCache* cache)
-    : dataset_(std::move(dataset)),
-      cache_(cache),
-      readers_(std::make_unique<ReaderPool>()),
-      derived_(std::make_unique<DerivedValues>()) {
+    : dataset_(std::move(dataset)), cache_(cache), derived_(std::make_unique<DerivedValues>()) {
   for (const auto& fragment : manifest().fragments()) fragment_ids_.add(fragment.id());
   // The manifest is owned by the dataset; an aliasing pointer keeps the dataset alive with it.
   std::shared_ptr<const format::Manifest> owned_manifest(dataset_, &dataset_->manifest());
   deletions_ = std::make_unique<dataset::DeletionVectors>(storage(), std::move(owned_manifest));
+  open_fragments_ = std::make_unique<dataset::OpenFragments>(storage(), schema(), deletions_.get());
   const auto& field_ids = dataset_->field_ids();
   for (const auto& definition : manifest().indexes()) {
     int field = -1;
@@ -79,31 +70,14 @@ std::vector<int> Snapshot::IndexesOnField(int field_index) const {
 
 arrow::Result<std::shared_ptr<arrow::Table>> Snapshot::Take(
     const std::vector<uint64_t>& row_addresses, const std::vector<std::string>& columns) const {
-  std::vector<std::pair<ReaderPool::Key, std::unique_ptr<dataset::FragmentReader>>> lent;
+  // OpenFragments keeps every reader it opened for the snapshot's life.
   auto lend =
       [&](const format::Fragment& fragment,
           const std::vector<int>& indices) -> arrow::Result<const dataset::FragmentReader*> {
-    ReaderPool::Key key{fragment.id(), indices};
-    std::unique_ptr<dataset::FragmentReader> reader;
-    {
-      std::lock_guard<std::mutex> lock(readers_->mutex);
-      auto it = readers_->idle.find(key);
-      if (it != readers_->idle.end() && !it->second.empty()) {
-        reader = std::move(it->second.back());
-        it->second.pop_back();
-      }
-    }
-    if (reader == nullptr) {
-      ARROW_ASSIGN_OR_RAISE(reader,
-                            dataset::FragmentReader::Open(*storage(), fragment, schema(), indices));
-    }
-    lent.emplace_back(std::move(key), std::move(reader));
-    return lent.back().second.get();
+    ARROW_ASSIGN_OR_RAISE(auto reader, open_fragments_->Get(fragment, indices));
+    return reader.get();
   };
-  auto taken = dataset::TakeRows(*storage(), manifest(), schema(), row_addresses, columns, lend);
-  std::lock_guard<std::mutex> lock(readers_->mutex);
-  for (auto& [key, reader] : lent) readers_->idle[key].push_back(std::move(reader));
-  return taken;
+  return dataset::TakeRows(*storage(), manifest(), schema(), row_addresses, columns, lend);
 }
 
 arrow::Result<std::shared_ptr<const void>> Snapshot::DerivedValue(

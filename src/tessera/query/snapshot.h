@@ -26,6 +26,7 @@
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/deletion_vectors.h"
+#include "tessera/dataset/open_fragments.h"
 #include "tessera/index/index_family.h"
 
 namespace tessera::query {
@@ -72,6 +73,9 @@ class Snapshot {
   // The version's fragment ids.
   const Roaring& fragment_ids() const { return fragment_ids_; }
   const dataset::DeletionVectors& deletions() const { return *deletions_; }
+  // The version's fragment readers, each opened on first use and shared by every read of the
+  // snapshot (dataset/open_fragments.h).
+  const dataset::OpenFragments& open_fragments() const { return *open_fragments_; }
 
   // The index at `position` in manifest().indexes(), its segments opened on first use. Errors
   // (a segment that cannot be opened: Corrupt, naming it) are not cached: a later call tries
@@ -80,8 +84,7 @@ class Snapshot {
   // Positions in manifest().indexes() of the indexes on schema field `field_index`.
   std::vector<int> IndexesOnField(int field_index) const;
 
-  // Dataset::Take on this version, through fragment readers kept open between calls: a reader
-  // is lent to one call at a time (a concurrent call opens another), then kept for the next.
+  // Dataset::Take on this version, through open_fragments().
   arrow::Result<std::shared_ptr<arrow::Table>> Take(const std::vector<uint64_t>& row_addresses,
                                                     const std::vector<std::string>& columns) const;
 
@@ -106,7 +109,6 @@ class Snapshot {
 
  private:
   struct IndexSlot;
-  struct ReaderPool;
   struct DerivedValues;
   arrow::Result<std::shared_ptr<const void>> DerivedValue(
       const std::string& key,
@@ -119,7 +121,7 @@ class Snapshot {
   std::unique_ptr<dataset::DeletionVectors> deletions_;
   std::vector<int> field_of_index_;  // per index position: its schema field, or -1
   std::vector<std::unique_ptr<IndexSlot>> indexes_;
-  std::unique_ptr<ReaderPool> readers_;
+  std::unique_ptr<dataset::OpenFragments> open_fragments_;
   std::unique_ptr<DerivedValues> derived_;
 };
 

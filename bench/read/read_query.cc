@@ -1,0 +1,105 @@
+// read_query: the tessera side of bench/read (bench/run_read.sh, docs/benchmarks.md, "Filtered
+// reads against DuckDB"), a plain executable the driver bench/read/read_bench.py runs.
+//
+//   read_query DATASET QUERIES [--repetitions R] [--version V]
+//     QUERIES has one query a line, "OPERATION<TAB>FILTER" (OPERATION count or scan; an empty
+//     FILTER counts or scans every row). Opens the dataset (version V, default the latest) once (a
+//     query::Snapshot, as a long-lived process holds it), then per query one untimed run and R
+//     timed ones. count is query::Count; scan is query::Read of every column, the consumer walking
+//     each batch and summing its rows. Threads: TESSERA_NUM_THREADS, set by the driver. Prints one
+//     JSON line a query: operation, filter, rows (the answer), median_ms, min_ms and the plan
+//     (explain lines).
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tessera/query/explain.h"
+#include "tessera/query/filtered_read.h"
+#include "tessera/query/snapshot.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+arrow::Result<uint64_t> RunOnce(const std::shared_ptr<const tessera::query::Snapshot>& snapshot,
+                                const std::string& operation, const std::string& filter,
+                                tessera::query::Explain* explain) {
+  if (operation == "count") return tessera::query::Count(*snapshot, filter, explain);
+  tessera::dataset::ScanOptions options;
+  options.filter = filter;
+  ARROW_ASSIGN_OR_RAISE(auto reader, tessera::query::Read(snapshot, options, explain));
+  uint64_t rows = 0;
+  for (;;) {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
+    if (batch == nullptr) break;
+    rows += static_cast<uint64_t>(batch->num_rows());
+  }
+  return rows;
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+arrow::Status Main(int argc, char** argv) {
+  if (argc < 3) {
+    return arrow::Status::Invalid(
+        "usage: read_query DATASET QUERIES [--repetitions R] [--version V]");
+  }
+  int repetitions = 5;
+  std::optional<uint64_t> version;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--repetitions") repetitions = std::stoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--version") version = std::stoull(argv[i + 1]);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, tessera::query::Snapshot::Open(argv[1], version));
+  std::ifstream queries(argv[2]);
+  std::string line;
+  while (std::getline(queries, line)) {
+    const auto tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const std::string operation = line.substr(0, tab);
+    const std::string filter = line.substr(tab + 1);
+    tessera::query::Explain explain;
+    ARROW_ASSIGN_OR_RAISE(uint64_t rows, RunOnce(snapshot, operation, filter, &explain));
+    std::vector<double> times;
+    for (int r = 0; r < repetitions; ++r) {
+      const auto start = Clock::now();
+      ARROW_ASSIGN_OR_RAISE(uint64_t again, RunOnce(snapshot, operation, filter, nullptr));
+      times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      if (again != rows) return arrow::Status::Invalid("answer changed between runs: ", filter);
+    }
+    std::sort(times.begin(), times.end());
+    std::ostringstream plan;
+    for (size_t i = 0; i < explain.lines.size(); ++i) {
+      plan << (i ? "," : "") << JsonString(explain.lines[i]);
+    }
+    std::cout << "{\"operation\":" << JsonString(operation) << ",\"filter\":" << JsonString(filter)
+              << ",\"rows\":" << rows << ",\"median_ms\":" << times[times.size() / 2]
+              << ",\"min_ms\":" << times.front() << ",\"plan\":[" << plan.str() << "]}"
+              << std::endl;
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const arrow::Status status = Main(argc, argv);
+  if (!status.ok()) {
+    std::cerr << "read_query: " << status.ToString() << "\n";
+    return 1;
+  }
+  return 0;
+}
