@@ -38,6 +38,10 @@ struct Capability {
   // Estimated work of Answer(), in rows touched (for choosing among indexes on one column;
   // compared, never promised). For a superset, the rows it returns, which the planner rechecks.
   double cost = 0;
+  // The rows answered come in runs of consecutive rows (whole zones: ZONEMAP, BLOOMFILTER), which
+  // the executor reads as ranges, several times cheaper a row than scattered addresses: the
+  // planner lets such answers cover a larger share of a segment (query/filter_plan.h).
+  bool clustered = false;
 };
 
 // The column `leaf` reads when it is a single-column leaf as defined above, else null.

@@ -118,8 +118,12 @@ bool UnknownOnlyOnNulls(const Node& leaf) {
 // most a share of their rows, the share of PlanPurpose (filter_plan.h) divided by the threads a
 // scan uses.
 constexpr double kMinimumRowsForCostChoice = 65536;
-constexpr double kReadRowsFraction = 32;
-constexpr double kFindRowsFraction = 100;
+struct Shares {
+  double scattered;  // 1 / the share of rows for answers of scattered rows
+  double clustered;  // the same for answers of consecutive runs (Capability::clustered)
+};
+constexpr Shares kReadRowsShares{32, 4};
+constexpr Shares kFindRowsShares{100, 16};
 
 bool Better(const index::Capability& candidate, const index::Capability& best) {
   if (best.coverage == index::Coverage::kNone) return true;
@@ -138,9 +142,7 @@ class Planner {
   Planner(const Snapshot& snapshot, const expr::Filter& filter, PlanPurpose purpose)
       : snapshot_(snapshot),
         filter_(filter),
-        answered_fraction_(
-            (purpose == PlanPurpose::kFindRows ? kFindRowsFraction : kReadRowsFraction) *
-            util::NumThreads()),
+        shares_(purpose == PlanPurpose::kFindRows ? kFindRowsShares : kReadRowsShares),
         purpose_(purpose) {}
 
   arrow::Status Prepare(std::vector<std::string>* notes) {
@@ -303,10 +305,11 @@ class Planner {
   // leaf is left to the scan. Small segments answer whatever they can: both ways are cheap.
   bool CheaperToScan(const Source& source, const index::Capability& capability, const Node& leaf) {
     const auto rows = static_cast<double>(source.reader->meta().num_rows());
-    if (rows < kMinimumRowsForCostChoice || capability.cost * answered_fraction_ <= rows) {
+    const int threads = util::NumThreads();
+    const double share = capability.clustered ? shares_.clustered : shares_.scattered;
+    if (rows < kMinimumRowsForCostChoice || capability.cost * share * threads <= rows) {
       return false;
     }
-    const int threads = util::NumThreads();
     const std::string note =
         "index '" + source.index_name + "' not used for " + Quote(Unwrapped(leaf)) +
         ": it would answer about " + std::to_string(static_cast<uint64_t>(capability.cost)) +
@@ -512,7 +515,7 @@ class Planner {
 
   const Snapshot& snapshot_;
   const expr::Filter& filter_;
-  const double answered_fraction_;  // a large segment's answer may cost rows / this at most
+  const Shares shares_;  // of a large segment's rows an answer may cost, per thread
   const PlanPurpose purpose_;
   std::vector<std::unique_ptr<Source>> owned_sources_;
   // schema field index → fragment id → the segments serving that column on that fragment

@@ -65,14 +65,16 @@ struct FilterPlan {
 };
 
 // What the planned rows are for, which sets what an index answer may cost before a scan is
-// cheaper (bench/read, docs/benchmarks.md "Filtered reads against DuckDB"):
+// cheaper (measured by bench/read, docs/benchmarks.md "Filtered reads against DuckDB"). The
+// shares below are per thread: with T threads a scan is T times faster, an answer is not.
 //  - kReadRows: their columns are read (a scan). A scan pays about 10 ns a row per thread for
-//    all the columns, a read by row address about 0.4 µs a candidate: an index is used up to
-//    1/32 of a segment's rows on one thread (1/64 on two);
+//    every column, a read by row address about 0.4 µs a scattered candidate and a few ns a
+//    candidate in runs: an index is used up to 1/32 of a large segment's rows (1/4 for
+//    clustered answers, Capability::clustered);
 //  - kFindRows: only the rows are wanted (a count, a delete, a prefilter's allow-list). A scan
 //    then evaluates the filter's columns alone, about 1 ns a row per thread, while a BTREE
-//    answer costs about 60 ns a matching row: an index is used up to 1/100 of the rows on one
-//    thread (1/200 on two).
+//    answer costs about 60 ns a matching row and a zone's recheck about 13 ns a row: an index
+//    is used up to 1/100 of the rows (1/16 for clustered answers).
 enum class PlanPurpose { kReadRows, kFindRows };
 
 // Plans `filter` (bound against snapshot.schema()) over every fragment of the snapshot.

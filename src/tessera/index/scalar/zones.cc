@@ -340,7 +340,7 @@ std::vector<const Zone*> ZonesWithNonNulls(const std::vector<Zone>& zones) {
 
 Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones) {
   if (!zones.ok()) return {};
-  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones))};
+  return {Coverage::kSuperset, static_cast<double>(RowsOf(*zones)), /*clustered=*/true};
 }
 
 RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones) {
