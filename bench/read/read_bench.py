@@ -97,7 +97,7 @@ def duckdb_times(source, queries, threads, repetitions):
 
         def once():
             if operation == "count":
-                return con.execute(sql).fetchone()[0]
+                return con.execute(sql).fetchall()[0][0]
             return con.sql(sql).to_arrow_table().num_rows
 
         rows = once()

@@ -23,13 +23,30 @@ namespace {
 // fall on either side of both purposes' shares at one and two threads.
 constexpr int64_t kRows = 1'000'000;
 
+// The dataset is made once for the suite (a million rows take seconds under sanitizers).
 class PlanCost : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(plain_, testing::CreateSimpleDataset(directory_.Child("ds"), kRows,
-                                                              static_cast<uint64_t>(kRows)));
-    ASSERT_OK_AND_ASSIGN(indexed_, testing::AddBtree(*plain_, "id_idx", "id"));
+  static void SetUpTestSuite() {
+    directory_ = new testing::TempDirectory();
+    auto plain =
+        testing::CreateSimpleDataset(directory_->Child("ds"), kRows, static_cast<uint64_t>(kRows));
+    ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+    plain_ = *plain;
+    auto indexed = testing::AddBtree(*plain_, "id_idx", "id");
+    ASSERT_TRUE(indexed.ok()) << indexed.status().ToString();
+    indexed_ = *indexed;
+    auto zoned = index::CreateIndex(*indexed_, {"id_zones", "id", "ZONEMAP", {}});
+    ASSERT_TRUE(zoned.ok()) << zoned.status().ToString();
+    zoned_ = *zoned;
   }
+  static void TearDownTestSuite() {
+    plain_.reset();
+    indexed_.reset();
+    zoned_.reset();
+    delete directory_;
+    directory_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(indexed_, nullptr) << "the suite's dataset was not made"; }
 
   struct Outcome {
     std::vector<int64_t> ids;
@@ -62,9 +79,10 @@ class PlanCost : public ::testing::Test {
     return outcome;
   }
 
-  testing::TempDirectory directory_;
-  std::shared_ptr<dataset::Dataset> plain_;
-  std::shared_ptr<dataset::Dataset> indexed_;
+  static inline testing::TempDirectory* directory_ = nullptr;
+  static inline std::shared_ptr<dataset::Dataset> plain_;
+  static inline std::shared_ptr<dataset::Dataset> indexed_;  // + BTREE id_idx
+  static inline std::shared_ptr<dataset::Dataset> zoned_;    // + ZONEMAP id_zones
   mutable SegmentCache cache_{uint64_t{1} << 30};
 };
 
@@ -129,10 +147,8 @@ TEST_F(PlanCost, ACountScansWhereAReadStillUsesTheIndex) {
 // still evaluates the filter (1/16 per thread for runs).
 TEST_F(PlanCost, ZonesMayAnswerALargerShareThanScatteredRows) {
   if (util::NumThreads() > 2) GTEST_SKIP() << "the shares below are those of one or two threads";
-  ASSERT_OK_AND_ASSIGN(auto zoned,
-                       index::CreateIndex(*indexed_, {"id_zones", "id", "ZONEMAP", {}}));
   const std::string filter = "id < " + std::to_string(kRows / 10);
-  const Outcome outcome = Run(*zoned, filter);
+  const Outcome outcome = Run(*zoned_, filter);
   const Outcome plain = Run(*plain_, filter);
   EXPECT_FALSE(UsesIndex(outcome.read_plan)) << outcome.read_plan;
   EXPECT_TRUE(UsesIndex(outcome.read_plan, "ZONEMAP index 'id_zones'")) << outcome.read_plan;

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,28 @@
 #include "support/temp_directory.h"
 
 namespace tessera::testing {
+
+// Sets an environment variable for the CLI processes a test starts; restores it at scope exit.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) previous_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (previous_) {
+      ::setenv(name_, previous_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> previous_;
+};
 
 class CliFixture : public ::testing::Test {
  protected:

@@ -3,10 +3,8 @@
 // int64-limit offsets, repeated index parameters, empty filters and control characters in user
 // text. Every case ends in an answer or a typed error — never a crash.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,26 +12,6 @@
 
 namespace tessera::testing::cli_limits_test {
 namespace {
-
-// Sets an environment variable for the CLI processes a test starts; restores it at scope exit.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) previous_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (previous_) {
-      ::setenv(name_, previous_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> previous_;
-};
 
 class CliLimitsTest : public CliFixture {
  protected:
