@@ -142,7 +142,8 @@ TEST(QuerySnapshot, AnIndexOfAnUnknownFamilyIsNotUsed) {
 
   ASSERT_OK_AND_ASSIGN(auto filter, expr::Filter::Parse("id < 10", data->schema()));
   ASSERT_OK_AND_ASSIGN(FilterPlan plan, PlanFilter(*snapshot, *filter));
-  EXPECT_FALSE(plan.any_indexed());
+  // No index answered (fragment statistics may have: they are no index).
+  for (const auto& fragment : plan.fragments) EXPECT_FALSE(fragment.index_used);
   ASSERT_EQ(plan.notes.size(), 1u);
   EXPECT_EQ(plan.notes[0], "index 'mystery' not used: unknown index family 'NO_SUCH_FAMILY'");
 

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "tessera/dataset/fragment_statistics.h"
 #include "tessera/dataset/new_files.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/block_checksums.h"
@@ -23,7 +24,7 @@ class FragmentSink {
  public:
   FragmentSink(io::Storage& storage, std::shared_ptr<arrow::Schema> schema,
                const WriteOptions& options)
-      : storage_(storage), schema_(std::move(schema)), options_(options) {}
+      : storage_(storage), schema_(std::move(schema)), options_(options), statistics_(schema_) {}
 
   arrow::Status Add(const std::shared_ptr<arrow::RecordBatch>& batch) {
     if (batch->num_rows() == 0) return arrow::Status::OK();
@@ -70,6 +71,7 @@ class FragmentSink {
     if (pending_rows_ > 0) pending_.push_back(combined->Slice(static_cast<int64_t>(rows)));
 
     if (writer_ == nullptr) ARROW_RETURN_NOT_OK(OpenFile());
+    ARROW_RETURN_NOT_OK(statistics_.Add(*head));
     ARROW_RETURN_NOT_OK(writer_->WriteRecordBatch(*head));
     rows_in_file_ += rows;
     if (rows_in_file_ >= options_.max_rows_per_file) ARROW_RETURN_NOT_OK(CloseFile());
@@ -99,6 +101,7 @@ class FragmentSink {
     file->set_num_rows(rows_in_file_);
     file->set_size_bytes(static_cast<uint64_t>(size));
     file->set_rows_per_batch(options_.rows_per_batch);
+    ARROW_ASSIGN_OR_RAISE(*fragment.mutable_statistics(), statistics_.Finish());
     fragments_.push_back(std::move(fragment));
     writer_.reset();
     stream_.reset();
@@ -115,6 +118,7 @@ class FragmentSink {
   std::shared_ptr<arrow::io::OutputStream> stream_;
   std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
   uint64_t rows_in_file_ = 0;
+  StatisticsCollector statistics_;  // of the file being written
   std::vector<format::Fragment> fragments_;
 };
 

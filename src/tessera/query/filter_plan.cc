@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/fragment_statistics.h"
+#include "tessera/expr/compare_values.h"
 #include "tessera/index/scalar_segment.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
@@ -39,11 +41,12 @@ struct Bound {
   std::optional<Roaring> rows;  // absent: every row
   bool exact = false;           // rows (or every row) are exactly those rows
   std::vector<Use> uses;
-  std::string how;  // how the index answers were combined, for explain
+  std::string how;                      // how the index answers were combined, for explain
+  std::vector<std::string> statistics;  // what fragment statistics decided, for explain
 
   static Bound Unbounded() { return {}; }
-  static Bound Everything() { return {std::nullopt, true, {}, "every row"}; }
-  static Bound Nothing() { return {Roaring(), true, {}, "no row"}; }
+  static Bound Everything() { return {std::nullopt, true, {}, "every row", {}}; }
+  static Bound Nothing() { return {Roaring(), true, {}, "no row", {}}; }
   bool unbounded() const { return !rows && !exact; }
 };
 
@@ -193,18 +196,25 @@ class Planner {
     plan.fragment_id = fragment.id();
     every_row_ = Roaring();
     every_row_.addRange(0, fragment.physical_rows());
+    LoadStatistics(fragment);
     ARROW_ASSIGN_OR_RAISE(Bound bound, RootBound(fragment.id()));
+    // Every row to recheck (statistics said every row passes one term, nothing narrowed the
+    // others): a scan evaluates them faster than a read of each row by address.
+    if (!bound.exact && !bound.statistics.empty() && bound.rows &&
+        bound.rows->cardinality() == every_row_.cardinality()) {
+      bound = Bound::Unbounded();
+    }
     if (bound.unbounded()) {
       plan.description = ScanReason(fragment.id());
       return plan;
     }
     ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot_.deletions().Get(fragment));
+    plan.description = DescribeUses(bound);
     Roaring candidates = bound.rows ? std::move(*bound.rows) : every_row_;
     candidates -= *deleted;
     plan.candidates = std::move(candidates);
     plan.exact = bound.exact;
     plan.index_used = !bound.uses.empty();
-    plan.description = DescribeUses(bound);
     return plan;
   }
 
@@ -287,7 +297,12 @@ class Planner {
         best_capability = capability;
       }
     }
-    if (best == nullptr) return Bound::Unbounded();
+    if (best == nullptr) {
+      // No index answers the leaf here (none covers the fragment, or scanning is cheaper): the
+      // fragment's statistics may still prove that no row, or every row, is TRUE.
+      if (std::optional<Bound> known = StatisticsBound(leaf, *column)) return std::move(*known);
+      return Bound::Unbounded();
+    }
     ARROW_ASSIGN_OR_RAISE(const FragmentAnswers* answer, AnswerOf(*best, leaf));
     Bound bound;
     const auto found = answer->rows.find(fragment);
@@ -343,6 +358,117 @@ class Planner {
 
   static void Absorb(Bound* into, Bound from) {
     for (auto& use : from.uses) into->uses.push_back(std::move(use));
+    for (auto& note : from.statistics) into->statistics.push_back(std::move(note));
+  }
+
+  // The fragment's statistics (dataset/fragment_statistics.h), for the leaves planned next.
+  // Statistics that fail their checksum or cannot be decoded are ignored, and explain says so.
+  void LoadStatistics(const format::Fragment& fragment) {
+    auto decoded = dataset::DecodeStatistics(fragment, *snapshot_.schema());
+    if (decoded.ok()) {
+      statistics_ = std::move(*decoded);
+      return;
+    }
+    statistics_.clear();
+    notes_.push_back(decoded.status().message() + "; they are ignored and the fragment is read");
+  }
+
+  // `op` holds between `a` and `b`; nullopt when unknown.
+  static std::optional<bool> Holds(expr::CompareOp op, const std::shared_ptr<arrow::Scalar>& a,
+                                   const std::shared_ptr<arrow::Scalar>& b) {
+    auto result = expr::CompareValues(op, arrow::Datum(a), arrow::Datum(b), 1);
+    if (!result.ok()) return std::nullopt;
+    std::shared_ptr<arrow::Scalar> value;
+    if (result->is_scalar()) {
+      value = result->scalar();
+    } else {
+      auto element = result->make_array()->GetScalar(0);
+      if (!element.ok()) return std::nullopt;
+      value = *element;
+    }
+    if (!value->is_valid || value->type->id() != arrow::Type::BOOL) return std::nullopt;
+    return static_cast<const arrow::BooleanScalar&>(*value).value;
+  }
+
+  // What the fragment's statistics prove about the TRUE rows of `leaf` on `column`: none (an
+  // exact empty bound), all (an exact bound of every row), or nothing (nullopt). Only `IS NULL`,
+  // `column op literal` (op not `!=`) and BETWEEN are judged; nulls are never TRUE and NaN is
+  // TRUE only for `!=`, so the non-NaN range decides.
+  std::optional<Bound> StatisticsBound(const Node& leaf, const expr::Column& column) {
+    const auto found = statistics_.find(column.field_index());
+    if (found == statistics_.end()) return std::nullopt;
+    const dataset::ColumnRange& range = found->second;
+    const uint64_t rows = every_row_.cardinality();
+    const bool clean = range.null_count == 0 && range.nan_count == 0;
+    std::optional<bool> some;  // some row may be TRUE
+    std::optional<bool> all;   // every row is TRUE
+    using expr::CompareOp;
+    if (leaf.kind() == NodeKind::kIsNull) {
+      some = range.null_count > 0;
+      all = range.null_count == rows;
+    } else if (leaf.kind() == NodeKind::kCompare) {
+      const auto& compare = leaf.As<expr::Compare>();
+      CompareOp op = compare.op();
+      const Node* literal = &compare.right();
+      if (compare.left().kind() != NodeKind::kColumn) {
+        literal = &compare.left();
+        if (compare.right().kind() != NodeKind::kColumn) return std::nullopt;
+        static constexpr CompareOp kFlipped[] = {CompareOp::kEqual,   CompareOp::kNotEqual,
+                                                 CompareOp::kGreater, CompareOp::kGreaterEqual,
+                                                 CompareOp::kLess,    CompareOp::kLessEqual};
+        op = kFlipped[static_cast<int>(op)];
+      }
+      if (literal->kind() != NodeKind::kLiteral || op == CompareOp::kNotEqual) return std::nullopt;
+      const auto& value = literal->As<expr::Literal>().value();
+      if (range.min == nullptr) {
+        some = false;
+      } else if (op == CompareOp::kEqual) {
+        const auto low = Holds(CompareOp::kLessEqual, range.min, value);
+        const auto high = Holds(CompareOp::kGreaterEqual, range.max, value);
+        const auto at_min = Holds(CompareOp::kEqual, range.min, value);
+        const auto at_max = Holds(CompareOp::kEqual, range.max, value);
+        if (!low || !high || !at_min || !at_max) return std::nullopt;
+        some = *low && *high;
+        all = clean && *at_min && *at_max;
+      } else {
+        // `x < v` may hold iff the minimum is below v, holds everywhere iff the maximum is (and
+        // so on for the other orders).
+        const bool upward = op == CompareOp::kGreater || op == CompareOp::kGreaterEqual;
+        const auto may = Holds(op, upward ? range.max : range.min, value);
+        const auto every = Holds(op, upward ? range.min : range.max, value);
+        if (!may || !every) return std::nullopt;
+        some = *may;
+        all = clean && *every;
+      }
+    } else if (leaf.kind() == NodeKind::kBetween) {
+      const auto& between = leaf.As<expr::Between>();
+      if (range.min == nullptr) {
+        some = false;
+      } else {
+        const auto reaches_low = Holds(CompareOp::kGreaterEqual, range.max, between.lower());
+        const auto reaches_high = Holds(CompareOp::kLessEqual, range.min, between.upper());
+        const auto above_low = Holds(CompareOp::kGreaterEqual, range.min, between.lower());
+        const auto below_high = Holds(CompareOp::kLessEqual, range.max, between.upper());
+        if (!reaches_low || !reaches_high || !above_low || !below_high) return std::nullopt;
+        some = *reaches_low && *reaches_high;
+        all = clean && *above_low && *below_high;
+      }
+    } else {
+      return std::nullopt;
+    }
+    const std::string predicate = Quote(Unwrapped(leaf));
+    if (some == false) {
+      Bound bound = Bound::Nothing();
+      bound.how = predicate + " by statistics";
+      bound.statistics.push_back(predicate + " matches no row");
+      return bound;
+    }
+    if (all == true) {
+      Bound bound{every_row_, true, {}, predicate + " by statistics", {}};
+      bound.statistics.push_back(predicate + " holds on every row");
+      return bound;
+    }
+    return std::nullopt;
   }
 
   arrow::Result<Bound> BoundOfLeaf(const Node& leaf, bool truth, uint32_t fragment) {
@@ -463,9 +589,20 @@ class Planner {
         list.push_back(use.predicate);
       }
     }
+    std::string statistics;
+    for (const auto& note : bound.statistics) {
+      if (statistics.find(note) == std::string::npos) {
+        statistics += (statistics.empty() ? "" : ", ") + note;
+      }
+    }
     if (order.empty()) {
-      return bound.rows && bound.rows->isEmpty() ? "nothing read (the filter is never true here)"
-                                                 : "every live row (the filter is always true)";
+      const bool none = bound.rows && bound.rows->isEmpty();
+      if (!statistics.empty()) {
+        return std::string(none ? "skipped" : "every live row") + ": fragment statistics show " +
+               statistics;
+      }
+      return none ? "nothing read (the filter is never true here)"
+                  : "every live row (the filter is always true)";
     }
     std::string text;
     for (const Source* source : order) {
@@ -478,9 +615,10 @@ class Planner {
         text += Quote(list[i]);
       }
     }
-    if (bound.uses.size() > 1 || bound.how.rfind("NOT ", 0) == 0) {
+    if (bound.uses.size() > 1 || bound.how.rfind("NOT ", 0) == 0 || !statistics.empty()) {
       text += "; rows = " + bound.how;
     }
+    if (!statistics.empty()) text += "; fragment statistics show " + statistics;
     return text;
   }
 
@@ -516,6 +654,7 @@ class Planner {
   const Snapshot& snapshot_;
   const expr::Filter& filter_;
   const Shares shares_;  // of a large segment's rows an answer may cost, per thread
+  std::map<int, dataset::ColumnRange> statistics_;  // of the fragment being planned, by field
   const PlanPurpose purpose_;
   std::vector<std::unique_ptr<Source>> owned_sources_;
   // schema field index → fragment id → the segments serving that column on that fragment
