@@ -128,18 +128,15 @@ class ScanReader : public arrow::RecordBatchReader {
       window.push_back({reader_, next_batch_++});
     }
     if (window.empty()) return false;
-    ready_.clear();
-    ready_.resize(window.size());
-    next_ready_ = 0;
     // Each batch keeps its own result, so errors surface in batch order, after the batches
     // before them, as a serial scan returns them.
-    ARROW_RETURN_NOT_OK(util::ParallelFor(
-        static_cast<int64_t>(window.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
-          for (int64_t i = begin; i < end; ++i) {
-            ready_[static_cast<size_t>(i)] = Process(window[static_cast<size_t>(i)]);
-          }
-          return arrow::Status::OK();
-        }));
+    using Batch = std::shared_ptr<arrow::RecordBatch>;
+    ARROW_ASSIGN_OR_RAISE(
+        ready_, util::ParallelResults<Batch>(static_cast<int64_t>(window.size()),
+                                             [&](int64_t i) -> arrow::Result<Batch> {
+                                               return Process(window[static_cast<size_t>(i)]);
+                                             }));
+    next_ready_ = 0;
     return true;
   }
 

@@ -323,17 +323,14 @@ class FilteredReader final : public arrow::RecordBatchReader {
         next_offset_ = end;
         chunk_ = std::min(kReadBatchRows, 2 * chunk_);
       }
-      ready_.clear();
-      ready_.resize(chunks.size());
+      using Batch = std::shared_ptr<arrow::RecordBatch>;
+      ARROW_ASSIGN_OR_RAISE(
+          ready_, util::ParallelResults<Batch>(
+                      static_cast<int64_t>(chunks.size()), [&](int64_t i) -> arrow::Result<Batch> {
+                        return ReadChunk(chunks[static_cast<size_t>(i)].first,
+                                         chunks[static_cast<size_t>(i)].second);
+                      }));
       next_ready_ = 0;
-      ARROW_RETURN_NOT_OK(util::ParallelFor(
-          static_cast<int64_t>(chunks.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
-            for (int64_t i = begin; i < end; ++i) {
-              const auto [first, last] = chunks[static_cast<size_t>(i)];
-              ready_[static_cast<size_t>(i)] = ReadChunk(first, last);
-            }
-            return arrow::Status::OK();
-          }));
     }
     return std::move(ready_[next_ready_++]);
   }

@@ -18,10 +18,13 @@
 // pieces itself and merges them in a fixed order).
 #pragma once
 
+#include <arrow/result.h>
 #include <arrow/status.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 namespace tessera::util {
 
@@ -38,5 +41,19 @@ int ParseNumThreads(const char* text);
 // error a body returned or threw (by chunk order); every chunk runs even after an error.
 arrow::Status ParallelFor(int64_t count, const std::function<arrow::Status(int64_t, int64_t)>& body,
                           int64_t min_chunk = 1, int max_threads = 0);
+
+// Computes each(i) for every i in [0, count) in parallel (as ParallelFor), keeping each result,
+// error or value, apart: a caller that consumes them in order sees the errors where a serial
+// loop would. Fails only when the loop itself cannot run (an exception escaping `each`).
+template <typename T>
+arrow::Result<std::vector<arrow::Result<T>>> ParallelResults(
+    int64_t count, const std::function<arrow::Result<T>(int64_t)>& each) {
+  std::vector<arrow::Result<T>> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  ARROW_RETURN_NOT_OK(ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
+    for (int64_t i = begin; i < end; ++i) results[static_cast<size_t>(i)] = each(i);
+    return arrow::Status::OK();
+  }));
+  return results;
+}
 
 }  // namespace tessera::util
