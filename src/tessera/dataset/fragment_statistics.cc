@@ -80,9 +80,9 @@ arrow::Status StatisticsCollector::Add(const arrow::RecordBatch& batch) {
     if (IsFloating(*values->type())) {
       // NaN is neither extreme: filter it out before taking them.
       ARROW_ASSIGN_OR_RAISE(auto nan, arrow::compute::CallFunction("is_nan", {values}));
-      const auto& mask = static_cast<const arrow::BooleanArray&>(*nan.make_array());
-      column.nan_count += static_cast<uint64_t>(mask.true_count());
-      if (mask.true_count() > 0) {
+      const auto mask = std::static_pointer_cast<arrow::BooleanArray>(nan.make_array());
+      column.nan_count += static_cast<uint64_t>(mask->true_count());
+      if (mask->true_count() > 0) {
         ARROW_ASSIGN_OR_RAISE(auto kept, arrow::compute::CallFunction("invert", {nan}));
         ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(values, kept));
         ordered = filtered.make_array();

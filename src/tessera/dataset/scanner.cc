@@ -77,7 +77,9 @@ class ScanReader : public arrow::RecordBatchReader {
         options_(std::move(options)),
         deletions_(deletions),
         open_fragments_(open_fragments),
-        window_(options_.limit ? 1 : kBatchesPerThread * util::NumThreads()) {}
+        window_(options_.limit || util::NumThreads() == 1
+                    ? 1
+                    : kBatchesPerThread * util::NumThreads()) {}
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
 
@@ -117,10 +119,18 @@ class ScanReader : public arrow::RecordBatchReader {
   // Reads the next window of batches into ready_; false when every batch has been read.
   arrow::Result<bool> ProcessWindow() {
     std::vector<Work> window;
+    // A fragment that cannot be opened fails after the batches before it, as in a serial scan.
+    arrow::Status open_error;
     while (static_cast<int>(window.size()) < window_) {
       if (reader_ == nullptr || next_batch_ >= reader_->num_batches()) {
         if (next_fragment_ >= manifest_->fragments_size()) break;
-        ARROW_ASSIGN_OR_RAISE(reader_, OpenFragment(manifest_->fragments(next_fragment_)));
+        auto opened = OpenFragment(manifest_->fragments(next_fragment_));
+        if (!opened.ok()) {
+          if (window.empty()) return opened.status();
+          open_error = opened.status();
+          break;
+        }
+        reader_ = std::move(*opened);
         ++next_fragment_;
         next_batch_ = 0;
         continue;
@@ -136,6 +146,7 @@ class ScanReader : public arrow::RecordBatchReader {
                                              [&](int64_t i) -> arrow::Result<Batch> {
                                                return Process(window[static_cast<size_t>(i)]);
                                              }));
+    if (!open_error.ok()) ready_.emplace_back(std::move(open_error));
     next_ready_ = 0;
     return true;
   }

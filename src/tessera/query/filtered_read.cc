@@ -315,7 +315,8 @@ class FilteredReader final : public arrow::RecordBatchReader {
   // order, each chunk keeping its own result, so that errors surface in order too.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadCandidates() {
     if (next_ready_ >= ready_.size()) {
-      const int window = Room() ? 1 : kChunksPerThread * util::NumThreads();
+      const int window =
+          Room() || util::NumThreads() == 1 ? 1 : kChunksPerThread * util::NumThreads();
       std::vector<std::pair<size_t, size_t>> chunks;
       while (static_cast<int>(chunks.size()) < window && next_offset_ < offsets_.size()) {
         const size_t end = std::min<size_t>(offsets_.size(), next_offset_ + chunk_);
