@@ -121,6 +121,9 @@ bool UnknownOnlyOnNulls(const Node& leaf) {
 // most a share of their rows, the share of PlanPurpose (filter_plan.h) divided by the threads a
 // scan uses.
 constexpr double kMinimumRowsForCostChoice = 65536;
+// Each fragment's decoded statistics, by manifest position (Snapshot::Derived).
+using DecodedStatistics = std::vector<arrow::Result<std::map<int, dataset::ColumnRange>>>;
+
 struct Shares {
   double scattered;  // 1 / the share of rows for answers of scattered rows
   double clustered;  // the same for answers of consecutive runs (Capability::clustered)
@@ -196,7 +199,7 @@ class Planner {
     plan.fragment_id = fragment.id();
     every_row_ = Roaring();
     every_row_.addRange(0, fragment.physical_rows());
-    LoadStatistics(fragment);
+    ARROW_RETURN_NOT_OK(LoadStatistics(position));
     ARROW_ASSIGN_OR_RAISE(Bound bound, RootBound(fragment.id()));
     // Every row to recheck (statistics said every row passes one term, nothing narrowed the
     // others): a scan evaluates them faster than a read of each row by address.
@@ -361,16 +364,28 @@ class Planner {
     for (auto& note : from.statistics) into->statistics.push_back(std::move(note));
   }
 
-  // The fragment's statistics (dataset/fragment_statistics.h), for the leaves planned next.
-  // Statistics that fail their checksum or cannot be decoded are ignored, and explain says so.
-  void LoadStatistics(const format::Fragment& fragment) {
-    auto decoded = dataset::DecodeStatistics(fragment, *snapshot_.schema());
-    if (decoded.ok()) {
-      statistics_ = std::move(*decoded);
-      return;
+  // The statistics of the fragment at `position` (dataset/fragment_statistics.h), for the
+  // leaves planned next; decoded once per snapshot. Statistics that fail their checksum or
+  // cannot be decoded are ignored, and explain says so.
+  arrow::Status LoadStatistics(int position) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto decoded,
+        snapshot_.Derived<DecodedStatistics>(
+            "fragment statistics",
+            [&]() -> arrow::Result<std::shared_ptr<const DecodedStatistics>> {
+              auto table = std::make_shared<DecodedStatistics>();
+              for (const auto& fragment : snapshot_.manifest().fragments()) {
+                table->push_back(dataset::DecodeStatistics(fragment, *snapshot_.schema()));
+              }
+              return table;
+            }));
+    decoded_statistics_ = decoded;
+    const auto& entry = (*decoded)[static_cast<size_t>(position)];
+    statistics_ = entry.ok() ? &*entry : nullptr;
+    if (!entry.ok()) {
+      notes_.push_back(entry.status().message() + "; they are ignored and the fragment is read");
     }
-    statistics_.clear();
-    notes_.push_back(decoded.status().message() + "; they are ignored and the fragment is read");
+    return arrow::Status::OK();
   }
 
   // `op` holds between `a` and `b`; nullopt when unknown.
@@ -395,8 +410,9 @@ class Planner {
   // `column op literal` (op not `!=`) and BETWEEN are judged; nulls are never TRUE and NaN is
   // TRUE only for `!=`, so the non-NaN range decides.
   std::optional<Bound> StatisticsBound(const Node& leaf, const expr::Column& column) {
-    const auto found = statistics_.find(column.field_index());
-    if (found == statistics_.end()) return std::nullopt;
+    if (statistics_ == nullptr) return std::nullopt;
+    const auto found = statistics_->find(column.field_index());
+    if (found == statistics_->end()) return std::nullopt;
     const dataset::ColumnRange& range = found->second;
     const uint64_t rows = every_row_.cardinality();
     const bool clean = range.null_count == 0 && range.nan_count == 0;
@@ -407,19 +423,14 @@ class Planner {
       some = range.null_count > 0;
       all = range.null_count == rows;
     } else if (leaf.kind() == NodeKind::kCompare) {
+      // A leaf's comparison has its column on the left (the binder flips `5 > x`, and
+      // index::LeafColumn accepts only that shape).
       const auto& compare = leaf.As<expr::Compare>();
-      CompareOp op = compare.op();
-      const Node* literal = &compare.right();
-      if (compare.left().kind() != NodeKind::kColumn) {
-        literal = &compare.left();
-        if (compare.right().kind() != NodeKind::kColumn) return std::nullopt;
-        static constexpr CompareOp kFlipped[] = {CompareOp::kEqual,   CompareOp::kNotEqual,
-                                                 CompareOp::kGreater, CompareOp::kGreaterEqual,
-                                                 CompareOp::kLess,    CompareOp::kLessEqual};
-        op = kFlipped[static_cast<int>(op)];
+      const CompareOp op = compare.op();
+      if (compare.right().kind() != NodeKind::kLiteral || op == CompareOp::kNotEqual) {
+        return std::nullopt;
       }
-      if (literal->kind() != NodeKind::kLiteral || op == CompareOp::kNotEqual) return std::nullopt;
-      const auto& value = literal->As<expr::Literal>().value();
+      const auto& value = compare.right().As<expr::Literal>().value();
       if (range.min == nullptr) {
         some = false;
       } else if (op == CompareOp::kEqual) {
@@ -654,7 +665,10 @@ class Planner {
   const Snapshot& snapshot_;
   const expr::Filter& filter_;
   const Shares shares_;  // of a large segment's rows an answer may cost, per thread
-  std::map<int, dataset::ColumnRange> statistics_;  // of the fragment being planned, by field
+  // Every fragment's statistics, by manifest position, and those of the fragment being planned
+  // (by field; null when it has none usable).
+  std::shared_ptr<const DecodedStatistics> decoded_statistics_;
+  const std::map<int, dataset::ColumnRange>* statistics_ = nullptr;
   const PlanPurpose purpose_;
   std::vector<std::unique_ptr<Source>> owned_sources_;
   // schema field index → fragment id → the segments serving that column on that fragment
