@@ -166,9 +166,7 @@ uint64_t Dataset::CountRows() const {
 arrow::Result<uint64_t> Dataset::CountRows(std::string_view filter) const {
   if (filter.empty()) return CountRows();
   ARROW_ASSIGN_OR_RAISE(auto parsed, expr::Filter::Parse(filter, schema_));
-  ARROW_ASSIGN_OR_RAISE(auto columns, FilterColumns(*schema_, *parsed));
-  // A constant predicate reads no column; decode one to learn the row counts.
-  if (columns.empty()) columns.push_back(0);
+  ARROW_ASSIGN_OR_RAISE(auto columns, ColumnsToMatch(*schema_, *parsed));
   std::vector<std::unique_ptr<FragmentReader>> readers;
   std::vector<FragmentToMatch> fragments;
   for (const auto& fragment : manifest_->fragments()) {

@@ -9,6 +9,8 @@
 // What it holds: the mapping of each data file read (address space, and the pages the kernel
 // keeps cached anyway) and each decoded batch's metadata. On storage that is not memory-mapped a
 // decoded batch holds its bytes; such storage (object stores) must bound this before using it.
+// Scans (dataset::MakeScanner) do not use it: a full scan touches every page of every file, and
+// keeping them all mapped would keep them all resident for the snapshot's life.
 //
 // Thread-safe: two first reads of one key at once may both open a reader; the first is kept.
 #pragma once

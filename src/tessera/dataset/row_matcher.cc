@@ -59,6 +59,13 @@ arrow::Result<std::vector<int>> FilterColumns(const arrow::Schema& schema,
   return columns;
 }
 
+arrow::Result<std::vector<int>> ColumnsToMatch(const arrow::Schema& schema,
+                                               const expr::Filter& filter) {
+  ARROW_ASSIGN_OR_RAISE(auto columns, FilterColumns(schema, filter));
+  if (columns.empty()) columns.push_back(0);
+  return columns;
+}
+
 arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectInBatch(const FragmentToMatch& fragment,
                                                                   int index,
                                                                   const expr::Filter& filter) {
@@ -94,9 +101,7 @@ arrow::Result<Roaring> FindMatchingRows(const io::Storage& storage,
                                         const format::Fragment& fragment,
                                         const std::shared_ptr<arrow::Schema>& schema,
                                         const expr::Filter& filter, const Roaring& deleted) {
-  ARROW_ASSIGN_OR_RAISE(auto columns, FilterColumns(*schema, filter));
-  // A constant predicate reads no column; decode the narrowest one to learn the row count.
-  if (columns.empty()) columns.push_back(0);
+  ARROW_ASSIGN_OR_RAISE(auto columns, ColumnsToMatch(*schema, filter));
   // The caller's vector, borrowed for the call, so that the reader does not load it again.
   std::shared_ptr<const Roaring> borrowed(std::shared_ptr<const Roaring>(), &deleted);
   ARROW_ASSIGN_OR_RAISE(auto reader,

@@ -50,5 +50,9 @@ arrow::Result<std::shared_ptr<arrow::BooleanArray>> SelectInBatch(const Fragment
 // Column indices of `schema` that `filter` reads, ascending.
 arrow::Result<std::vector<int>> FilterColumns(const arrow::Schema& schema,
                                               const expr::Filter& filter);
+// The columns a reader evaluating `filter` decodes: FilterColumns, or column 0 for a constant
+// filter, which reads none (the batches' row counts are still needed).
+arrow::Result<std::vector<int>> ColumnsToMatch(const arrow::Schema& schema,
+                                               const expr::Filter& filter);
 
 }  // namespace tessera::dataset

@@ -10,7 +10,6 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/fragment_reader.h"
-#include "tessera/dataset/open_fragments.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/expr/filter.h"
 #include "tessera/status.h"
@@ -66,8 +65,7 @@ class ScanReader : public arrow::RecordBatchReader {
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
              std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
-             ScanOptions options, const DeletionVectors* deletions,
-             const OpenFragments* open_fragments)
+             ScanOptions options, const DeletionVectors* deletions)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
@@ -76,7 +74,6 @@ class ScanReader : public arrow::RecordBatchReader {
         filter_(std::move(filter)),
         options_(std::move(options)),
         deletions_(deletions),
-        open_fragments_(open_fragments),
         window_(options_.limit || util::NumThreads() == 1
                     ? 1
                     : kBatchesPerThread * util::NumThreads()) {}
@@ -153,7 +150,6 @@ class ScanReader : public arrow::RecordBatchReader {
 
   arrow::Result<std::shared_ptr<const FragmentReader>> OpenFragment(
       const format::Fragment& fragment) const {
-    if (open_fragments_ != nullptr) return open_fragments_->Get(fragment, decoded_);
     std::shared_ptr<const Roaring> deleted;
     if (deletions_ != nullptr) {
       ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
@@ -201,7 +197,6 @@ class ScanReader : public arrow::RecordBatchReader {
   std::shared_ptr<const expr::Filter> filter_;
   ScanOptions options_;
   const DeletionVectors* deletions_;
-  const OpenFragments* open_fragments_;
   const int window_;
   std::shared_ptr<const FragmentReader> reader_;
   int next_fragment_ = 0;
@@ -251,7 +246,7 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions, const OpenFragments* open_fragments) {
+    const DeletionVectors* deletions) {
   ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
@@ -268,7 +263,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
                                       std::move(output), std::move(decoded), std::move(filter),
-                                      options, deletions, open_fragments);
+                                      options, deletions);
 }
 
 }  // namespace tessera::dataset

@@ -113,12 +113,10 @@ arrow::Result<std::vector<int>> WithFilterColumns(const arrow::Schema& schema,
   return columns;
 }
 
-// The snapshot's reader of `fragment` decoding the columns `filter` reads (one, for a filter
-// that reads none: the batches' row counts).
+// The snapshot's reader of `fragment` decoding the columns `filter` needs.
 arrow::Result<std::shared_ptr<const dataset::FragmentReader>> FilterReader(
     const Snapshot& snapshot, const expr::Filter& filter, const format::Fragment& fragment) {
-  ARROW_ASSIGN_OR_RAISE(auto columns, dataset::FilterColumns(*snapshot.schema(), filter));
-  if (columns.empty()) columns.push_back(0);
+  ARROW_ASSIGN_OR_RAISE(auto columns, dataset::ColumnsToMatch(*snapshot.schema(), filter));
   return snapshot.open_fragments().Get(fragment, columns);
 }
 
