@@ -33,6 +33,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/text_search.h"
+#include "tessera/util/value_text.h"
 
 namespace {
 
@@ -97,12 +98,9 @@ uint64_t CurrentRssBytes() {
 }
 
 std::string Quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
+  std::string out;
+  tessera::util::AppendJsonString(text, &out);
+  return out;
 }
 
 arrow::Status Build(const std::string& path, const std::string& memory_limit) {

@@ -21,6 +21,7 @@
 #include "tessera/query/explain.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/snapshot.h"
+#include "tessera/util/value_text.h"
 
 namespace {
 
@@ -44,12 +45,9 @@ arrow::Result<uint64_t> RunOnce(const std::shared_ptr<const tessera::query::Snap
 }
 
 std::string JsonString(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
+  std::string out;
+  tessera::util::AppendJsonString(text, &out);
+  return out;
 }
 
 arrow::Status Main(int argc, char** argv) {
