@@ -13,6 +13,7 @@
 #include "support/indexed_dataset.h"
 #include "support/status_assertions.h"
 #include "support/temp_directory.h"
+#include "tessera/dataset/manifest_store.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/segment_cache.h"
@@ -151,6 +152,25 @@ TEST_F(StatisticsPlan, FragmentsNoRowOfWhichMatchesAreSkipped) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("fragment 1: scan"), std::string::npos) << text;
+}
+
+// Statistics are an optional manifest field (format 2 unchanged): fragments written before they
+// existed have none, open, and are scanned with the same answers.
+TEST_F(StatisticsPlan, FragmentsWrittenBeforeStatisticsAreScanned) {
+  format::Manifest older = data_->manifest();
+  older.set_version(data_->version() + 1);
+  for (auto& fragment : *older.mutable_fragments()) fragment.clear_statistics();
+  ASSERT_OK_AND_ASSIGN(bool published, TryPublishManifest(*data_->storage(), older));
+  ASSERT_TRUE(published);
+  ASSERT_OK_AND_ASSIGN(auto reopened, Dataset::Open(data_->uri()));
+  EXPECT_EQ(reopened->manifest().format_version(), kManifestFormatVersion);
+  EXPECT_FALSE(reopened->manifest().fragments(0).has_statistics());
+  auto snapshot = query::Snapshot::Make(reopened, &cache_);
+  query::Explain explain;
+  ASSERT_OK_AND_ASSIGN(uint64_t count, query::Count(*snapshot, "id < 1500", &explain));
+  EXPECT_EQ(count, 1499u);
+  EXPECT_NE(explain.ToString().find("fragments [0..3]: scan"), std::string::npos)
+      << explain.ToString();
 }
 
 }  // namespace
