@@ -2,6 +2,7 @@
 
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
+#include <arrow/util/bit_run_reader.h>
 
 #include <algorithm>
 #include <set>
@@ -10,8 +11,11 @@
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/deletion_vectors.h"
 #include "tessera/dataset/fragment_reader.h"
+#include "tessera/dataset/open_fragments.h"
 #include "tessera/dataset/read_statistics.h"
+#include "tessera/dataset/take.h"
 #include "tessera/expr/filter.h"
+#include "tessera/io/array_verification.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
@@ -57,15 +61,20 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
   return builder.Finish();
 }
 
-// Batches are processed in windows: up to window() batches (of one or more fragments) are read,
-// filtered and projected in parallel (util::ParallelFor), then returned in order. A window is
-// one batch with one thread or a limit (the limit is met without reading ahead).
+// Batches are processed in windows: up to window_ batches (of one or more fragments) are read,
+// filtered and projected in parallel (util::ParallelFor), then returned in order. With a limit
+// a window is one batch (the limit is met without reading ahead). Otherwise it starts at one
+// batch on one thread and kBatchesPerThread a thread on more, and grows when the filter keeps
+// few rows, up to kMaxBatchesPerThread a thread: each window hands work to the workers once (a
+// wake-up costing tens of microseconds), which small windows of a selective filter would pay
+// over and over; the rows a window keeps stay about those of its starting size.
 class ScanReader : public arrow::RecordBatchReader {
  public:
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
              std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
-             ScanOptions options, const DeletionVectors* deletions)
+             ScanOptions options, const DeletionVectors* deletions,
+             const OpenFragments* open_fragments)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
@@ -74,9 +83,23 @@ class ScanReader : public arrow::RecordBatchReader {
         filter_(std::move(filter)),
         options_(std::move(options)),
         deletions_(deletions),
-        window_(options_.limit || util::NumThreads() == 1
-                    ? 1
-                    : kBatchesPerThread * util::NumThreads()) {}
+        open_fragments_(open_fragments),
+        base_window_(
+            options_.limit || util::NumThreads() == 1 ? 1 : kBatchesPerThread * util::NumThreads()),
+        window_(base_window_) {
+    // Positions in a decoded batch (the columns of decoded_, in order) of the filter's columns
+    // and of the other output columns.
+    for (size_t position = 0; position < decoded_.size(); ++position) {
+      const std::string& name = dataset_schema_->field(decoded_[position])->name();
+      const auto& filtered =
+          filter_ == nullptr ? std::vector<std::string>() : filter_->referenced_columns();
+      if (std::find(filtered.begin(), filtered.end(), name) != filtered.end()) {
+        filter_columns_.push_back(static_cast<int>(position));
+      } else if (output_schema_->GetFieldIndex(name) >= 0) {
+        unverified_columns_.push_back(static_cast<int>(position));
+      }
+    }
+  }
 
   std::shared_ptr<arrow::Schema> schema() const override { return output_schema_; }
 
@@ -105,10 +128,21 @@ class ScanReader : public arrow::RecordBatchReader {
 
  private:
   static constexpr int kBatchesPerThread = 8;
+  static constexpr int kMaxBatchesPerThread = 64;
+  static constexpr size_t kCoalescedRows = 8192;
+  static constexpr uint64_t kCoalescedBatches = 64;
 
   struct Work {
     std::shared_ptr<const FragmentReader> reader;
     int batch = 0;
+  };
+
+  // What one batch yields: no row (batch null), its kept rows (rows empty), or a few rows of
+  // it (rows), copied after the window together with the neighbouring batches' few rows
+  // (Coalesce): one output batch instead of many tiny ones, one copy instead of one per batch.
+  struct Piece {
+    std::shared_ptr<arrow::RecordBatch> batch;
+    std::vector<uint32_t> rows;
   };
 
   bool Exhausted() const { return options_.limit && returned_ >= *options_.limit; }
@@ -123,7 +157,6 @@ class ScanReader : public arrow::RecordBatchReader {
         if (next_fragment_ >= manifest_->fragments_size()) break;
         auto opened = OpenFragment(manifest_->fragments(next_fragment_));
         if (!opened.ok()) {
-          if (window.empty()) return opened.status();
           open_error = opened.status();
           break;
         }
@@ -134,22 +167,101 @@ class ScanReader : public arrow::RecordBatchReader {
       }
       window.push_back({reader_, next_batch_++});
     }
-    if (window.empty()) return false;
+    ready_.clear();
+    next_ready_ = 0;
+    if (window.empty() && open_error.ok()) {
+      // The scan's end: the rows still held for coalescing are its last batch.
+      ARROW_RETURN_NOT_OK(FlushHeld());
+      return !ready_.empty();
+    }
     // Each batch keeps its own result, so errors surface in batch order, after the batches
     // before them, as a serial scan returns them.
-    using Batch = std::shared_ptr<arrow::RecordBatch>;
     ARROW_ASSIGN_OR_RAISE(
-        ready_, util::ParallelResults<Batch>(static_cast<int64_t>(window.size()),
-                                             [&](int64_t i) -> arrow::Result<Batch> {
-                                               return Process(window[static_cast<size_t>(i)]);
-                                             }));
-    if (!open_error.ok()) ready_.emplace_back(std::move(open_error));
-    next_ready_ = 0;
+        auto pieces, util::ParallelResults<Piece>(static_cast<int64_t>(window.size()),
+                                                  [&](int64_t i) -> arrow::Result<Piece> {
+                                                    return Process(window[static_cast<size_t>(i)]);
+                                                  }));
+    uint64_t scanned = 0;
+    uint64_t kept = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      scanned += window[i].reader->rows_per_batch();
+      if (pieces[i].ok() && pieces[i]->batch != nullptr) {
+        kept += pieces[i]->rows.empty() ? static_cast<uint64_t>(pieces[i]->batch->num_rows())
+                                        : pieces[i]->rows.size();
+      }
+      ARROW_RETURN_NOT_OK(Add(std::move(pieces[i])));
+    }
+    if (!open_error.ok()) {
+      ARROW_RETURN_NOT_OK(FlushHeld());
+      ready_.emplace_back(std::move(open_error));
+    }
+    if (!options_.limit) ResizeWindow(scanned, kept);
     return true;
+  }
+
+  // Adds the next batch's piece to ready_, in order. A piece of a few rows is held and copied
+  // later together with the following ones (up to kCoalescedRows rows, within runs of
+  // kCoalescedBatches batches counted from the scan's start, so the output's batches do not
+  // depend on the windows, hence on the thread count); with a limit, at once (no read-ahead).
+  arrow::Status Add(arrow::Result<Piece> piece) {
+    if (batches_added_++ % kCoalescedBatches == 0) ARROW_RETURN_NOT_OK(FlushHeld());
+    if (!piece.ok() || piece->rows.empty()) {
+      ARROW_RETURN_NOT_OK(FlushHeld());
+      if (!piece.ok()) {
+        ready_.emplace_back(piece.status());
+      } else if (piece->batch != nullptr) {
+        ready_.emplace_back(std::move(piece->batch));
+      }
+      return arrow::Status::OK();
+    }
+    for (uint32_t row : piece->rows) held_rows_.push_back({held_batches_.size(), row});
+    held_batches_.push_back(std::move(piece->batch));
+    if (held_rows_.size() >= kCoalescedRows || options_.limit) return FlushHeld();
+    return arrow::Status::OK();
+  }
+
+  // Copies the rows held into one batch of ready_.
+  arrow::Status FlushHeld() {
+    if (held_rows_.empty()) return arrow::Status::OK();
+    auto copied = CopyRows(output_schema_, held_batches_, held_rows_);
+    if (copied.ok() || !copied.status().IsNotImplemented()) {
+      ready_.push_back(std::move(copied));
+    } else {
+      // A column's builder cannot copy slices: each batch's rows through Arrow's take.
+      for (size_t source = 0; source < held_batches_.size(); ++source) {
+        arrow::UInt32Builder indices;
+        for (const RowOfBatches& row : held_rows_) {
+          if (row.batch == source) {
+            ARROW_RETURN_NOT_OK(indices.Append(static_cast<uint32_t>(row.row)));
+          }
+        }
+        ARROW_ASSIGN_OR_RAISE(auto array, indices.Finish());
+        auto taken = arrow::compute::Take(held_batches_[source], array);
+        if (taken.ok()) {
+          ready_.emplace_back(taken->record_batch());
+        } else {
+          ready_.emplace_back(taken.status());
+        }
+      }
+    }
+    held_batches_.clear();
+    held_rows_.clear();
+    return arrow::Status::OK();
+  }
+
+  // Sizes the next window after the share of the rows scanned that the last one kept.
+  void ResizeWindow(uint64_t scanned, uint64_t kept) {
+    const int most = kMaxBatchesPerThread * util::NumThreads();
+    const double share = static_cast<double>(std::max<uint64_t>(kept, 1)) /
+                         static_cast<double>(std::max<uint64_t>(scanned, 1));
+    window_ =
+        static_cast<int>(std::clamp(static_cast<double>(base_window_) / share,
+                                    static_cast<double>(base_window_), static_cast<double>(most)));
   }
 
   arrow::Result<std::shared_ptr<const FragmentReader>> OpenFragment(
       const format::Fragment& fragment) const {
+    if (open_fragments_ != nullptr) return open_fragments_->Get(fragment, decoded_);
     std::shared_ptr<const Roaring> deleted;
     if (deletions_ != nullptr) {
       ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
@@ -160,17 +272,29 @@ class ScanReader : public arrow::RecordBatchReader {
     return reader;
   }
 
-  // One batch, its deleted rows and the rows the filter rejects removed, projected.
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> Process(const Work& work) const {
+  // One batch, its deleted rows and the rows the filter rejects removed, projected (a Piece).
+  // Late materialization: the filter's columns are verified and evaluated
+  // first, and the other output columns are verified only as far as rows are kept: not at all
+  // in a batch the filter rejects whole, only the kept rows' bytes where it keeps a few
+  // (kWholeBatchFraction). A selective scan so reads, checks and faults in little more than
+  // the filter's columns.
+  arrow::Result<Piece> Process(const Work& work) const {
     const FragmentReader& reader = *work.reader;
-    ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadBatch(work.batch));
+    ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadBatchUnverified(work.batch));
+    const int64_t rows = batch->num_rows();
     const uint64_t first = static_cast<uint64_t>(work.batch) * reader.rows_per_batch();
-    GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-    ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader.deletions(), first, batch->num_rows()));
+    GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(rows);
+    ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader.deletions(), first, rows));
     if (filter_ != nullptr) {
+      auto evaluated = Columns(*batch, filter_columns_);
+      ARROW_RETURN_NOT_OK(io::VerifyBatch(reader.file(), *evaluated));
       // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
-      ARROW_ASSIGN_OR_RAISE(mask, filter_->Select(*batch, mask.get()));
+      ARROW_ASSIGN_OR_RAISE(mask, filter_->Select(*evaluated, mask.get()));
     }
+    const int64_t kept = mask == nullptr ? rows : mask->true_count();
+    if (kept == 0) return Piece{};
+    ARROW_RETURN_NOT_OK(VerifyKept(reader, *Columns(*batch, unverified_columns_), mask.get(),
+                                   static_cast<uint64_t>(kept)));
     std::vector<std::shared_ptr<arrow::Array>> columns;
     for (const auto& field : output_schema_->fields()) {
       if (field->name() == kRowAddressColumn) {
@@ -182,11 +306,47 @@ class ScanReader : public arrow::RecordBatchReader {
       }
     }
     auto projected = arrow::RecordBatch::Make(output_schema_, batch->num_rows(), columns);
-    if (mask != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(projected, mask));
-      projected = filtered.record_batch();
+    if (mask == nullptr || kept == rows) return Piece{std::move(projected), {}};
+    if (static_cast<size_t>(kept) <= kCopyRowsLimit) {
+      Piece piece{std::move(projected), {}};
+      arrow::internal::SetBitRunReader runs(mask->values()->data(), mask->offset(), mask->length());
+      for (auto run = runs.NextRun(); run.length != 0; run = runs.NextRun()) {
+        for (int64_t row = run.position; row < run.position + run.length; ++row) {
+          piece.rows.push_back(static_cast<uint32_t>(row));
+        }
+      }
+      return piece;
     }
-    return projected;
+    ARROW_ASSIGN_OR_RAISE(auto filtered, arrow::compute::Filter(projected, mask));
+    return Piece{filtered.record_batch(), {}};
+  }
+
+  // The columns at `positions` of `batch`, as a batch.
+  static std::shared_ptr<arrow::RecordBatch> Columns(const arrow::RecordBatch& batch,
+                                                     const std::vector<int>& positions) {
+    arrow::FieldVector fields;
+    std::vector<std::shared_ptr<arrow::Array>> arrays;
+    for (int position : positions) {
+      fields.push_back(batch.schema()->field(position));
+      arrays.push_back(batch.column(position));
+    }
+    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), batch.num_rows(),
+                                    std::move(arrays));
+  }
+
+  // Verifies the rows of `columns` that `mask` keeps (`kept` of them; every row when null).
+  static arrow::Status VerifyKept(const FragmentReader& reader, const arrow::RecordBatch& columns,
+                                  const arrow::BooleanArray* mask, uint64_t kept) {
+    if (columns.num_columns() == 0) return arrow::Status::OK();
+    if (mask == nullptr ||
+        kept * kWholeBatchFraction >= static_cast<uint64_t>(columns.num_rows())) {
+      return io::VerifyBatch(reader.file(), columns);
+    }
+    arrow::internal::SetBitRunReader runs(mask->values()->data(), mask->offset(), mask->length());
+    for (auto run = runs.NextRun(); run.length != 0; run = runs.NextRun()) {
+      ARROW_RETURN_NOT_OK(io::VerifyBatchRows(reader.file(), columns, run.position, run.length));
+    }
+    return arrow::Status::OK();
   }
 
   std::shared_ptr<io::Storage> storage_;
@@ -195,14 +355,22 @@ class ScanReader : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> output_schema_;
   std::vector<int> decoded_;
   std::shared_ptr<const expr::Filter> filter_;
+  std::vector<int> filter_columns_;      // positions in a decoded batch
+  std::vector<int> unverified_columns_;  // output columns the filter does not read
   ScanOptions options_;
   const DeletionVectors* deletions_;
-  const int window_;
+  const OpenFragments* open_fragments_;  // null: each fragment opened for this scan
+  const int base_window_;
+  int window_;  // batches in the next window
   std::shared_ptr<const FragmentReader> reader_;
   int next_fragment_ = 0;
   int next_batch_ = 0;
   std::vector<arrow::Result<std::shared_ptr<arrow::RecordBatch>>> ready_;
   size_t next_ready_ = 0;
+  uint64_t batches_added_ = 0;  // pieces added since the scan began
+  // The pieces of a few rows not yet copied: their batches and the rows to copy.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> held_batches_;
+  std::vector<RowOfBatches> held_rows_;
   uint64_t returned_ = 0;
 };
 
@@ -246,7 +414,7 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions) {
+    const DeletionVectors* deletions, const OpenFragments* open_fragments) {
   ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
@@ -263,7 +431,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
                                       std::move(output), std::move(decoded), std::move(filter),
-                                      options, deletions);
+                                      options, deletions, open_fragments);
 }
 
 }  // namespace tessera::dataset

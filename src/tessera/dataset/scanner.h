@@ -19,14 +19,17 @@
 namespace tessera::dataset {
 
 class DeletionVectors;
+class OpenFragments;
 
 // `deletions`: the version's deletion vectors when the caller keeps them loaded (it must outlive
-// the scanner); null loads each fragment's. Each fragment is opened for this scan and released
-// when its batches are read (dataset/open_fragments.h says why scans keep no readers).
+// the scanner); null loads each fragment's. `open_fragments`: the version's kept readers
+// (dataset/open_fragments.h; built with the same deletions; must outlive the scanner), through
+// which fragments are read so that a later scan finds them mapped and decoded; null opens each
+// fragment for this scan and releases it when its batches are read.
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions = nullptr);
+    const DeletionVectors* deletions = nullptr, const OpenFragments* open_fragments = nullptr);
 
 // The names of the columns of `schema`, comma-separated: what an error about an unknown column
 // lists.

@@ -17,7 +17,6 @@ namespace tessera::dataset {
 
 namespace {
 
-constexpr uint64_t kDenseFraction = 16;
 // Up to this many rows a take copies row by row into builders (Gather below) instead of running
 // Arrow's take kernel per batch and again to restore the caller's order: each kernel call costs
 // microseconds of dispatch (a search's top 10 would pay it a dozen times), a row slice about a
@@ -41,7 +40,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> MakeIndices(const std::vector<uint3
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadTouchedBatch(
     const FragmentReader& reader, int batch_index, const std::vector<uint32_t>& local,
     bool whole_batches) {
-  if (whole_batches || local.size() * kDenseFraction >= reader.rows_per_batch()) {
+  if (whole_batches || local.size() * kWholeBatchFraction >= reader.rows_per_batch()) {
     return reader.ReadBatch(batch_index);
   }
   return reader.ReadRowsOfBatch(batch_index, local);
@@ -68,32 +67,38 @@ arrow::Status ForEachBatchRun(const FragmentReader& reader, const std::vector<ui
   return arrow::Status::OK();
 }
 
-// A row to copy: row `row` of touched batch `batch`.
-struct GatherSource {
-  size_t batch;
-  int64_t row;
-};
-
 // The rows `sources` names, in that order, copied into fresh arrays of `schema`'s columns.
 // NotImplemented when a column's builder cannot append slices (the caller then takes instead).
-arrow::Result<std::shared_ptr<arrow::Table>> Gather(
+arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> Gather(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
-    const std::vector<GatherSource>& sources) {
+    const std::vector<RowOfBatches>& sources) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int column = 0; column < schema->num_fields(); ++column) {
     std::vector<arrow::ArraySpan> spans;
     spans.reserve(batches.size());
-    for (const auto& batch : batches) spans.emplace_back(*batch->column(column)->data());
+    for (const auto& batch : batches) spans.emplace_back(*batch->column_data(column));
     ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(schema->field(column)->type()));
     ARROW_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(sources.size())));
-    for (const GatherSource& source : sources) {
+    for (const RowOfBatches& source : sources) {
       ARROW_RETURN_NOT_OK(builder->AppendArraySlice(spans[source.batch], source.row, 1));
     }
     ARROW_ASSIGN_OR_RAISE(auto array, builder->Finish());
     columns.push_back(std::move(array));
   }
-  return arrow::Table::Make(schema, std::move(columns), static_cast<int64_t>(sources.size()));
+  return columns;
+}
+
+// Rows `rows` of `batch`: copied one by one when few, else through Arrow's take kernel.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromBatch(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows) {
+  if (rows.size() <= kCopyRowsLimit) {
+    auto copied = CopyRows(batch, rows);
+    if (copied.ok() || !copied.status().IsNotImplemented()) return copied;
+  }
+  ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(rows));
+  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+  return taken.record_batch();
 }
 
 }  // namespace
@@ -174,7 +179,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
   if (row_addresses.size() <= kGatherLimit) {
     // Few rows: read each touched batch once and copy the rows out in the caller's order.
     std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-    std::vector<GatherSource> sources(row_addresses.size());
+    std::vector<RowOfBatches> sources(row_addresses.size());
     for (const FragmentTake& take : takes) {
       ARROW_RETURN_NOT_OK(ForEachBatchRun(
           *take.reader, take.offsets,
@@ -189,10 +194,12 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
           }));
     }
     auto gathered = Gather(output_schema, batches, sources);
-    if (gathered.ok() || !gathered.status().IsNotImplemented()) {
-      if (gathered.ok()) GlobalReadStatistics().rows_taken += row_addresses.size();
-      return gathered;
+    if (gathered.ok()) {
+      GlobalReadStatistics().rows_taken += row_addresses.size();
+      return arrow::Table::Make(output_schema, std::move(*gathered),
+                                static_cast<int64_t>(sources.size()));
     }
+    if (!gathered.status().IsNotImplemented()) return gathered.status();
   }
 
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
@@ -223,15 +230,30 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
       [&](int batch_index, const std::vector<uint32_t>& local, size_t) -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto batch,
                               ReadTouchedBatch(reader, batch_index, local, whole_batches));
-        ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(local));
-        ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
+        ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromBatch(batch, local));
         GlobalReadStatistics().rows_taken += local.size();
-        pieces.push_back(taken.record_batch());
+        pieces.push_back(std::move(taken));
         return arrow::Status::OK();
       }));
   if (pieces.size() == 1) return pieces.front();
   ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(reader.schema(), pieces));
   return table->CombineChunksToBatch();
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
+    const std::shared_ptr<arrow::Schema>& schema,
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+    const std::vector<RowOfBatches>& rows) {
+  ARROW_ASSIGN_OR_RAISE(auto columns, Gather(schema, batches, rows));
+  return arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns));
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows) {
+  std::vector<RowOfBatches> sources;
+  sources.reserve(rows.size());
+  for (uint32_t row : rows) sources.push_back({0, row});
+  return CopyRows(batch->schema(), {batch}, sources);
 }
 
 }  // namespace tessera::dataset

@@ -5,6 +5,7 @@
 // only the requested rows are copied out.
 #pragma once
 
+#include <arrow/record_batch.h>
 #include <arrow/result.h>
 #include <arrow/table.h>
 
@@ -19,6 +20,11 @@
 namespace tessera::dataset {
 
 class FragmentReader;
+
+// A read that uses at least 1 / kWholeBatchFraction of a batch's rows verifies the batch whole,
+// in a few long ranges: that many rows touch most of its blocks anyway. Fewer rows verify only
+// their own bytes (take.cc, the scanner's late materialization).
+inline constexpr uint64_t kWholeBatchFraction = 16;
 
 arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage,
                                                       const format::Manifest& manifest,
@@ -46,6 +52,28 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
 // `whole_batches`: verify every batch touched whole (cheaper when the offsets are dense over
 // the fragment); otherwise a batch is verified whole only when a sixteenth of its rows is taken,
 // else just the rows taken.
+// Up to this many rows of one batch are copied row by row (CopyRows) rather than taken or
+// filtered by an Arrow kernel: a kernel call costs microseconds of dispatch per batch, a row
+// slice about a hundred nanoseconds per column.
+inline constexpr size_t kCopyRowsLimit = 32;
+
+// Row `row` of the batch at position `batch` of a list of batches.
+struct RowOfBatches {
+  size_t batch;
+  int64_t row;
+};
+
+// The rows `rows` names (in any order, repeats allowed) of `batches`, which have `schema`,
+// copied one by one into one new batch. NotImplemented when a column's builder cannot append
+// slices (take them with Arrow's kernel instead).
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
+    const std::shared_ptr<arrow::Schema>& schema,
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
+    const std::vector<RowOfBatches>& rows);
+// Rows `rows` (indices) of one batch.
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
+    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows);
+
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches = false);
 

@@ -303,8 +303,9 @@ class FilteredReader final : public arrow::RecordBatchReader {
     options.limit = Room();
     if (unfiltered) options.filter.clear();
     ARROW_ASSIGN_OR_RAISE(
-        scanner_, dataset::MakeScanner(snapshot_->storage(), std::move(part), snapshot_->schema(),
-                                       options, &snapshot_->deletions()));
+        scanner_,
+        dataset::MakeScanner(snapshot_->storage(), std::move(part), snapshot_->schema(), options,
+                             &snapshot_->deletions(), &snapshot_->open_fragments()));
     return arrow::Status::OK();
   }
 
@@ -404,9 +405,9 @@ arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter,
                                                         "counted from metadata", explain));
   if (!planned.planned()) return planned.constant == false ? 0 : snapshot.dataset().CountRows();
   uint64_t rows = 0;
-  // Fragments no index answers are counted together, their batches in parallel. The readers
-  // stay open in the snapshot.
+  // Fragments no index answers are counted together, their batches in parallel.
   std::vector<dataset::FragmentToMatch> to_scan;
+  std::vector<std::shared_ptr<const dataset::FragmentReader>> readers;  // held for to_scan
   for (const auto& plan : planned.plan.fragments) {
     if (plan.candidates && plan.exact) {
       rows += plan.candidates->cardinality();  // deletions are already subtracted
@@ -416,6 +417,7 @@ arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter,
     if (!plan.candidates) {
       ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
       to_scan.push_back({reader.get(), &reader->deletions()});
+      readers.push_back(std::move(reader));
       continue;
     }
     ARROW_ASSIGN_OR_RAISE(auto deleted, snapshot.deletions().Get(fragment));

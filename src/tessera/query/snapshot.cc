@@ -70,11 +70,13 @@ std::vector<int> Snapshot::IndexesOnField(int field_index) const {
 
 arrow::Result<std::shared_ptr<arrow::Table>> Snapshot::Take(
     const std::vector<uint64_t>& row_addresses, const std::vector<std::string>& columns) const {
-  // OpenFragments keeps every reader it opened for the snapshot's life.
+  // The readers lent are held for the call: OpenFragments may drop them meanwhile.
+  std::vector<std::shared_ptr<const dataset::FragmentReader>> held;
   auto lend =
       [&](const format::Fragment& fragment,
           const std::vector<int>& indices) -> arrow::Result<const dataset::FragmentReader*> {
     ARROW_ASSIGN_OR_RAISE(auto reader, open_fragments_->Get(fragment, indices));
+    held.push_back(reader);
     return reader.get();
   };
   return dataset::TakeRows(*storage(), manifest(), schema(), row_addresses, columns, lend);
