@@ -212,7 +212,7 @@ TEST(BloomFilterReader, AssessAnswersEqualitiesNotRanges) {
   EXPECT_EQ(capability.cost, 100);  // the zone [500, 600), at a false positive rate of 1e-6
   ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(equal));
   EXPECT_FALSE(answer.exact);
-  EXPECT_EQ(answer.rows.front(),
+  EXPECT_EQ(answer.Addresses().front(),
             dataset::MakeRowAddress(table.dataset->manifest().fragments(1).id(), 0));
   const expr::Compare below(expr::CompareOp::kLess, column,
                             literal(std::make_shared<arrow::Int64Scalar>(5)), 1);

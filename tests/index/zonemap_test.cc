@@ -261,7 +261,7 @@ TEST(ZoneMapReader, AssessCostsTheRowsOfTheMatchingZones) {
   EXPECT_EQ(capability.cost, 300);  // zones [0, 100), [100, 200), [200, 300)
   ASSERT_OK_AND_ASSIGN(auto answer, reader->Answer(below));
   EXPECT_FALSE(answer.exact);
-  EXPECT_EQ(answer.rows.size(), 300u);
+  EXPECT_EQ(answer.size(), 300u);
   // `!=` reaches readers as `=` under a NOT; the NOT itself, and a literal of another type, are
   // not answered.
   const auto equal = std::make_shared<expr::Compare>(

@@ -24,7 +24,7 @@ int ExpectExactAnswersEqualScan(const index::ScalarSegmentReader& reader, const 
     if (!answer.ok()) continue;
     auto expected = ScanTrueRows(data, text, &segment);
     EXPECT_TRUE(expected.ok()) << expected.status().ToString();
-    EXPECT_EQ(answer->rows, *expected) << text << " (" << (*leaf)->ToString() << ")";
+    EXPECT_EQ(answer->Addresses(), *expected) << text << " (" << (*leaf)->ToString() << ")";
     EXPECT_TRUE(answer->exact);
     if (also) also(text, **leaf, capability, *answer);
     ++answered;

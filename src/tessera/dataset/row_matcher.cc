@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "tessera/dataset/candidate_batches.h"
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
@@ -14,7 +15,8 @@ namespace tessera::dataset {
 
 namespace {
 
-// Runs body(fragment position, batch index) for every batch of `fragments`, in parallel.
+// Runs body(fragment position, batch index) for every batch of `fragments` that may hold a
+// candidate, in parallel.
 arrow::Status ForEachBatch(const std::vector<FragmentToMatch>& fragments,
                            const std::function<arrow::Status(size_t, int)>& body) {
   std::vector<int64_t> first_of;  // per fragment: the position of its first batch in the list
@@ -32,7 +34,15 @@ arrow::Status ForEachBatch(const std::vector<FragmentToMatch>& fragments,
     for (int64_t item = begin; item < end; ++item) {
       if (item > first_failed.load(std::memory_order_relaxed)) break;
       while (position + 1 < first_of.size() && first_of[position + 1] <= item) ++position;
-      arrow::Status status = body(position, static_cast<int>(item - first_of[position]));
+      const FragmentToMatch& fragment = fragments[position];
+      const auto index = static_cast<int>(item - first_of[position]);
+      if (fragment.candidates != nullptr &&
+          !BatchHasCandidates(*fragment.candidates,
+                              static_cast<uint64_t>(index) * fragment.reader->rows_per_batch(),
+                              fragment.reader->rows_per_batch())) {
+        continue;
+      }
+      arrow::Status status = body(position, index);
       if (!status.ok()) {
         int64_t failed = first_failed.load();
         while (item < failed && !first_failed.compare_exchange_weak(failed, item)) {

@@ -22,9 +22,12 @@ namespace tessera::dataset {
 
 // One fragment to evaluate: an open reader decoding (at least) the filter's columns, and the
 // deletion vector to honour (possibly newer than the reader's own, for a re-planned delete).
+// `candidates`, when given, are offsets that include every row the filter keeps (an index's
+// answer): batches holding none are not evaluated (dataset/candidate_batches.h).
 struct FragmentToMatch {
   const FragmentReader* reader = nullptr;
   const Roaring* deleted = nullptr;
+  const Roaring* candidates = nullptr;
 };
 
 // Offsets of rows of `fragment` for which `filter` is true, excluding `deleted` offsets.

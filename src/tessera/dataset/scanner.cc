@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tessera/dataset/candidate_batches.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/deletion_vector.h"
 #include "tessera/dataset/deletion_vectors.h"
@@ -73,8 +74,7 @@ class ScanReader : public arrow::RecordBatchReader {
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
              std::shared_ptr<arrow::Schema> dataset_schema, std::shared_ptr<arrow::Schema> output,
              std::vector<int> decoded, std::shared_ptr<const expr::Filter> filter,
-             ScanOptions options, const DeletionVectors* deletions,
-             const OpenFragments* open_fragments)
+             ScanOptions options, ScanContext context)
       : storage_(std::move(storage)),
         manifest_(std::move(manifest)),
         dataset_schema_(std::move(dataset_schema)),
@@ -82,8 +82,7 @@ class ScanReader : public arrow::RecordBatchReader {
         decoded_(std::move(decoded)),
         filter_(std::move(filter)),
         options_(std::move(options)),
-        deletions_(deletions),
-        open_fragments_(open_fragments),
+        context_(std::move(context)),
         base_window_(
             options_.limit || util::NumThreads() == 1 ? 1 : kBatchesPerThread * util::NumThreads()),
         window_(base_window_) {
@@ -161,11 +160,21 @@ class ScanReader : public arrow::RecordBatchReader {
           break;
         }
         reader_ = std::move(*opened);
+        candidates_ = context_.candidates.empty()
+                          ? nullptr
+                          : context_.candidates[static_cast<size_t>(next_fragment_)];
         ++next_fragment_;
         next_batch_ = 0;
         continue;
       }
-      window.push_back({reader_, next_batch_++});
+      const int batch = next_batch_++;
+      if (candidates_ != nullptr &&
+          !BatchHasCandidates(*candidates_,
+                              static_cast<uint64_t>(batch) * reader_->rows_per_batch(),
+                              reader_->rows_per_batch())) {
+        continue;
+      }
+      window.push_back({reader_, batch});
     }
     ready_.clear();
     next_ready_ = 0;
@@ -261,10 +270,12 @@ class ScanReader : public arrow::RecordBatchReader {
 
   arrow::Result<std::shared_ptr<const FragmentReader>> OpenFragment(
       const format::Fragment& fragment) const {
-    if (open_fragments_ != nullptr) return open_fragments_->Get(fragment, decoded_);
+    if (context_.open_fragments != nullptr) {
+      return context_.open_fragments->Get(fragment, decoded_);
+    }
     std::shared_ptr<const Roaring> deleted;
-    if (deletions_ != nullptr) {
-      ARROW_ASSIGN_OR_RAISE(deleted, deletions_->Get(fragment));
+    if (context_.deletions != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(deleted, context_.deletions->Get(fragment));
     }
     ARROW_ASSIGN_OR_RAISE(
         std::shared_ptr<const FragmentReader> reader,
@@ -358,11 +369,11 @@ class ScanReader : public arrow::RecordBatchReader {
   std::vector<int> filter_columns_;      // positions in a decoded batch
   std::vector<int> unverified_columns_;  // output columns the filter does not read
   ScanOptions options_;
-  const DeletionVectors* deletions_;
-  const OpenFragments* open_fragments_;  // null: each fragment opened for this scan
+  const ScanContext context_;
   const int base_window_;
   int window_;  // batches in the next window
   std::shared_ptr<const FragmentReader> reader_;
+  const Roaring* candidates_ = nullptr;  // reader_'s fragment's, when only they are read
   int next_fragment_ = 0;
   int next_batch_ = 0;
   std::vector<arrow::Result<std::shared_ptr<arrow::RecordBatch>>> ready_;
@@ -413,8 +424,7 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
-    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions, const OpenFragments* open_fragments) {
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options, ScanContext context) {
   ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;
@@ -431,7 +441,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
   if (decoded.empty()) decoded.push_back(0);
   return std::make_shared<ScanReader>(std::move(storage), std::move(manifest), std::move(schema),
                                       std::move(output), std::move(decoded), std::move(filter),
-                                      options, deletions, open_fragments);
+                                      options, std::move(context));
 }
 
 }  // namespace tessera::dataset

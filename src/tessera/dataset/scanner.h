@@ -7,6 +7,7 @@
 
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
+#include <roaring/roaring.hh>
 
 #include <memory>
 #include <string>
@@ -21,15 +22,25 @@ namespace tessera::dataset {
 class DeletionVectors;
 class OpenFragments;
 
-// `deletions`: the version's deletion vectors when the caller keeps them loaded (it must outlive
-// the scanner); null loads each fragment's. `open_fragments`: the version's kept readers
-// (dataset/open_fragments.h; built with the same deletions; must outlive the scanner), through
-// which fragments are read so that a later scan finds them mapped and decoded; null opens each
-// fragment for this scan and releases it when its batches are read.
+// What a read above the dataset layer (query::Read on a snapshot) lends a scan.
+struct ScanContext {
+  // The version's deletion vectors, kept loaded by the caller (it must outlive the scanner);
+  // null loads each fragment's.
+  const DeletionVectors* deletions = nullptr;
+  // The version's kept readers (dataset/open_fragments.h; built with the same deletions; must
+  // outlive the scanner), through which fragments are read so that a later scan finds them
+  // mapped and decoded; null opens each fragment for this scan and releases it when its
+  // batches are read.
+  const OpenFragments* open_fragments = nullptr;
+  // Empty, or one per fragment of the manifest scanned: null, or offsets including every row
+  // the filter keeps (an index's answer; it must outlive the scanner), when only the batches
+  // holding one are read (dataset/candidate_batches.h).
+  std::vector<const Roaring*> candidates;
+};
+
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
-    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options,
-    const DeletionVectors* deletions = nullptr, const OpenFragments* open_fragments = nullptr);
+    std::shared_ptr<arrow::Schema> schema, const ScanOptions& options, ScanContext context = {});
 
 // The names of the columns of `schema`, comma-separated: what an error about an unknown column
 // lists.

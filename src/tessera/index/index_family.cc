@@ -1,5 +1,6 @@
 #include "tessera/index/index_family.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "tessera/index/builtin_families.h"
@@ -30,6 +31,23 @@ Registry& TheRegistry() {
 }
 
 }  // namespace
+
+uint64_t RowAddressSet::size() const {
+  uint64_t total = rows.size();
+  for (const RowAddressRun& run : runs) total += run.count;
+  return total;
+}
+
+std::vector<uint64_t> RowAddressSet::Addresses() const {
+  std::vector<uint64_t> addresses = rows;
+  addresses.reserve(size());
+  for (const RowAddressRun& run : runs) {
+    for (uint64_t i = 0; i < run.count; ++i) addresses.push_back(run.first + i);
+  }
+  std::inplace_merge(addresses.begin(),
+                     addresses.begin() + static_cast<std::ptrdiff_t>(rows.size()), addresses.end());
+  return addresses;
+}
 
 arrow::Result<Model> IndexFamily::Train(const BuildInput&) const {
   return Unsupported("index family ", name(), " has no model to train");

@@ -69,11 +69,24 @@ struct ScoredRow {
   float distance;
 };
 
-// Row addresses answered by a scalar segment for one predicate. `exact` false means a superset
-// that the planner must recheck.
+// `count` consecutive row addresses from `first`, all of one fragment.
+struct RowAddressRun {
+  uint64_t first = 0;
+  uint64_t count = 0;
+};
+
+// Row addresses answered by a scalar segment for one predicate: `rows` and the addresses of
+// `runs`, each ascending, disjoint. Families whose answers are runs of consecutive rows (zones)
+// give runs, which cost nothing per row; others give rows. `exact` false means a superset that
+// the planner must recheck.
 struct RowAddressSet {
-  std::vector<uint64_t> rows;  // ascending, unique
+  std::vector<uint64_t> rows;
+  std::vector<RowAddressRun> runs;
   bool exact = true;
+
+  uint64_t size() const;
+  // Every address, ascending.
+  std::vector<uint64_t> Addresses() const;
 };
 
 class ScalarSegmentReader;

@@ -262,6 +262,17 @@ class Planner {
       offsets.push_back(dataset::OffsetOf(address));
     }
     flush();
+    for (const index::RowAddressRun& run : answer->runs) {
+      if (run.count == 0) continue;
+      const uint32_t fragment = dataset::FragmentOf(run.first);
+      const uint64_t last = run.first + run.count - 1;
+      if (dataset::FragmentOf(last) != fragment) return AddressError(source, last);
+      if (dataset::OffsetOf(last) >= OffsetLimit(source, fragment)) {
+        return AddressError(source, last);
+      }
+      split.rows[fragment].addRange(dataset::OffsetOf(run.first),
+                                    uint64_t{dataset::OffsetOf(last)} + 1);
+    }
     return &answers_.emplace(key, std::move(split)).first->second;
   }
 

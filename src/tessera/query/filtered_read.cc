@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/dataset/candidate_batches.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/row_matcher.h"
 #include "tessera/dataset/scanner.h"
@@ -141,6 +142,10 @@ arrow::Result<Roaring> MatchesOf(const Snapshot& snapshot, const PlannedFilter& 
   Roaring candidates = *plan->candidates - deleted;
   if (plan->exact || candidates.isEmpty()) return candidates;
   ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
+  if (dataset::CandidatesFillTheirBatches(candidates, reader->rows_per_batch())) {
+    return dataset::FindMatchingRows(dataset::FragmentToMatch{reader.get(), &deleted, &candidates},
+                                     *planned.filter);
+  }
   const std::vector<uint32_t> offsets = OffsetsOf(candidates);
   const bool whole_batches = VerifyWholeBatches(candidates, fragment);
   Roaring matches;
@@ -260,6 +265,16 @@ class FilteredReader final : public arrow::RecordBatchReader {
       return StartScan(static_cast<int>(position_) - 1, static_cast<int>(position_),
                        /*unfiltered=*/true);
     }
+    // Candidates that fill their batches are read by filtering those batches: their rows come
+    // as slices of the file, where taking them one by one would copy each. Not with a limit
+    // (a take reads about the rows returned) nor for row addresses alone of an exact answer
+    // (they need no data file).
+    const bool addresses_alone = plan.exact && output_columns_.empty();
+    if (!Room() && !addresses_alone &&
+        dataset::CandidatesFillTheirBatches(*plan.candidates, fragment.files(0).rows_per_batch())) {
+      return StartScan(static_cast<int>(position_) - 1, static_cast<int>(position_),
+                       /*unfiltered=*/false, &*plan.candidates);
+    }
     fragment_id_ = fragment.id();
     exact_ = plan.exact;
     std::vector<int> columns = output_columns_;
@@ -283,8 +298,10 @@ class FilteredReader final : public arrow::RecordBatchReader {
   }
 
   // Plan positions [begin, end), scanned as Dataset::Scan scans them (without the filter when
-  // `unfiltered`: every live row passes).
-  arrow::Status StartScan(int begin, int end, bool unfiltered = false) {
+  // `unfiltered`: every live row passes; only the batches holding `candidates` when given, for
+  // one position).
+  arrow::Status StartScan(int begin, int end, bool unfiltered = false,
+                          const Roaring* candidates = nullptr) {
     const format::Manifest& manifest = snapshot_->manifest();
     std::shared_ptr<const format::Manifest> part;
     if (begin == 0 && end == manifest.fragments_size()) {
@@ -302,10 +319,11 @@ class FilteredReader final : public arrow::RecordBatchReader {
     dataset::ScanOptions options = options_;
     options.limit = Room();
     if (unfiltered) options.filter.clear();
+    dataset::ScanContext context{&snapshot_->deletions(), &snapshot_->open_fragments(), {}};
+    if (candidates != nullptr) context.candidates.push_back(candidates);
     ARROW_ASSIGN_OR_RAISE(
-        scanner_,
-        dataset::MakeScanner(snapshot_->storage(), std::move(part), snapshot_->schema(), options,
-                             &snapshot_->deletions(), &snapshot_->open_fragments()));
+        scanner_, dataset::MakeScanner(snapshot_->storage(), std::move(part), snapshot_->schema(),
+                                       options, std::move(context)));
     return arrow::Status::OK();
   }
 
@@ -414,9 +432,12 @@ arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter,
       continue;
     }
     const format::Fragment& fragment = snapshot.manifest().fragments(plan.position);
-    if (!plan.candidates) {
+    // Candidates to recheck that fill their batches: those batches are evaluated with the rest.
+    if (!plan.candidates ||
+        dataset::CandidatesFillTheirBatches(*plan.candidates, fragment.files(0).rows_per_batch())) {
       ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
-      to_scan.push_back({reader.get(), &reader->deletions()});
+      to_scan.push_back(
+          {reader.get(), &reader->deletions(), plan.candidates ? &*plan.candidates : nullptr});
       readers.push_back(std::move(reader));
       continue;
     }

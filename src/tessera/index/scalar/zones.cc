@@ -346,7 +346,17 @@ Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones)
 RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones) {
   RowAddressSet answer;
   answer.exact = false;
-  answer.rows = AddressesOf(zones);
+  for (const Zone* zone : zones) {
+    if (zone->rows == 0) continue;
+    const uint64_t first = dataset::MakeRowAddress(zone->fragment, zone->first);
+    RowAddressRun* last = answer.runs.empty() ? nullptr : &answer.runs.back();
+    if (last != nullptr && last->first + last->count == first &&
+        dataset::FragmentOf(last->first) == zone->fragment) {
+      last->count += zone->rows;  // the next zone of the same fragment: one run
+    } else {
+      answer.runs.push_back({first, zone->rows});
+    }
+  }
   return answer;
 }
 
