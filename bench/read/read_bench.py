@@ -5,7 +5,8 @@ a tessera dataset from the IPC file (version 1: no index), then adds BTREEs on i
 BITMAP on g and a ZONEMAP on t (the latest version). Every predicate `COLUMN < X`, X chosen for
 each selectivity, is counted and scanned (every column returned) by:
   - tessera, through bench/read_query (in-process, the dataset opened once): on version 1 (the
-    scan plan) and on the latest version (whatever plan the planner picks);
+    scan plan) and on the latest version (whatever plan the planner picks), timed in
+    alternation in one process, so that their ratio is not skewed by the machine's drift;
   - DuckDB (the Python package, in-process, one connection): on the Parquet file, and on the IPC
     file memory-mapped by pyarrow and queried as an Arrow table (zero-copy);
 each with 1 and 2 threads (TESSERA_NUM_THREADS / SET threads), medians of R timed repetitions
@@ -68,17 +69,20 @@ def prepare(work, rows, cli):
     return parquet, arrow_file, dataset
 
 
-def tessera_times(read_query, dataset, version, queries, threads, repetitions, work):
+def tessera_times(read_query, dataset, queries, threads, repetitions, work):
+    """Version 1 (the scan plan) and the latest (indexed), timed in alternation in one process;
+    returns {version: {(operation, filter): result}}."""
     path = os.path.join(work, "queries.tsv")
     with open(path, "w") as out:
         for operation, predicate in queries:
             out.write("%s\t%s\n" % (operation, predicate))
     env = dict(os.environ, TESSERA_NUM_THREADS=str(threads))
-    command = [read_query, dataset, path, "--repetitions", str(repetitions)]
-    if version is not None:
-        command += ["--version", str(version)]
-    lines = run(command, env=env).stdout.splitlines()
-    return {(r["operation"], r["filter"]): r for r in map(json.loads, lines)}
+    command = [read_query, dataset, path, "--repetitions", str(repetitions),
+               "--versions", "1,latest"]
+    results = {"1": {}, "latest": {}}
+    for r in map(json.loads, run(command, env=env).stdout.splitlines()):
+        results[r["version"]][(r["operation"], r["filter"])] = r
+    return results
 
 
 def duckdb_times(source, queries, threads, repetitions):
@@ -144,10 +148,10 @@ def main():
                    for column in args.columns.split(",") for s in selectivities]
         measured = {}
         for threads in threads_list:
-            measured[("scan plan", threads)] = tessera_times(
-                args.read_query, dataset, 1, queries, threads, args.repetitions, args.work)
-            measured[("indexed", threads)] = tessera_times(
-                args.read_query, dataset, None, queries, threads, args.repetitions, args.work)
+            both = tessera_times(args.read_query, dataset, queries, threads, args.repetitions,
+                                 args.work)
+            measured[("scan plan", threads)] = both["1"]
+            measured[("indexed", threads)] = both["latest"]
             measured[("parquet", threads)] = duckdb_times(parquet, queries, threads,
                                                           args.repetitions)
             measured[("ipc", threads)] = duckdb_times(arrow_file, queries, threads,

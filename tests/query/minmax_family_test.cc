@@ -16,6 +16,7 @@
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/manifest_store.h"
 #include "tessera/expr/ast.h"
 #include "tessera/expr/filter.h"
 #include "tessera/index/lifecycle.h"
@@ -92,6 +93,20 @@ class QueryMinMaxFamily : public ::testing::Test {
     ASSERT_OK(testing::RegisterMinMaxFamily());
     ASSERT_OK_AND_ASSIGN(data_, dataset::Dataset::Create(directory_.Child("zones"),
                                                          ReaderOf(ZoneBatch(0, 600)), Files()));
+    ForgetStatistics();
+  }
+
+  // These tests are about the capability interface. The planner asks fragment statistics
+  // before any index, and on these ascending ids they decide most leaves on whole fragments
+  // (tests/dataset/fragment_statistics_test.cc covers that): a version without them, as a
+  // dataset written before statistics has, lets the family answer.
+  void ForgetStatistics() {
+    format::Manifest manifest = data_->manifest();
+    manifest.set_version(data_->version() + 1);
+    for (auto& fragment : *manifest.mutable_fragments()) fragment.clear_statistics();
+    ASSERT_OK_AND_ASSIGN(bool published, dataset::TryPublishManifest(*data_->storage(), manifest));
+    ASSERT_TRUE(published);
+    ASSERT_OK_AND_ASSIGN(data_, dataset::Dataset::Open(data_->uri()));
   }
 
   void CreateIndex(const std::string& name, const std::string& column, const std::string& family,
@@ -267,6 +282,7 @@ TEST_F(QueryMinMaxFamily, InWithNanMatchesNoPageLikeEqualsNan) {
 TEST_F(QueryMinMaxFamily, CombinesWithBtreeAndPrefersExactAnswers) {
   CreateIndex("id_btree", "id", "BTREE");
   ASSERT_OK_AND_ASSIGN(data_, data_->Append(ReaderOf(ZoneBatch(600, 200)), Files()));
+  ForgetStatistics();
   CreateIndex("id_zones", "id", "MINMAX");
   CreateIndex("i_btree", "i", "BTREE");
   std::string explain = ExpectSameAsScan("id >= 150 AND id < 700");

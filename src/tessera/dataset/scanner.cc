@@ -93,10 +93,28 @@ class ScanReader : public arrow::RecordBatchReader {
       const auto& filtered =
           filter_ == nullptr ? std::vector<std::string>() : filter_->referenced_columns();
       if (std::find(filtered.begin(), filtered.end(), name) != filtered.end()) {
-        filter_columns_.push_back(static_cast<int>(position));
+        filter_columns_.positions.push_back(static_cast<int>(position));
       } else if (output_schema_->GetFieldIndex(name) >= 0) {
-        unverified_columns_.push_back(static_cast<int>(position));
+        unverified_columns_.positions.push_back(static_cast<int>(position));
       }
+    }
+    for (const auto& field : output_schema_->fields()) {
+      int position = -1;  // the row-address column
+      if (field->name() != kRowAddressColumn) {
+        for (size_t i = 0; i < decoded_.size(); ++i) {
+          if (dataset_schema_->field(decoded_[i])->name() == field->name()) {
+            position = static_cast<int>(i);
+          }
+        }
+      }
+      output_positions_.push_back(position);
+    }
+    for (ColumnSubset* subset : {&filter_columns_, &unverified_columns_}) {
+      arrow::FieldVector fields;
+      for (int position : subset->positions) {
+        fields.push_back(dataset_schema_->field(decoded_[static_cast<size_t>(position)]));
+      }
+      subset->schema = arrow::schema(std::move(fields));
     }
   }
 
@@ -136,9 +154,16 @@ class ScanReader : public arrow::RecordBatchReader {
     int batch = 0;
   };
 
+  // Some columns of a decoded batch: their positions in it, and their schema (made once: a
+  // schema made per batch costs allocations and reference counts that the threads share).
+  struct ColumnSubset {
+    std::vector<int> positions;
+    std::shared_ptr<arrow::Schema> schema;
+  };
+
   // What one batch yields: no row (batch null), its kept rows (rows empty), or a few rows of
-  // it (rows), copied after the window together with the neighbouring batches' few rows
-  // (Coalesce): one output batch instead of many tiny ones, one copy instead of one per batch.
+  // it (rows), copied later together with the following batches' few rows (Add, FlushHeld):
+  // one output batch instead of many tiny ones, one copy instead of one per batch.
   struct Piece {
     std::shared_ptr<arrow::RecordBatch> batch;
     std::vector<uint32_t> rows;
@@ -307,13 +332,14 @@ class ScanReader : public arrow::RecordBatchReader {
     ARROW_RETURN_NOT_OK(VerifyKept(reader, *Columns(*batch, unverified_columns_), mask.get(),
                                    static_cast<uint64_t>(kept)));
     std::vector<std::shared_ptr<arrow::Array>> columns;
-    for (const auto& field : output_schema_->fields()) {
-      if (field->name() == kRowAddressColumn) {
+    columns.reserve(output_positions_.size());
+    for (int position : output_positions_) {
+      if (position < 0) {
         ARROW_ASSIGN_OR_RAISE(auto addresses,
                               RowAddresses(reader.fragment_id(), first, batch->num_rows()));
         columns.push_back(std::move(addresses));
       } else {
-        columns.push_back(batch->GetColumnByName(field->name()));
+        columns.push_back(batch->column(position));
       }
     }
     auto projected = arrow::RecordBatch::Make(output_schema_, batch->num_rows(), columns);
@@ -332,17 +358,13 @@ class ScanReader : public arrow::RecordBatchReader {
     return Piece{filtered.record_batch(), {}};
   }
 
-  // The columns at `positions` of `batch`, as a batch.
+  // The columns `subset` of `batch`, as a batch.
   static std::shared_ptr<arrow::RecordBatch> Columns(const arrow::RecordBatch& batch,
-                                                     const std::vector<int>& positions) {
-    arrow::FieldVector fields;
+                                                     const ColumnSubset& subset) {
     std::vector<std::shared_ptr<arrow::Array>> arrays;
-    for (int position : positions) {
-      fields.push_back(batch.schema()->field(position));
-      arrays.push_back(batch.column(position));
-    }
-    return arrow::RecordBatch::Make(arrow::schema(std::move(fields)), batch.num_rows(),
-                                    std::move(arrays));
+    arrays.reserve(subset.positions.size());
+    for (int position : subset.positions) arrays.push_back(batch.column(position));
+    return arrow::RecordBatch::Make(subset.schema, batch.num_rows(), std::move(arrays));
   }
 
   // Verifies the rows of `columns` that `mask` keeps (`kept` of them; every row when null).
@@ -366,8 +388,9 @@ class ScanReader : public arrow::RecordBatchReader {
   std::shared_ptr<arrow::Schema> output_schema_;
   std::vector<int> decoded_;
   std::shared_ptr<const expr::Filter> filter_;
-  std::vector<int> filter_columns_;      // positions in a decoded batch
-  std::vector<int> unverified_columns_;  // output columns the filter does not read
+  ColumnSubset filter_columns_;
+  ColumnSubset unverified_columns_;    // output columns the filter does not read
+  std::vector<int> output_positions_;  // per output column: its position, -1 for _rowaddr
   ScanOptions options_;
   const ScanContext context_;
   const int base_window_;

@@ -300,6 +300,9 @@ class Planner {
   arrow::Result<Bound> TrueOfLeaf(const Node& leaf, uint32_t fragment) {
     const expr::Column* column = index::LeafColumn(leaf);
     if (column == nullptr) return Bound::Unbounded();
+    // The fragment's statistics may prove that no row, or every row, is TRUE: an exact answer
+    // that costs nothing, which no index answer can better.
+    if (std::optional<Bound> known = StatisticsBound(leaf, *column)) return std::move(*known);
     const Source* best = nullptr;
     index::Capability best_capability;
     for (const Source* source : SourcesFor(column->field_index(), fragment)) {
@@ -311,12 +314,8 @@ class Planner {
         best_capability = capability;
       }
     }
-    if (best == nullptr) {
-      // No index answers the leaf here (none covers the fragment, or scanning is cheaper): the
-      // fragment's statistics may still prove that no row, or every row, is TRUE.
-      if (std::optional<Bound> known = StatisticsBound(leaf, *column)) return std::move(*known);
-      return Bound::Unbounded();
-    }
+    if (best == nullptr)
+      return Bound::Unbounded();  // none covers the fragment, or a scan is cheaper
     ARROW_ASSIGN_OR_RAISE(const FragmentAnswers* answer, AnswerOf(*best, leaf));
     Bound bound;
     const auto found = answer->rows.find(fragment);

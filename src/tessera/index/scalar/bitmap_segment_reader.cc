@@ -5,6 +5,7 @@
 #include "tessera/index/scalar/bitmap_family.h"
 #include "tessera/index/scalar/posting_segment.h"
 #include "tessera/status.h"
+#include "tessera/util/radix_sort.h"
 
 namespace tessera::index::scalar {
 
@@ -89,7 +90,7 @@ arrow::Result<RowAddressSet> BitmapSegmentReader::Search(const ScalarQuery& quer
     keys += static_cast<size_t>(end - begin);
   }
   // One key's rows ascend; several keys' rows interleave (a row holds one value: no duplicates).
-  if (keys > 1) std::sort(result.rows.begin(), result.rows.end());
+  if (keys > 1) util::RadixSort(&result.rows);
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tessera/index/scalar/query_keys.h"
+#include "tessera/util/radix_sort.h"
 
 namespace tessera::index::scalar {
 
@@ -353,9 +354,7 @@ arrow::Result<RowAddressSet> BtreeSegmentReader::Search(const ScalarQuery& query
   RowAddressSet result;
   result.exact = true;
   ARROW_ASSIGN_OR_RAISE(result.rows, searcher_->Search(query));
-  if (!std::is_sorted(result.rows.begin(), result.rows.end())) {
-    std::sort(result.rows.begin(), result.rows.end());
-  }
+  if (!std::is_sorted(result.rows.begin(), result.rows.end())) util::RadixSort(&result.rows);
   result.rows.erase(std::unique(result.rows.begin(), result.rows.end()), result.rows.end());
   return result;
 }

@@ -10,6 +10,7 @@
 #include "tessera/index/scalar/label_list_family.h"
 #include "tessera/index/scalar/posting_segment.h"
 #include "tessera/status.h"
+#include "tessera/util/radix_sort.h"
 
 namespace tessera::index::scalar {
 
@@ -182,7 +183,7 @@ arrow::Result<RowAddressSet> LabelListSegmentReader::Answer(const expr::Node& le
       }
       if (plan->positions.size() > 1) {
         // A row holding several of the values appears once per value.
-        std::sort(result.rows.begin(), result.rows.end());
+        util::RadixSort(&result.rows);
         result.rows.erase(std::unique(result.rows.begin(), result.rows.end()), result.rows.end());
       }
       return result;

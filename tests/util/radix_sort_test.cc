@@ -1,0 +1,39 @@
+// util::RadixSort sorts exactly as std::sort does: short and long inputs, duplicates, bytes
+// every value shares (skipped passes) and values spanning all 64 bits.
+#include "tessera/util/radix_sort.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+namespace tessera::util::radix_sort_test {
+namespace {
+
+void ExpectSortedLikeStdSort(std::vector<uint64_t> values) {
+  std::vector<uint64_t> expected = values;
+  std::sort(expected.begin(), expected.end());
+  RadixSort(&values);
+  EXPECT_EQ(values, expected);
+}
+
+TEST(RadixSort, SortsLikeStdSort) {
+  std::mt19937_64 random(7);
+  for (size_t size : {0, 1, 2, 100, 512, 513, 5000, 100000}) {
+    std::vector<uint64_t> any(size);
+    for (auto& value : any) value = random();
+    ExpectSortedLikeStdSort(any);
+    // Row addresses: a few fragments, offsets below 2^20, duplicates.
+    std::vector<uint64_t> addresses(size);
+    for (auto& value : addresses) value = (random() % 3) << 32 | (random() % (1 << 20));
+    ExpectSortedLikeStdSort(addresses);
+    // Every byte shared but the lowest, and every byte shared.
+    std::vector<uint64_t> low(size);
+    for (auto& value : low) value = 0xabcd000000000000ull | (random() % 256);
+    ExpectSortedLikeStdSort(low);
+    ExpectSortedLikeStdSort(std::vector<uint64_t>(size, 42));
+  }
+}
+
+}  // namespace
+}  // namespace tessera::util::radix_sort_test
