@@ -10,7 +10,8 @@ each selectivity, is counted and scanned (every column returned) by:
   - DuckDB (the Python package, in-process, one connection): on the Parquet file, and on the IPC
     file memory-mapped by pyarrow and queried as an Arrow table (zero-copy);
 each with 1 and 2 threads (TESSERA_NUM_THREADS / SET threads), medians of R timed repetitions
-after one untimed run. Every engine's answer (the count, the scanned rows) must agree.
+after two untimed runs (a process's first runs of a query are slower: its memory is new).
+Every engine's answer (the count, the scanned rows) must agree.
 Prints a Markdown report; --json writes every figure.
 """
 import argparse
@@ -105,6 +106,7 @@ def duckdb_times(source, queries, threads, repetitions):
             return con.sql(sql).to_arrow_table().num_rows
 
         rows = once()
+        assert once() == rows
         times = []
         for _ in range(repetitions):
             start = time.perf_counter()
