@@ -111,6 +111,12 @@ TEST(ScanCoalescing, FewRowsOfManyBatchesComeBackInOneBatch) {
   EXPECT_EQ(sparse.ids, expected);
   EXPECT_EQ(sparse.batches, 1) << "eight batches' single rows, copied together";
 
+  // Batches keeping no row in between do not separate the rows held.
+  const Scanned gaps = ScanAll(*data, "id % 512 = 5");
+  ASSERT_OK(gaps.status);
+  EXPECT_EQ(gaps.ids, (std::vector<int64_t>{5, 517, 1029, 1541}));
+  EXPECT_EQ(gaps.batches, 1) << "four batches' single rows, with empty batches between them";
+
   // A limit is met without reading ahead: each batch's rows come as soon as they are found.
   const Scanned limited = ScanAll(*data, "id % 256 = 5", 3);
   ASSERT_OK(limited.status);

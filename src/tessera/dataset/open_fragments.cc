@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 #include "tessera/dataset/deletion_vectors.h"
@@ -23,10 +24,13 @@ uint64_t PhysicalMemoryBytes() {
 
 OpenFragmentsBudget OpenFragmentsBudget::Default() {
   OpenFragmentsBudget budget{PhysicalMemoryBytes() / 4, kKeptReaders};
-  if (const char* text = std::getenv("TESSERA_OPEN_FRAGMENT_BYTES"); text && *text != '\0') {
+  // A decimal byte count; anything else (a sign, other characters, overflow) is ignored.
+  if (const char* text = std::getenv("TESSERA_OPEN_FRAGMENT_BYTES");
+      text != nullptr && *text >= '0' && *text <= '9') {
     char* end = nullptr;
+    errno = 0;
     const unsigned long long value = std::strtoull(text, &end, 10);
-    if (*end == '\0') budget.bytes = value;
+    if (*end == '\0' && errno != ERANGE) budget.bytes = value;
   }
   return budget;
 }
@@ -58,20 +62,23 @@ arrow::Result<std::shared_ptr<const FragmentReader>> OpenFragments::Get(
                         FragmentReader::Open(*storage_, fragment, schema_, columns, deleted));
   uint64_t bytes = 0;
   for (const auto& file : fragment.files()) bytes += file.size_bytes();
+  // Readers dropped are released after the lock: releasing the last one unmaps its file.
+  std::vector<std::shared_ptr<const FragmentReader>> dropped;
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = readers_.find(key); it != readers_.end()) return it->second.reader;
   if (bytes > budget_.bytes || budget_.readers == 0) return reader;
   recency_.push_front(key);
   readers_.emplace(std::move(key), Kept{reader, bytes, recency_.begin()});
   kept_bytes_ += bytes;
-  Evict();
+  Evict(&dropped);
   return reader;
 }
 
-void OpenFragments::Evict() const {
+void OpenFragments::Evict(std::vector<std::shared_ptr<const FragmentReader>>* dropped) const {
   while (!recency_.empty() && (kept_bytes_ > budget_.bytes || readers_.size() > budget_.readers)) {
     auto it = readers_.find(recency_.back());
     kept_bytes_ -= it->second.bytes;
+    dropped->push_back(std::move(it->second.reader));
     readers_.erase(it);
     recency_.pop_back();
   }

@@ -13,7 +13,9 @@
 // budget (OpenFragmentsBudget) bounds the data-file bytes and the number of readers kept (each
 // holds its file open); beyond it the least recently used reader is dropped, and a reader larger
 // than the whole budget is never kept. A dropped reader stays valid for as long as a caller
-// holds it: callers keep the shared_ptr Get returns for as long as they use the reader.
+// holds it: callers keep the shared_ptr Get returns for as long as they use the reader. The
+// budget is per object, hence per snapshot: a process keeping several snapshots may keep that
+// much for each (a process-wide budget, as the segment cache has, is not built yet).
 //
 // Thread-safe: two first reads of one key at once may both open a reader; the first is kept.
 #pragma once
@@ -70,8 +72,9 @@ class OpenFragments {
     uint64_t bytes = 0;
     std::list<Key>::iterator recency;
   };
-  // Drops least recently used readers until the budget holds; mutex_ held.
-  void Evict() const;
+  // Drops least recently used readers until the budget holds, into `dropped` (released by the
+  // caller after unlocking); mutex_ held.
+  void Evict(std::vector<std::shared_ptr<const FragmentReader>>* dropped) const;
 
   std::shared_ptr<io::Storage> storage_;
   std::shared_ptr<arrow::Schema> schema_;

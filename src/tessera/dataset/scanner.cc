@@ -68,7 +68,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
 // batch on one thread and kBatchesPerThread a thread on more, and grows when the filter keeps
 // few rows, up to kMaxBatchesPerThread a thread: each window hands work to the workers once (a
 // wake-up costing tens of microseconds), which small windows of a selective filter would pay
-// over and over; the rows a window keeps stay about those of its starting size.
+// over and over. It is sized so that the previous window's share of kept rows would keep about
+// the rows of its starting size; a dense stretch after a selective one may keep more, up to
+// kMaxBatchesPerThread / kBatchesPerThread times as many, once.
 class ScanReader : public arrow::RecordBatchReader {
  public:
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
@@ -239,6 +241,7 @@ class ScanReader : public arrow::RecordBatchReader {
   // depend on the windows, hence on the thread count); with a limit, at once (no read-ahead).
   arrow::Status Add(arrow::Result<Piece> piece) {
     if (batches_added_++ % kCoalescedBatches == 0) ARROW_RETURN_NOT_OK(FlushHeld());
+    if (piece.ok() && piece->batch == nullptr) return arrow::Status::OK();  // no row kept
     if (!piece.ok() || piece->rows.empty()) {
       ARROW_RETURN_NOT_OK(FlushHeld());
       if (!piece.ok()) {
@@ -448,6 +451,11 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ScanOutputSchema(const arrow::Sche
 arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> MakeScanner(
     std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
     std::shared_ptr<arrow::Schema> schema, const ScanOptions& options, ScanContext context) {
+  if (!context.candidates.empty() &&
+      context.candidates.size() != static_cast<size_t>(manifest->fragments_size())) {
+    return Error(ErrorKind::kInternal, "a scan of ", manifest->fragments_size(),
+                 " fragments was given candidates of ", context.candidates.size());
+  }
   ARROW_ASSIGN_OR_RAISE(auto projected, ProjectedColumns(*schema, options));
   ARROW_ASSIGN_OR_RAISE(auto output, ScanOutputSchema(*schema, options));
   std::shared_ptr<const expr::Filter> filter;

@@ -46,12 +46,6 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                                       const std::vector<std::string>& columns,
                                                       const FragmentReaders& readers);
 
-// The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
-// fragment's row count) of the fragment
-// `reader` reads, with its columns, as one batch. Deletions are the caller's concern.
-// `whole_batches`: verify every batch touched whole (cheaper when the offsets are dense over
-// the fragment); otherwise a batch is verified whole only when a sixteenth of its rows is taken,
-// else just the rows taken.
 // Up to this many rows of one batch are copied row by row (CopyRows) rather than taken or
 // filtered by an Arrow kernel: a kernel call costs microseconds of dispatch per batch, a row
 // slice about a hundred nanoseconds per column.
@@ -74,6 +68,12 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
     const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows);
 
+// The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
+// fragment's row count) of the fragment
+// `reader` reads, with its columns, as one batch. Deletions are the caller's concern.
+// `whole_batches`: verify every batch touched whole (cheaper when the offsets are dense over
+// the fragment); otherwise a batch is verified whole only when a sixteenth of its rows is taken,
+// else just the rows taken.
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches = false);
 

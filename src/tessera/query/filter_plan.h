@@ -10,14 +10,17 @@
 // (util::NumThreads(): a scan runs on all of them, an index answer on one).
 // It then bounds, per fragment, the rows where the filter is TRUE with Kleene logic over
 // AND / OR / NOT:
-//  - a leaf's TRUE rows are its index answer; its FALSE rows are derived from TRUE answers:
+//  - a leaf's TRUE rows are, per fragment, what the fragment's statistics prove (no row or
+//    every row: exact and free, so asked first), else its index answer; its FALSE rows are
+//    derived from TRUE answers:
 //    `c IS NULL` is FALSE on every row where it is not TRUE; a leaf that is unknown exactly on
 //    the null rows of its column (comparisons with a literal, BETWEEN, IN without NULL, LIKE,
 //    array_has, a boolean column) is FALSE on the non-null rows (every row minus
 //    `c IS NULL`) where it is not TRUE; IN with a NULL in its list is never FALSE. `x != v` is
 //    NOT (x = v), which is the same under Kleene logic, NaN included;
 //  - AND intersects TRUE bounds and unions FALSE bounds, OR the converse, NOT swaps them;
-//  - a leaf no index answers is unbounded, which an AND ignores and which unbounds an OR.
+//  - a leaf neither statistics nor an index answers is unbounded, which an AND ignores and
+//    which unbounds an OR.
 // Every bound is a superset of the rows where its node has that truth value, and it is exact
 // when built only from exact answers, complements of exact answers and constants. A fragment
 // whose TRUE bound is bounded is answered from the index: its rows are the bound minus the

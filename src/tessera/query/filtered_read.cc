@@ -95,6 +95,12 @@ arrow::Result<PlannedFilter> PlanRead(const Snapshot& snapshot, std::string_view
   return PlanParsed(snapshot, std::move(filter), purpose, constant_action, explain, "");
 }
 
+// The rows of each record batch of `fragment`'s data file; 0 when the manifest names no single
+// data file (opening it then reports the damage).
+uint64_t RowsPerBatch(const format::Fragment& fragment) {
+  return fragment.files_size() == 1 ? fragment.files(0).rows_per_batch() : 0;
+}
+
 std::vector<uint32_t> OffsetsOf(const Roaring& rows) {
   std::vector<uint32_t> offsets(rows.cardinality());
   rows.toUint32Array(offsets.data());
@@ -271,7 +277,7 @@ class FilteredReader final : public arrow::RecordBatchReader {
     // (they need no data file).
     const bool addresses_alone = plan.exact && output_columns_.empty();
     if (!Room() && !addresses_alone &&
-        dataset::CandidatesFillTheirBatches(*plan.candidates, fragment.files(0).rows_per_batch())) {
+        dataset::CandidatesFillTheirBatches(*plan.candidates, RowsPerBatch(fragment))) {
       return StartScan(static_cast<int>(position_) - 1, static_cast<int>(position_),
                        /*unfiltered=*/false, &*plan.candidates);
     }
@@ -434,7 +440,7 @@ arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter,
     const format::Fragment& fragment = snapshot.manifest().fragments(plan.position);
     // Candidates to recheck that fill their batches: those batches are evaluated with the rest.
     if (!plan.candidates ||
-        dataset::CandidatesFillTheirBatches(*plan.candidates, fragment.files(0).rows_per_batch())) {
+        dataset::CandidatesFillTheirBatches(*plan.candidates, RowsPerBatch(fragment))) {
       ARROW_ASSIGN_OR_RAISE(auto reader, FilterReader(snapshot, *planned.filter, fragment));
       to_scan.push_back(
           {reader.get(), &reader->deletions(), plan.candidates ? &*plan.candidates : nullptr});
