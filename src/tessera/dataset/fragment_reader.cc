@@ -53,6 +53,9 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
     for (int column : columns) fields.push_back(schema->field(column));
     reader->schema_ = arrow::schema(std::move(fields));
   }
+  for (int i = 0; i < reader->schema_->num_fields(); ++i) reader->all_columns_.push_back(i);
+  reader->verified_columns_ = std::make_unique<io::BlockFlags>(
+      static_cast<uint64_t>(reader->num_batches_) * reader->all_columns_.size());
   if (deletions == nullptr) {
     ARROW_ASSIGN_OR_RAISE(deletions, LoadDeletionVector(storage, fragment));
   }
@@ -99,8 +102,34 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::DecodeBatch(i
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int index) const {
   ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
-  ARROW_RETURN_NOT_OK(io::VerifyBatch(file_->file(), *batch));
+  ARROW_RETURN_NOT_OK(VerifyColumns(index, *batch, all_columns_));
   return batch;
+}
+
+arrow::Status FragmentReader::VerifyColumns(int index, const arrow::RecordBatch& batch,
+                                            const std::vector<int>& positions) const {
+  for (int position : positions) {
+    const uint64_t flag = static_cast<uint64_t>(index) * all_columns_.size() +
+                          static_cast<uint64_t>(position);
+    if (verified_columns_->IsSet(flag)) continue;
+    ARROW_RETURN_NOT_OK(
+        io::VerifyArrayRows(file(), *batch.column_data(position), 0, batch.num_rows()));
+    verified_columns_->Set(flag);
+    GlobalReadStatistics().columns_verified++;
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status FragmentReader::VerifyColumnRows(int index, const arrow::RecordBatch& batch,
+                                               const std::vector<int>& positions,
+                                               int64_t start, int64_t count) const {
+  for (int position : positions) {
+    const uint64_t flag = static_cast<uint64_t>(index) * all_columns_.size() +
+                          static_cast<uint64_t>(position);
+    if (verified_columns_->IsSet(flag)) continue;
+    ARROW_RETURN_NOT_OK(io::VerifyArrayRows(file(), *batch.column_data(position), start, count));
+  }
+  return arrow::Status::OK();
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadRowsOfBatch(
@@ -112,7 +141,14 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadRowsOfBat
                              file_->file().description());
     }
   }
-  ARROW_RETURN_NOT_OK(file_->VerifyRows(*batch, rows));
+  // Runs of consecutive rows are verified together.
+  for (size_t i = 0; i < rows.size();) {
+    size_t end = i + 1;
+    while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
+    ARROW_RETURN_NOT_OK(
+        VerifyColumnRows(index, *batch, all_columns_, rows[i], static_cast<int64_t>(end - i)));
+    i = end;
+  }
   return batch;
 }
 

@@ -5,7 +5,10 @@
 // Every byte is verified against the file's block checksums before it is returned, and every
 // batch is structurally validated (io/verified_ipc_file.h). A decoded batch is kept for later
 // reads of the same reader (its arrays point into the map: metadata only), so a reader a
-// snapshot holds open decodes each batch once however many takes touch it. Thread-safe.
+// snapshot holds open decodes each batch once however many takes touch it. Likewise each
+// column of each batch is verified whole at most once: the file never changes and its decoded
+// arrays are kept, so a verified column stays verified, and a long-lived reader's later scans
+// check nothing again (like a buffer pool verifying a page when it loads it). Thread-safe.
 // The fragment's deletion vector is loaded once and exposed for callers to subtract.
 #pragma once
 
@@ -20,6 +23,7 @@
 
 #include "tessera/format/manifest.pb.h"
 #include "tessera/io/storage.h"
+#include "tessera/io/verified_blocks.h"
 #include "tessera/io/verified_ipc_file.h"
 
 namespace tessera::dataset {
@@ -54,6 +58,15 @@ class FragmentReader {
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatchUnverified(int index) const;
   const io::VerifiedFile& file() const { return file_->file(); }
 
+  // Verifies columns `positions` (of schema()) of `batch`, which ReadBatchUnverified(index)
+  // returned, whole; a column verified whole before is skipped.
+  arrow::Status VerifyColumns(int index, const arrow::RecordBatch& batch,
+                              const std::vector<int>& positions) const;
+  // Verifies rows [start, start + count) of those columns, skipping the columns verified whole.
+  arrow::Status VerifyColumnRows(int index, const arrow::RecordBatch& batch,
+                                 const std::vector<int>& positions, int64_t start,
+                                 int64_t count) const;
+
  private:
   FragmentReader() = default;
   // Decodes and checks batch `index` (ReadBatchUnverified keeps what it returns).
@@ -69,6 +82,9 @@ class FragmentReader {
   std::shared_ptr<const Roaring> deletions_;
   mutable std::mutex decoded_mutex_;
   mutable std::vector<std::shared_ptr<arrow::RecordBatch>> decoded_;  // by batch; null: not yet
+  std::vector<int> all_columns_;                                       // 0 .. columns - 1
+  // Flag batch * columns + column: that column of that batch was verified whole.
+  std::unique_ptr<io::BlockFlags> verified_columns_;
 };
 
 }  // namespace tessera::dataset

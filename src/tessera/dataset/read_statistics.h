@@ -18,8 +18,12 @@ struct ReadStatistics {
   // Data files opened (memory-mapped) by scans and takes: zero for a read answered from
   // indexes and metadata alone.
   std::atomic<uint64_t> data_files_opened{0};
+  // Columns of record batches verified whole (checksums and structure): each (batch, column)
+  // once per FragmentReader, however many reads use it.
+  std::atomic<uint64_t> columns_verified{0};
 
   void Reset() {
+    columns_verified = 0;
     data_files_opened = 0;
     rows_scanned = 0;
     rows_taken = 0;

@@ -16,7 +16,6 @@
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/dataset/take.h"
 #include "tessera/expr/filter.h"
-#include "tessera/io/array_verification.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
@@ -260,27 +259,7 @@ class ScanReader : public arrow::RecordBatchReader {
   // Copies the rows held into one batch of ready_.
   arrow::Status FlushHeld() {
     if (held_rows_.empty()) return arrow::Status::OK();
-    auto copied = CopyRows(output_schema_, held_batches_, held_rows_);
-    if (copied.ok() || !copied.status().IsNotImplemented()) {
-      ready_.push_back(std::move(copied));
-    } else {
-      // A column's builder cannot copy slices: each batch's rows through Arrow's take.
-      for (size_t source = 0; source < held_batches_.size(); ++source) {
-        arrow::UInt32Builder indices;
-        for (const RowOfBatches& row : held_rows_) {
-          if (row.batch == source) {
-            ARROW_RETURN_NOT_OK(indices.Append(static_cast<uint32_t>(row.row)));
-          }
-        }
-        ARROW_ASSIGN_OR_RAISE(auto array, indices.Finish());
-        auto taken = arrow::compute::Take(held_batches_[source], array);
-        if (taken.ok()) {
-          ready_.emplace_back(taken->record_batch());
-        } else {
-          ready_.emplace_back(taken.status());
-        }
-      }
-    }
+    ready_.push_back(CopyRows(output_schema_, held_batches_, held_rows_));
     held_batches_.clear();
     held_rows_.clear();
     return arrow::Status::OK();
@@ -325,15 +304,15 @@ class ScanReader : public arrow::RecordBatchReader {
     GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(rows);
     ARROW_ASSIGN_OR_RAISE(auto mask, LiveRows(reader.deletions(), first, rows));
     if (filter_ != nullptr) {
+      ARROW_RETURN_NOT_OK(reader.VerifyColumns(work.batch, *batch, filter_columns_.positions));
       auto evaluated = Columns(*batch, filter_columns_);
-      ARROW_RETURN_NOT_OK(io::VerifyBatch(reader.file(), *evaluated));
       // Deleted rows are not evaluated at all (Filter::Select), so they cannot fail a filter.
       ARROW_ASSIGN_OR_RAISE(mask, filter_->Select(*evaluated, mask.get()));
     }
     const int64_t kept = mask == nullptr ? rows : mask->true_count();
     if (kept == 0) return Piece{};
-    ARROW_RETURN_NOT_OK(VerifyKept(reader, *Columns(*batch, unverified_columns_), mask.get(),
-                                   static_cast<uint64_t>(kept)));
+    ARROW_RETURN_NOT_OK(VerifyKept(reader, work.batch, *batch, unverified_columns_.positions,
+                                   mask.get(), static_cast<uint64_t>(kept)));
     std::vector<std::shared_ptr<arrow::Array>> columns;
     columns.reserve(output_positions_.size());
     for (int position : output_positions_) {
@@ -370,17 +349,19 @@ class ScanReader : public arrow::RecordBatchReader {
     return arrow::RecordBatch::Make(subset.schema, batch.num_rows(), std::move(arrays));
   }
 
-  // Verifies the rows of `columns` that `mask` keeps (`kept` of them; every row when null).
-  static arrow::Status VerifyKept(const FragmentReader& reader, const arrow::RecordBatch& columns,
+  // Verifies the rows of columns `positions` of batch `index` that `mask` keeps (`kept` of
+  // them; every row when null).
+  static arrow::Status VerifyKept(const FragmentReader& reader, int index,
+                                  const arrow::RecordBatch& batch, const std::vector<int>& positions,
                                   const arrow::BooleanArray* mask, uint64_t kept) {
-    if (columns.num_columns() == 0) return arrow::Status::OK();
-    if (mask == nullptr ||
-        kept * kWholeBatchFraction >= static_cast<uint64_t>(columns.num_rows())) {
-      return io::VerifyBatch(reader.file(), columns);
+    if (positions.empty()) return arrow::Status::OK();
+    if (mask == nullptr || kept * kWholeBatchFraction >= static_cast<uint64_t>(batch.num_rows())) {
+      return reader.VerifyColumns(index, batch, positions);
     }
     arrow::internal::SetBitRunReader runs(mask->values()->data(), mask->offset(), mask->length());
     for (auto run = runs.NextRun(); run.length != 0; run = runs.NextRun()) {
-      ARROW_RETURN_NOT_OK(io::VerifyBatchRows(reader.file(), columns, run.position, run.length));
+      ARROW_RETURN_NOT_OK(
+          reader.VerifyColumnRows(index, batch, positions, run.position, run.length));
     }
     return arrow::Status::OK();
   }

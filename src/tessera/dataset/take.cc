@@ -1,9 +1,5 @@
 #include "tessera/dataset/take.h"
 
-#include <arrow/array/concatenate.h>
-#include <arrow/builder.h>
-#include <arrow/compute/api.h>
-
 #include <algorithm>
 #include <unordered_map>
 
@@ -17,22 +13,10 @@ namespace tessera::dataset {
 
 namespace {
 
-// Up to this many rows a take copies row by row into builders (Gather below) instead of running
-// Arrow's take kernel per batch and again to restore the caller's order: each kernel call costs
-// microseconds of dispatch (a search's top 10 would pay it a dozen times), a row slice about a
-// hundred nanoseconds per column.
-constexpr size_t kGatherLimit = 256;
-
 struct Request {
   uint32_t offset;
   int64_t position;  // index in the caller's address list
 };
-
-arrow::Result<std::shared_ptr<arrow::Array>> MakeIndices(const std::vector<uint32_t>& values) {
-  arrow::UInt32Builder builder;
-  ARROW_RETURN_NOT_OK(builder.AppendValues(values));
-  return builder.Finish();
-}
 
 // Batch `batch_index` of `reader`, verified where `local` (rows of it) needs it: a few rows only
 // their blocks; beyond a sixteenth of the batch they touch most blocks anyway, and checking the
@@ -68,37 +52,18 @@ arrow::Status ForEachBatchRun(const FragmentReader& reader, const std::vector<ui
 }
 
 // The rows `sources` names, in that order, copied into fresh arrays of `schema`'s columns.
-// NotImplemented when a column's builder cannot append slices (the caller then takes instead).
 arrow::Result<std::vector<std::shared_ptr<arrow::Array>>> Gather(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
     const std::vector<RowOfBatches>& sources) {
   std::vector<std::shared_ptr<arrow::Array>> columns;
+  std::vector<const arrow::ArrayData*> arrays(batches.size());
   for (int column = 0; column < schema->num_fields(); ++column) {
-    std::vector<arrow::ArraySpan> spans;
-    spans.reserve(batches.size());
-    for (const auto& batch : batches) spans.emplace_back(*batch->column_data(column));
-    ARROW_ASSIGN_OR_RAISE(auto builder, arrow::MakeBuilder(schema->field(column)->type()));
-    ARROW_RETURN_NOT_OK(builder->Reserve(static_cast<int64_t>(sources.size())));
-    for (const RowOfBatches& source : sources) {
-      ARROW_RETURN_NOT_OK(builder->AppendArraySlice(spans[source.batch], source.row, 1));
-    }
-    ARROW_ASSIGN_OR_RAISE(auto array, builder->Finish());
+    for (size_t b = 0; b < batches.size(); ++b) arrays[b] = batches[b]->column_data(column).get();
+    ARROW_ASSIGN_OR_RAISE(auto array, GatherRows(schema->field(column)->type(), arrays, sources));
     columns.push_back(std::move(array));
   }
   return columns;
-}
-
-// Rows `rows` of `batch`: copied one by one when few, else through Arrow's take kernel.
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromBatch(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows) {
-  if (rows.size() <= kCopyRowsLimit) {
-    auto copied = CopyRows(batch, rows);
-    if (copied.ok() || !copied.status().IsNotImplemented()) return copied;
-  }
-  ARROW_ASSIGN_OR_RAISE(auto indices, MakeIndices(rows));
-  ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(batch, indices));
-  return taken.record_batch();
 }
 
 }  // namespace
@@ -176,68 +141,44 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
     takes.push_back(std::move(take));
   }
 
-  if (row_addresses.size() <= kGatherLimit) {
-    // Few rows: read each touched batch once and copy the rows out in the caller's order.
-    std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-    std::vector<RowOfBatches> sources(row_addresses.size());
-    for (const FragmentTake& take : takes) {
-      ARROW_RETURN_NOT_OK(ForEachBatchRun(
-          *take.reader, take.offsets,
-          [&](int batch_index, const std::vector<uint32_t>& local, size_t first) -> arrow::Status {
-            ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
-                                                               /*whole_batches=*/false));
-            for (size_t i = 0; i < local.size(); ++i) {
-              sources[static_cast<size_t>(take.positions[first + i])] = {batches.size(), local[i]};
-            }
-            batches.push_back(std::move(batch));
-            return arrow::Status::OK();
-          }));
-    }
-    auto gathered = Gather(output_schema, batches, sources);
-    if (gathered.ok()) {
-      GlobalReadStatistics().rows_taken += row_addresses.size();
-      return arrow::Table::Make(output_schema, std::move(*gathered),
-                                static_cast<int64_t>(sources.size()));
-    }
-    if (!gathered.status().IsNotImplemented()) return gathered.status();
-  }
-
-  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
-  std::vector<int64_t> piece_positions;  // caller position of each row of the concatenated pieces
-  piece_positions.reserve(row_addresses.size());
+  // Each touched batch read once, the rows copied out in the caller's order.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  std::vector<RowOfBatches> sources(row_addresses.size());
   for (const FragmentTake& take : takes) {
-    ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromFragment(*take.reader, take.offsets));
-    pieces.push_back(std::move(taken));
-    piece_positions.insert(piece_positions.end(), take.positions.begin(), take.positions.end());
+    ARROW_RETURN_NOT_OK(ForEachBatchRun(
+        *take.reader, take.offsets,
+        [&](int batch_index, const std::vector<uint32_t>& local, size_t first) -> arrow::Status {
+          ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
+                                                             /*whole_batches=*/false));
+          for (size_t i = 0; i < local.size(); ++i) {
+            sources[static_cast<size_t>(take.positions[first + i])] = {batches.size(), local[i]};
+          }
+          batches.push_back(std::move(batch));
+          return arrow::Status::OK();
+        }));
   }
-
-  ARROW_ASSIGN_OR_RAISE(auto gathered, arrow::Table::FromRecordBatches(output_schema, pieces));
-  // Restore the caller's order: row i of the result is gathered row inverse[i].
-  std::vector<uint32_t> inverse(row_addresses.size());
-  for (size_t row = 0; row < piece_positions.size(); ++row) {
-    inverse[static_cast<size_t>(piece_positions[row])] = static_cast<uint32_t>(row);
-  }
-  ARROW_ASSIGN_OR_RAISE(auto order, MakeIndices(inverse));
-  ARROW_ASSIGN_OR_RAISE(auto ordered, arrow::compute::Take(gathered, order));
-  return ordered.table();
+  ARROW_ASSIGN_OR_RAISE(auto gathered, Gather(output_schema, batches, sources));
+  GlobalReadStatistics().rows_taken += row_addresses.size();
+  return arrow::Table::Make(output_schema, std::move(gathered),
+                            static_cast<int64_t>(sources.size()));
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> TakeFromFragment(
     const FragmentReader& reader, const std::vector<uint32_t>& offsets, bool whole_batches) {
-  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  std::vector<RowOfBatches> sources;
+  sources.reserve(offsets.size());
   ARROW_RETURN_NOT_OK(ForEachBatchRun(
       reader, offsets,
       [&](int batch_index, const std::vector<uint32_t>& local, size_t) -> arrow::Status {
         ARROW_ASSIGN_OR_RAISE(auto batch,
                               ReadTouchedBatch(reader, batch_index, local, whole_batches));
-        ARROW_ASSIGN_OR_RAISE(auto taken, TakeFromBatch(batch, local));
-        GlobalReadStatistics().rows_taken += local.size();
-        pieces.push_back(std::move(taken));
+        for (uint32_t row : local) sources.push_back({batches.size(), row});
+        batches.push_back(std::move(batch));
         return arrow::Status::OK();
       }));
-  if (pieces.size() == 1) return pieces.front();
-  ARROW_ASSIGN_OR_RAISE(auto table, arrow::Table::FromRecordBatches(reader.schema(), pieces));
-  return table->CombineChunksToBatch();
+  GlobalReadStatistics().rows_taken += offsets.size();
+  return CopyRows(reader.schema(), batches, sources);
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(

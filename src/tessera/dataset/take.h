@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/dataset/gather_rows.h"
 #include "tessera/format/manifest.pb.h"
 #include "tessera/io/storage.h"
 
@@ -51,15 +52,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
 // slice about a hundred nanoseconds per column.
 inline constexpr size_t kCopyRowsLimit = 32;
 
-// Row `row` of the batch at position `batch` of a list of batches.
-struct RowOfBatches {
-  size_t batch;
-  int64_t row;
-};
-
 // The rows `rows` names (in any order, repeats allowed) of `batches`, which have `schema`,
-// copied one by one into one new batch. NotImplemented when a column's builder cannot append
-// slices (take them with Arrow's kernel instead).
+// copied into one new batch (dataset/gather_rows.h).
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
@@ -69,8 +63,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
     const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows);
 
 // The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
-// fragment's row count) of the fragment
-// `reader` reads, with its columns, as one batch. Deletions are the caller's concern.
+// fragment's row count) of the fragment `reader` reads, with its columns, copied into one batch
+// in one pass per column across the batches they lie in. Deletions are the caller's concern.
 // `whole_batches`: verify every batch touched whole (cheaper when the offsets are dense over
 // the fragment); otherwise a batch is verified whole only when a sixteenth of its rows is taken,
 // else just the rows taken.

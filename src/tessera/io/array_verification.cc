@@ -47,11 +47,17 @@ arrow::Result<std::pair<int64_t, int64_t>> VerifyOffsets(const VerifiedFile& fil
   // Every offset of the range, not just its ends: a decreasing offset in the middle would give
   // a kernel a negative length.
   const auto* values = reinterpret_cast<const Offset*>(offsets->data()) + first;
-  for (int64_t i = 0; i < count; ++i) {
-    if (values[i] > values[i + 1] || values[i] < 0) {
-      return file.CorruptError(Concat("holds offsets that decrease or are negative (",
-                                      static_cast<int64_t>(values[i]), " then ",
-                                      static_cast<int64_t>(values[i + 1]), ")"));
+  // Checked without a branch per offset (the loop vectorizes: a whole batch's string offsets
+  // were a fifth of a selective read); the failing position is looked for only on failure.
+  bool damaged = values[0] < 0;
+  for (int64_t i = 0; i < count; ++i) damaged |= values[i] > values[i + 1];
+  if (damaged) {
+    for (int64_t i = 0; i <= count; ++i) {
+      if (values[i] < 0 || (i < count && values[i] > values[i + 1])) {
+        return file.CorruptError(Concat(
+            "holds offsets that decrease or are negative (", static_cast<int64_t>(values[i]),
+            i < count ? Concat(" then ", static_cast<int64_t>(values[i + 1])) : "", ")"));
+      }
     }
   }
   const auto begin = static_cast<int64_t>(values[0]);
@@ -145,6 +151,11 @@ arrow::Status VerifySlice(const VerifiedFile& file, const arrow::ArrayData& data
 }
 
 }  // namespace
+
+arrow::Status VerifyArrayRows(const VerifiedFile& file, const arrow::ArrayData& data,
+                              int64_t start, int64_t count) {
+  return VerifySlice(file, data, start, count);
+}
 
 arrow::Status VerifyBatchRows(const VerifiedFile& file, const arrow::RecordBatch& batch,
                               int64_t start, int64_t count) {

@@ -73,17 +73,4 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatch(in
   return batch;
 }
 
-arrow::Status VerifiedIpcFile::VerifyRows(const arrow::RecordBatch& batch,
-                                          const std::vector<uint32_t>& rows) const {
-  // Runs of consecutive rows are verified together.
-  size_t i = 0;
-  while (i < rows.size()) {
-    size_t end = i + 1;
-    while (end < rows.size() && rows[end] == rows[end - 1] + 1) ++end;
-    ARROW_RETURN_NOT_OK(VerifyBatchRows(*file_, batch, rows[i], static_cast<int64_t>(end - i)));
-    i = end;
-  }
-  return arrow::Status::OK();
-}
-
 }  // namespace tessera::io

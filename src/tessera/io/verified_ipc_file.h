@@ -4,7 +4,7 @@
 //
 // This is the one way data fragments and segment files are read: a damaged file gives Corrupt
 // naming it, never a crash or a wrong answer. Readers that use only a few rows of a batch read
-// it unverified and verify those rows (VerifyRows); everything else uses ReadBatch.
+// it unverified and verify those rows (array_verification.h); everything else uses ReadBatch.
 #pragma once
 
 #include <arrow/ipc/reader.h>
@@ -34,12 +34,9 @@ class VerifiedIpcFile {
 
   // Batch `index`, every column verified.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(int index) const;
-  // Batch `index` with its metadata verified but not its values: call VerifyRows (or
-  // io::VerifyBatch on the columns kept) before using any of them.
+  // Batch `index` with its metadata verified but not its values: verify the rows and columns
+  // used (array_verification.h) before using any of them.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatchUnverified(int index) const;
-  // Verifies the given rows (ascending offsets in `batch`) of a batch read from this file.
-  arrow::Status VerifyRows(const arrow::RecordBatch& batch,
-                           const std::vector<uint32_t>& rows) const;
 
  private:
   VerifiedIpcFile() = default;

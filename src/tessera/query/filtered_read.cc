@@ -24,8 +24,9 @@ namespace {
 // Chunks of candidates read at once per thread, without a limit.
 constexpr int kChunksPerThread = 4;
 
-// With a limit, the first chunk of candidates to recheck holds at least this many rows and
-// twice the rows still wanted (some fail the recheck), up to kReadBatchRows.
+// A chunk of candidates holds at least this many rows; with a limit, the first chunk to recheck
+// also twice the rows still wanted (some fail the recheck), up to kReadBatchRows, and the next
+// ones double.
 constexpr uint64_t kMinimumChunk = 256;
 
 // A fragment with at least 1 / kDenseFraction of its rows as candidates has its batches verified
@@ -296,9 +297,15 @@ class FilteredReader final : public arrow::RecordBatchReader {
     whole_batches_ = VerifyWholeBatches(*plan.candidates, fragment);
     offsets_ = OffsetsOf(*plan.candidates);
     next_offset_ = 0;
-    chunk_ = kReadBatchRows;
     if (const auto room = Room()) {
       chunk_ = std::min(kReadBatchRows, exact_ ? *room : std::max(kMinimumChunk, 2 * *room));
+    } else {
+      // Without a limit the fragment's candidates are split evenly over the window's chunks, so
+      // that every thread gets its share (one fragment's 10,000 candidates were one chunk of
+      // 8,192 and one of 1,808: two threads sped the read up by 1.2x).
+      const uint64_t chunks = static_cast<uint64_t>(kChunksPerThread * util::NumThreads());
+      chunk_ = std::clamp<uint64_t>((offsets_.size() + chunks - 1) / chunks, kMinimumChunk,
+                                    kReadBatchRows);
     }
     return arrow::Status::OK();
   }
@@ -345,7 +352,7 @@ class FilteredReader final : public arrow::RecordBatchReader {
         const size_t end = std::min<size_t>(offsets_.size(), next_offset_ + chunk_);
         chunks.emplace_back(next_offset_, end);
         next_offset_ = end;
-        chunk_ = std::min(kReadBatchRows, 2 * chunk_);
+        if (Room()) chunk_ = std::min(kReadBatchRows, 2 * chunk_);
       }
       using Batch = std::shared_ptr<arrow::RecordBatch>;
       ARROW_ASSIGN_OR_RAISE(
