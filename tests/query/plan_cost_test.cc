@@ -1,7 +1,9 @@
 // The planner's cost choice (filter_plan.h, PlanPurpose): on a large segment an index answers a
 // leaf only while its answer costs less than scanning, and the share of rows where that holds is
-// smaller when only the rows are wanted (count, delete) than when their columns are read, and
-// smaller with more threads. Whichever plan is chosen, the rows are those of the unindexed read.
+// smaller when only the rows are wanted (delete, prefilters, counts of several predicates) than
+// when their columns are read, and smaller with more threads. A count of one predicate the
+// BTREE answers is counted from its pages at any share (query/segment_count.h). Whichever plan
+// is chosen, the rows are those of the unindexed read.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,6 +13,7 @@
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
+#include "tessera/expr/filter.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/segment_cache.h"
@@ -53,6 +56,7 @@ class PlanCost : public ::testing::Test {
     uint64_t count = 0;
     std::string read_plan;
     std::string count_plan;
+    std::string find_plan;  // FindMatchingRows: what a delete or a prefilter plans
   };
 
   Outcome Run(const dataset::Dataset& version, const std::string& filter) const {
@@ -76,6 +80,12 @@ class PlanCost : public ::testing::Test {
     outcome.count = count.ok() ? *count : 0;
     outcome.read_plan = read_explain.ToString();
     outcome.count_plan = count_explain.ToString();
+    auto parsed = expr::Filter::Parse(filter, snapshot->schema());
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    if (!parsed.ok()) return outcome;
+    Explain find_explain;
+    EXPECT_OK(FindMatchingRows(*snapshot, **parsed, &find_explain).status());
+    outcome.find_plan = find_explain.ToString();
     return outcome;
   }
 
@@ -95,7 +105,11 @@ TEST_F(PlanCost, AHalfSelectivePredicateIsScannedAndExplainSaysWhy) {
   const Outcome indexed = Run(*indexed_, filter);
   const Outcome plain = Run(*plain_, filter);
   EXPECT_FALSE(UsesIndex(indexed.read_plan)) << indexed.read_plan;
-  EXPECT_FALSE(UsesIndex(indexed.count_plan)) << indexed.count_plan;
+  EXPECT_FALSE(UsesIndex(indexed.find_plan)) << indexed.find_plan;
+  EXPECT_NE(indexed.count_plan.find("BTREE index 'id_idx' counts 'id < 500000' from its 1 "
+                                    "segment's metadata (500000 rows)"),
+            std::string::npos)
+      << indexed.count_plan;
   const int threads = util::NumThreads();
   const std::string on = " on " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
   EXPECT_NE(indexed.read_plan.find("index 'id_idx' not used for 'id < 500000': it would answer "
@@ -104,9 +118,9 @@ TEST_F(PlanCost, AHalfSelectivePredicateIsScannedAndExplainSaysWhy) {
       << indexed.read_plan;
   EXPECT_NE(indexed.read_plan.find("more than a scan" + on + " costs"), std::string::npos)
       << indexed.read_plan;
-  EXPECT_NE(indexed.count_plan.find("more than evaluating the filter" + on + " costs"),
+  EXPECT_NE(indexed.find_plan.find("more than evaluating the filter" + on + " costs"),
             std::string::npos)
-      << indexed.count_plan;
+      << indexed.find_plan;
   EXPECT_EQ(indexed.ids, plain.ids);
   EXPECT_EQ(indexed.count, plain.count);
   EXPECT_EQ(indexed.count, static_cast<uint64_t>(kRows / 2));
@@ -118,16 +132,18 @@ TEST_F(PlanCost, ASelectivePredicateIsAnsweredByTheIndexForEveryPurpose) {
   const Outcome plain = Run(*plain_, filter);
   EXPECT_TRUE(UsesIndex(indexed.read_plan)) << indexed.read_plan;
   EXPECT_TRUE(UsesIndex(indexed.count_plan)) << indexed.count_plan;
+  EXPECT_TRUE(UsesIndex(indexed.find_plan)) << indexed.find_plan;
   EXPECT_EQ(indexed.ids, plain.ids);
   EXPECT_EQ(indexed.count, 400u);
   EXPECT_EQ(plain.count, 400u);
 }
 
-// Between the two shares (1/32 and 1/100 of the rows per thread) a read uses the index while a
-// count evaluates the filter: finding rows by scanning is much cheaper than reading them. 1 %
+// Between the two shares (1/32 and 1/100 of the rows per thread) a read uses the index while
+// finding the rows evaluates the filter: finding rows by scanning is much cheaper than reading
+// them. 1 %
 // (estimated 12,288 rows, three pages) is between them at one thread (31,250 and 10,000) and at
 // two (15,625 and 5,000).
-TEST_F(PlanCost, ACountScansWhereAReadStillUsesTheIndex) {
+TEST_F(PlanCost, FindingRowsScansWhereAReadStillUsesTheIndex) {
   // With more threads both shares fall under one BTREE page of this segment (CI has two cores;
   // TESSERA_NUM_THREADS=2 runs this anywhere).
   if (util::NumThreads() > 2) GTEST_SKIP() << "the shares below are those of one or two threads";
@@ -136,15 +152,15 @@ TEST_F(PlanCost, ACountScansWhereAReadStillUsesTheIndex) {
   const Outcome indexed = Run(*indexed_, filter);
   const Outcome plain = Run(*plain_, filter);
   EXPECT_TRUE(UsesIndex(indexed.read_plan)) << indexed.read_plan;
-  EXPECT_FALSE(UsesIndex(indexed.count_plan)) << indexed.count_plan;
+  EXPECT_FALSE(UsesIndex(indexed.find_plan)) << indexed.find_plan;
   EXPECT_EQ(indexed.ids, plain.ids);
   EXPECT_EQ(indexed.count, static_cast<uint64_t>(matches));
   EXPECT_EQ(plain.count, static_cast<uint64_t>(matches));
 }
 
 // Zones answer runs of consecutive rows, which are read as ranges: on sorted ids a ZONEMAP
-// answers 10 % of the rows of a read (more than a BTREE may: 1/32 per thread) and a count
-// still evaluates the filter (1/16 per thread for runs).
+// answers 10 % of the rows of a read (more than a BTREE may: 1/32 per thread) and finding the
+// rows still evaluates the filter (1/16 per thread for runs).
 TEST_F(PlanCost, ZonesMayAnswerALargerShareThanScatteredRows) {
   if (util::NumThreads() > 2) GTEST_SKIP() << "the shares below are those of one or two threads";
   const std::string filter = "id < " + std::to_string(kRows / 10);
@@ -152,7 +168,7 @@ TEST_F(PlanCost, ZonesMayAnswerALargerShareThanScatteredRows) {
   const Outcome plain = Run(*plain_, filter);
   EXPECT_FALSE(UsesIndex(outcome.read_plan)) << outcome.read_plan;
   EXPECT_TRUE(UsesIndex(outcome.read_plan, "ZONEMAP index 'id_zones'")) << outcome.read_plan;
-  EXPECT_FALSE(UsesIndex(outcome.count_plan, "ZONEMAP index 'id_zones'")) << outcome.count_plan;
+  EXPECT_FALSE(UsesIndex(outcome.find_plan, "ZONEMAP index 'id_zones'")) << outcome.find_plan;
   EXPECT_EQ(outcome.ids, plain.ids);
   EXPECT_EQ(outcome.count, static_cast<uint64_t>(kRows / 10));
 }

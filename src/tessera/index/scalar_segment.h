@@ -21,6 +21,9 @@
 
 #include <arrow/result.h>
 
+#include <cstdint>
+#include <optional>
+
 #include "tessera/expr/ast.h"
 #include "tessera/index/index_family.h"
 
@@ -55,6 +58,13 @@ class ScalarSegmentReader : public SegmentReader {
   // The rows where `leaf` is TRUE; `exact` says whether they are exactly those or a superset.
   // Only called for leaves Assess accepted. May be called from several threads at once.
   virtual arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const = 0;
+  // How many rows an exact Answer(leaf) would hold, when the segment knows without listing
+  // them (BTREE from its pages' sizes, BITMAP from its keys' posting counts); nullopt when it
+  // does not. Deletions are ignored, as in Answer. Only called for leaves Assess answers
+  // exactly. Lets a count of one indexed predicate skip the row addresses (query::Count).
+  virtual arrow::Result<std::optional<uint64_t>> Count(const expr::Node& leaf) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace tessera::index

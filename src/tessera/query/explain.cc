@@ -26,4 +26,25 @@ std::string DescribeFragments(const std::vector<uint32_t>& fragment_ids) {
   return text + "]";
 }
 
+// A node's rendering without the parentheses around the whole of it: "price < 10".
+std::string PredicateText(const expr::Node& node) {
+  std::string text = node.ToString();
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;  // a doubled quote reopens at once: same effect
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return text;  // the first parenthesis closes before the end
+    }
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 }  // namespace tessera::query

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "tessera/expr/ast.h"
+
 namespace tessera::query {
 
 struct Explain {
@@ -28,5 +30,8 @@ struct Explain {
 // "fragment 5" or "fragments [0..2, 5, 7]": ids in the order given, runs of consecutive ids
 // collapsed.
 std::string DescribeFragments(const std::vector<uint32_t>& fragment_ids);
+
+// A predicate's text without the parentheses around the whole of it: "price < 10".
+std::string PredicateText(const expr::Node& node);
 
 }  // namespace tessera::query

@@ -60,27 +60,6 @@ std::string ShortUuid(const std::string& uuid) { return uuid.substr(0, 8); }
 
 std::string Quote(const std::string& text) { return "'" + text + "'"; }
 
-// A node's rendering without the parentheses around the whole of it: "price < 10".
-std::string Unwrapped(const Node& node) {
-  std::string text = node.ToString();
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
-  int depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    const char c = text[i];
-    if (quote != 0) {
-      if (c == quote) quote = 0;  // a doubled quote reopens at once: same effect
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')' && --depth == 0) {
-      return text;  // the first parenthesis closes before the end
-    }
-  }
-  return text.substr(1, text.size() - 2);
-}
-
 void CollectLeafFields(const Node& node, std::set<int>* fields) {
   switch (node.kind()) {
     case NodeKind::kAnd:
@@ -321,7 +300,7 @@ class Planner {
     const auto found = answer->rows.find(fragment);
     bound.rows = found == answer->rows.end() ? Roaring() : found->second;
     bound.exact = answer->exact;
-    const std::string predicate = Unwrapped(leaf);
+    const std::string predicate = PredicateText(leaf);
     bound.uses.push_back(Use{best, predicate});
     bound.how =
         Quote(predicate) + " by '" + best->index_name + "'" + (answer->exact ? "" : " (superset)");
@@ -339,7 +318,7 @@ class Planner {
       return false;
     }
     const std::string note =
-        "index '" + source.index_name + "' not used for " + Quote(Unwrapped(leaf)) +
+        "index '" + source.index_name + "' not used for " + Quote(PredicateText(leaf)) +
         ": it would answer about " + std::to_string(static_cast<uint64_t>(capability.cost)) +
         " of the " + std::to_string(static_cast<uint64_t>(rows)) +
         " rows of a segment, more than " +
@@ -477,7 +456,7 @@ class Planner {
     } else {
       return std::nullopt;
     }
-    const std::string predicate = Quote(Unwrapped(leaf));
+    const std::string predicate = Quote(PredicateText(leaf));
     if (some == false) {
       Bound bound = Bound::Nothing();
       bound.how = predicate + " by statistics";
@@ -528,7 +507,7 @@ class Planner {
       result.exact = false;
     }
     if (positive_exact) *result.rows -= *positive.rows;
-    result.how = "NOT " + (positive.how.empty() ? Quote(Unwrapped(leaf)) : positive.how);
+    result.how = "NOT " + (positive.how.empty() ? Quote(PredicateText(leaf)) : positive.how);
     Absorb(&result, std::move(positive));
     return result;
   }

@@ -14,6 +14,7 @@
 #include "tessera/dataset/scanner.h"
 #include "tessera/dataset/take.h"
 #include "tessera/query/filter_plan.h"
+#include "tessera/query/segment_count.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
@@ -432,8 +433,15 @@ arrow::Result<std::shared_ptr<arrow::RecordBatchReader>> Read(
 }
 
 arrow::Result<uint64_t> Count(const Snapshot& snapshot, std::string_view filter, Explain* explain) {
-  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned, PlanRead(snapshot, filter, PlanPurpose::kFindRows,
-                                                        "counted from metadata", explain));
+  std::shared_ptr<const expr::Filter> parsed;
+  if (!filter.empty()) {
+    ARROW_ASSIGN_OR_RAISE(parsed, expr::Filter::Parse(filter, snapshot.schema()));
+    ARROW_ASSIGN_OR_RAISE(auto counted, CountFromSegments(snapshot, *parsed, explain));
+    if (counted) return *counted;
+  }
+  ARROW_ASSIGN_OR_RAISE(PlannedFilter planned,
+                        PlanParsed(snapshot, std::move(parsed), PlanPurpose::kFindRows,
+                                   "counted from metadata", explain, ""));
   if (!planned.planned()) return planned.constant == false ? 0 : snapshot.dataset().CountRows();
   uint64_t rows = 0;
   // Fragments no index answers are counted together, their batches in parallel.

@@ -76,6 +76,19 @@ arrow::Result<RowAddressSet> BitmapSegmentReader::Answer(const expr::Node& leaf)
   return Search(*query);
 }
 
+arrow::Result<std::optional<uint64_t>> BitmapSegmentReader::Count(const expr::Node& leaf) const {
+  const auto query = ScalarQueryOf(leaf);
+  if (!query) return std::nullopt;
+  if (query->kind == ScalarQuery::Kind::kIsNull) {
+    ARROW_ASSIGN_OR_RAISE(auto nulls, postings_->NullRows());
+    return nulls.size();
+  }
+  ARROW_ASSIGN_OR_RAISE(auto spans, Spans(*query));
+  uint64_t rows = 0;
+  for (const auto& [begin, end] : spans) rows += postings_->CountRange(begin, end);
+  return rows;
+}
+
 arrow::Result<RowAddressSet> BitmapSegmentReader::Search(const ScalarQuery& query) const {
   RowAddressSet result;
   result.exact = true;

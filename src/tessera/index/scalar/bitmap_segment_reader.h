@@ -27,6 +27,9 @@ class BitmapSegmentReader final : public ScalarSegmentReader {
   const format::SegmentMeta& meta() const override { return postings_->meta(); }
   Capability Assess(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const override;
+  // From the keys' posting counts (a row holds one value: the counts add up); no posting is
+  // read.
+  arrow::Result<std::optional<uint64_t>> Count(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const;
 
   const PostingListReader& postings() const { return *postings_; }

@@ -18,6 +18,10 @@ class BtreeSegmentReader::Searcher {
   // The rows of the pages Search would decode for `query` (kEquals, kIn, kRange), from the
   // lookup layer alone.
   virtual arrow::Result<uint64_t> PageRowsToRead(const ScalarQuery& query) const = 0;
+  // How many rows Search would return for `query` (kEquals, kIn, kRange): the pages between
+  // the first and the last page a key range meets lie wholly inside it and count by their sizes
+  // in the lookup layer; only those two pages are decoded.
+  virtual arrow::Result<uint64_t> Count(const ScalarQuery& query) const = 0;
 };
 
 namespace {
@@ -49,6 +53,47 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
       add_pages(bound, bound);
     }
     return rows;
+  }
+
+  arrow::Result<uint64_t> Count(const ScalarQuery& query) const override {
+    PageCache cache(reader_);
+    uint64_t rows = 0;
+    const auto count_between = [&](const std::optional<Bound<Key>>& lower,
+                                   const std::optional<Bound<Key>>& upper) -> arrow::Status {
+      const auto [begin, end] = PagesMeeting(lower, upper);
+      for (size_t index = begin; index < end; ++index) {
+        if (index > begin && index + 1 < end) {
+          rows += reader_.page_rows(static_cast<int>(index));
+          continue;
+        }
+        ARROW_ASSIGN_OR_RAISE(const Page<Key>* page, cache.Get(static_cast<int>(index)));
+        const auto [from, to] = KeysBetween(*page, lower, upper);
+        rows += static_cast<uint64_t>(to - from);
+      }
+      return arrow::Status::OK();
+    };
+    switch (query.kind) {
+      case ScalarQuery::Kind::kEquals:
+      case ScalarQuery::Kind::kIn: {
+        // Equality is IN of one value: sorted, distinct keys, each counted once.
+        ARROW_ASSIGN_OR_RAISE(auto keys, QueryKeysOf<Key>(kBtreeFamilyName, reader_.meta(),
+                                                          *reader_.storage_type(), query));
+        for (const Key& key : keys) {
+          const Bound<Key> bound{key, true};
+          ARROW_RETURN_NOT_OK(count_between(bound, bound));
+        }
+        return rows;
+      }
+      case ScalarQuery::Kind::kRange: {
+        ARROW_ASSIGN_OR_RAISE(auto range, QueryRange(query));
+        if (!range.has_value() || IsEmptyRange(*range)) return 0;
+        ARROW_RETURN_NOT_OK(count_between(range->lower, range->upper));
+        return rows;
+      }
+      default:
+        return InvalidArgument("BTREE segment ", reader_.meta().uuid(),
+                               " counts equalities, IN lists and ranges only");
+    }
   }
 
   arrow::Result<std::vector<uint64_t>> Search(const ScalarQuery& query) const override {
@@ -148,23 +193,30 @@ class TypedSearcher final : public BtreeSegmentReader::Searcher {
     const auto [begin, end] = PagesMeeting(lower, upper);
     for (size_t index = begin; index < end; ++index) {
       ARROW_ASSIGN_OR_RAISE(const Page<Key>* page, cache->Get(static_cast<int>(index)));
-      const auto keys_begin = page->keys.begin();
-      const auto keys_end = page->keys.end();
-      auto from = keys_begin;
-      if (lower) {
-        from = lower->inclusive ? std::lower_bound(keys_begin, keys_end, lower->key)
-                                : std::upper_bound(keys_begin, keys_end, lower->key);
-      }
-      auto to = keys_end;
-      if (upper) {
-        to = upper->inclusive ? std::upper_bound(from, keys_end, upper->key)
-                              : std::lower_bound(from, keys_end, upper->key);
-      }
+      const auto [from, to] = KeysBetween(*page, lower, upper);
       for (auto it = from; it < to; ++it) {
-        if (accept(*it)) rows->push_back(page->rows[it - keys_begin]);
+        if (accept(*it)) rows->push_back(page->rows[it - page->keys.begin()]);
       }
     }
     return arrow::Status::OK();
+  }
+
+  // The keys of `page` between the bounds (absent: unbounded), as [from, to).
+  static auto KeysBetween(const Page<Key>& page, const std::optional<Bound<Key>>& lower,
+                          const std::optional<Bound<Key>>& upper) {
+    const auto keys_begin = page.keys.begin();
+    const auto keys_end = page.keys.end();
+    auto from = keys_begin;
+    if (lower) {
+      from = lower->inclusive ? std::lower_bound(keys_begin, keys_end, lower->key)
+                              : std::upper_bound(keys_begin, keys_end, lower->key);
+    }
+    auto to = keys_end;
+    if (upper) {
+      to = upper->inclusive ? std::upper_bound(from, keys_end, upper->key)
+                            : std::lower_bound(from, keys_end, upper->key);
+    }
+    return std::make_pair(from, to);
   }
 
   // The pages [begin, end) whose values may lie between the bounds. Keys ascend across pages,
@@ -348,6 +400,25 @@ arrow::Result<RowAddressSet> BtreeSegmentReader::Answer(const expr::Node& leaf) 
                            "' cannot answer ", leaf.ToString());
   }
   return Search(*query);
+}
+
+arrow::Result<std::optional<uint64_t>> BtreeSegmentReader::Count(const expr::Node& leaf) const {
+  const auto query = ScalarQueryOf(leaf);
+  if (!query) return std::nullopt;
+  switch (query->kind) {
+    case ScalarQuery::Kind::kIsNull: {
+      ARROW_ASSIGN_OR_RAISE(auto nulls, NullRows());
+      return nulls.size();
+    }
+    case ScalarQuery::Kind::kIsNotNull: {
+      uint64_t rows = 0;
+      for (int page = 0; page < num_pages_; ++page) rows += page_rows(page);
+      ARROW_ASSIGN_OR_RAISE(auto nans, NanRows());
+      return rows + nans.size();
+    }
+    default:
+      return searcher_->Count(*query);
+  }
 }
 
 arrow::Result<RowAddressSet> BtreeSegmentReader::Search(const ScalarQuery& query) const {
