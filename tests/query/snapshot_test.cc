@@ -67,9 +67,13 @@ TEST(QuerySnapshot, IndexesOpenLazilyAndOnce) {
   EXPECT_EQ(again, value_index);
   EXPECT_EQ(cache.statistics().opens + cache.statistics().hits, 1u);
 
-  // A query on id opens the two indexes on id, not more.
+  // A count of one predicate on id opens the first index on id that counts it, not more.
   ASSERT_OK_AND_ASSIGN(uint64_t count, Count(*snapshot, "id < 10"));
   EXPECT_EQ(count, 10u);
+  EXPECT_EQ(cache.statistics().opens, 2u);
+  // A planned query on id opens the two indexes on id, not more.
+  ASSERT_OK_AND_ASSIGN(count, Count(*snapshot, "id < 10 AND id >= 2"));
+  EXPECT_EQ(count, 8u);
   EXPECT_EQ(cache.statistics().opens, 3u);
 
   for (int position : {-1, 3, 100}) {

@@ -40,7 +40,7 @@ std::unique_ptr<Reader> OpenZoneReader(const BuiltSegment& segment) {
 // failure.
 template <typename Reader>
 std::vector<uint64_t> ZoneAnswerOf(const Reader& reader, const index::ScalarQuery& query) {
-  return index::scalar::AddressesOf(Check(reader.MatchingZones(query)));
+  return index::scalar::ZonesAnswer(Check(reader.MatchingZones(query))).Addresses();
 }
 
 // Reads and counts `filter` through the planner (query::Read, query::Count) and through the

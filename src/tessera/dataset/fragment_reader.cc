@@ -72,8 +72,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnve
   }
   ARROW_ASSIGN_OR_RAISE(auto batch, DecodeBatch(index));  // fails for an index out of range
   std::lock_guard<std::mutex> lock(decoded_mutex_);
-  decoded_[index] = batch;
-  return batch;
+  // Another thread may have decoded it meanwhile: every caller gets the batch kept first, the
+  // one whose columns the verified flags describe.
+  if (decoded_[index] == nullptr) decoded_[index] = std::move(batch);
+  return decoded_[index];
 }
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::DecodeBatch(int index) const {
@@ -109,8 +111,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int
 arrow::Status FragmentReader::VerifyColumns(int index, const arrow::RecordBatch& batch,
                                             const std::vector<int>& positions) const {
   for (int position : positions) {
-    const uint64_t flag = static_cast<uint64_t>(index) * all_columns_.size() +
-                          static_cast<uint64_t>(position);
+    const uint64_t flag = VerifiedFlag(index, position);
     if (verified_columns_->IsSet(flag)) continue;
     ARROW_RETURN_NOT_OK(
         io::VerifyArrayRows(file(), *batch.column_data(position), 0, batch.num_rows()));
@@ -124,9 +125,7 @@ arrow::Status FragmentReader::VerifyColumnRows(int index, const arrow::RecordBat
                                                const std::vector<int>& positions,
                                                int64_t start, int64_t count) const {
   for (int position : positions) {
-    const uint64_t flag = static_cast<uint64_t>(index) * all_columns_.size() +
-                          static_cast<uint64_t>(position);
-    if (verified_columns_->IsSet(flag)) continue;
+    if (verified_columns_->IsSet(VerifiedFlag(index, position))) continue;
     ARROW_RETURN_NOT_OK(io::VerifyArrayRows(file(), *batch.column_data(position), start, count));
   }
   return arrow::Status::OK();

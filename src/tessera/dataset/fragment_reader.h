@@ -71,6 +71,10 @@ class FragmentReader {
   FragmentReader() = default;
   // Decodes and checks batch `index` (ReadBatchUnverified keeps what it returns).
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> DecodeBatch(int index) const;
+  // The flag of column `position` of batch `index` in verified_columns_.
+  uint64_t VerifiedFlag(int index, int position) const {
+    return static_cast<uint64_t>(index) * all_columns_.size() + static_cast<uint64_t>(position);
+  }
 
   uint32_t fragment_id_ = 0;
   uint64_t physical_rows_ = 0;

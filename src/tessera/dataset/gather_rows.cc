@@ -20,8 +20,8 @@ using Arrays = std::vector<const arrow::ArrayData*>;
 using Rows = std::vector<RowOfBatches>;
 
 // Bytes per value of a type stored as a validity bitmap and one buffer of fixed-width values;
-// 0 for every other layout (booleans are bits, lists' offsets index a child, dictionaries and
-// extensions have their own).
+// 0 for every other layout (booleans are bits, lists' offsets index a child, string views
+// point into variadic buffers, dictionaries and extensions have their own).
 int FixedValueBytes(const arrow::DataType& type) {
   switch (type.id()) {
     case arrow::Type::NA:
@@ -33,8 +33,8 @@ int FixedValueBytes(const arrow::DataType& type) {
       break;
   }
   const arrow::DataTypeLayout layout = type.layout();
-  // Lists share the layout but keep their values in a child.
-  if (type.num_fields() != 0 || layout.buffers.size() != 2 ||
+  // Lists share the layout but keep their values in a child, views theirs in variadic buffers.
+  if (type.num_fields() != 0 || layout.variadic_spec || layout.buffers.size() != 2 ||
       layout.buffers[1].kind != arrow::DataTypeLayout::BufferKind::FIXED_WIDTH) {
     return 0;
   }
@@ -118,7 +118,9 @@ arrow::Result<std::shared_ptr<arrow::ArrayData>> GatherFixedWidth(
   std::vector<const uint8_t*> bases;
   bases.reserve(arrays.size());
   for (const arrow::ArrayData* array : arrays) {
-    bases.push_back(array->buffers[1]->data() + array->offset * width);
+    // An empty array may have no values buffer; no row is picked from it.
+    const arrow::Buffer* values = array->buffers[1].get();
+    bases.push_back(values == nullptr ? nullptr : values->data() + array->offset * width);
   }
   ARROW_ASSIGN_OR_RAISE(Validity validity, GatherValidity(arrays, rows));
   ARROW_ASSIGN_OR_RAISE(auto values, GatherValues(bases, rows, width));
@@ -195,8 +197,10 @@ arrow::Result<std::shared_ptr<arrow::ArrayData>> GatherFixedSizeLists(
   for (const arrow::ArrayData* array : arrays) {
     const arrow::ArrayData& child = *array->child_data[0];
     if (child.GetNullCount() > 0) return nullptr;
-    bases.push_back(child.buffers[1]->data() +
-                    (child.offset + array->offset * list_size) * value_bytes);
+    const arrow::Buffer* values = child.buffers[1].get();
+    bases.push_back(values == nullptr ? nullptr
+                                      : values->data() +
+                                            (child.offset + array->offset * list_size) * value_bytes);
   }
   const auto length = static_cast<int64_t>(rows.size());
   ARROW_ASSIGN_OR_RAISE(Validity validity, GatherValidity(arrays, rows));
@@ -242,6 +246,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> TakeFromChunks(
   ARROW_ASSIGN_OR_RAISE(auto column, arrow::ChunkedArray::Make(std::move(chunks), type));
   ARROW_ASSIGN_OR_RAISE(auto taken, arrow::compute::Take(column, positions));
   const auto& pieces = taken.chunked_array()->chunks();
+  if (pieces.empty()) return arrow::MakeEmptyArray(type);
   if (pieces.size() == 1) return pieces.front();
   return arrow::Concatenate(pieces);
 }

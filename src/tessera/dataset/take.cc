@@ -189,12 +189,4 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
   return arrow::RecordBatch::Make(schema, static_cast<int64_t>(rows.size()), std::move(columns));
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows) {
-  std::vector<RowOfBatches> sources;
-  sources.reserve(rows.size());
-  for (uint32_t row : rows) sources.push_back({0, row});
-  return CopyRows(batch->schema(), {batch}, sources);
-}
-
 }  // namespace tessera::dataset

@@ -47,9 +47,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                                       const std::vector<std::string>& columns,
                                                       const FragmentReaders& readers);
 
-// Up to this many rows of one batch are copied row by row (CopyRows) rather than taken or
-// filtered by an Arrow kernel: a kernel call costs microseconds of dispatch per batch, a row
-// slice about a hundred nanoseconds per column.
+// Up to this many rows of one batch are held by a scan and copied with other batches' (CopyRows)
+// rather than filtered by an Arrow kernel: a kernel call costs microseconds of dispatch per
+// batch and column, a row copy a few nanoseconds a column.
 inline constexpr size_t kCopyRowsLimit = 32;
 
 // The rows `rows` names (in any order, repeats allowed) of `batches`, which have `schema`,
@@ -58,9 +58,6 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
     const std::shared_ptr<arrow::Schema>& schema,
     const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches,
     const std::vector<RowOfBatches>& rows);
-// Rows `rows` (indices) of one batch.
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> CopyRows(
-    const std::shared_ptr<arrow::RecordBatch>& batch, const std::vector<uint32_t>& rows);
 
 // The rows at `offsets` (ascending; a repeated offset repeats its row; each below the
 // fragment's row count) of the fragment `reader` reads, with its columns, copied into one batch

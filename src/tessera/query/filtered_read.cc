@@ -25,9 +25,10 @@ namespace {
 // Chunks of candidates read at once per thread, without a limit.
 constexpr int kChunksPerThread = 4;
 
-// A chunk of candidates holds at least this many rows; with a limit, the first chunk to recheck
-// also twice the rows still wanted (some fail the recheck), up to kReadBatchRows, and the next
-// ones double.
+// Without a limit, a chunk of candidates holds at least this many rows (but the fragment's
+// last). With a limit, the first chunk holds the rows still wanted when exact, else this many
+// and at least twice the rows still wanted (some fail the recheck), up to kReadBatchRows; the
+// next ones double.
 constexpr uint64_t kMinimumChunk = 256;
 
 // A fragment with at least 1 / kDenseFraction of its rows as candidates has its batches verified

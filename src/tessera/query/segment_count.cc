@@ -1,6 +1,7 @@
 #include "tessera/query/segment_count.h"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tessera/index/scalar_segment.h"
@@ -11,10 +12,10 @@ namespace tessera::query {
 namespace {
 
 // The count of `leaf` by index `opened`, when its segments satisfy segment_count.h's
-// conditions over the fragments of `snapshot` (`live`: their ids); nullopt otherwise.
-arrow::Result<std::optional<uint64_t>> CountByIndex(const OpenedIndex& opened,
-                                                    const expr::Node& leaf, const Roaring& live,
-                                                    std::string* how) {
+// conditions over the fragments of `snapshot`; nullopt otherwise.
+arrow::Result<std::optional<uint64_t>> CountByIndex(
+    const Snapshot& snapshot, const std::unordered_map<uint32_t, uint64_t>& physical_rows,
+    const OpenedIndex& opened, const expr::Node& leaf, std::string* how) {
   Roaring covered;
   std::vector<const index::ScalarSegmentReader*> readers;
   for (const OpenedSegment& segment : opened.segments) {
@@ -27,19 +28,31 @@ arrow::Result<std::optional<uint64_t>> CountByIndex(const OpenedIndex& opened,
     if (segment.fragments != segment.live_fragments || covered.intersect(segment.fragments)) {
       return std::nullopt;
     }
+    // It indexed every row of its fragments: its counts cannot be checked against addresses as
+    // the planner checks answers, so a segment that disagrees with the manifest is left to the
+    // planner, which reports what is wrong with it.
+    uint64_t rows = 0;
+    for (uint32_t fragment : segment.fragments) rows += physical_rows.at(fragment);
+    if (segment.meta->num_rows() != rows) return std::nullopt;
     covered |= segment.fragments;
     readers.push_back(reader);
   }
-  if (covered != live) return std::nullopt;
+  if (covered != snapshot.fragment_ids()) return std::nullopt;
   uint64_t rows = 0;
   for (size_t i = 0; i < readers.size(); ++i) {
     auto counted = readers[i]->Count(leaf);
     if (!counted.ok()) {
-      return WithContext(counted.status(), "counting " + leaf.ToString() + " with segment " +
+      return WithContext(counted.status(), "counting " + PredicateText(leaf) + " with segment " +
                                                opened.segments[i].meta->uuid() + " of index '" +
                                                opened.definition->name() + "'");
     }
     if (!counted->has_value()) return std::nullopt;
+    if (**counted > opened.segments[i].meta->num_rows()) {
+      return Corrupt("segment ", opened.segments[i].meta->uuid(), " of index '",
+                     opened.definition->name(), "' counts ", **counted, " rows for ",
+                     PredicateText(leaf), " but indexed ", opened.segments[i].meta->num_rows(),
+                     "; rebuild the index (tessera index create --replace) or drop it");
+    }
     rows += **counted;
   }
   *how = opened.definition->family() + " index '" + opened.definition->name() + "' counts '" +
@@ -56,19 +69,23 @@ arrow::Result<std::optional<uint64_t>> CountFromSegments(const Snapshot& snapsho
                                                          Explain* explain) {
   const expr::Column* column = index::LeafColumn(filter.root());
   if (column == nullptr) return std::nullopt;
-  Roaring live;
   std::vector<uint32_t> ids;
+  std::unordered_map<uint32_t, uint64_t> physical_rows;
   for (const auto& fragment : snapshot.manifest().fragments()) {
     if (fragment.has_deletion()) return std::nullopt;
-    live.add(fragment.id());
     ids.push_back(fragment.id());
+    physical_rows[fragment.id()] = fragment.physical_rows();
   }
   if (ids.empty()) return std::nullopt;
   for (int position : snapshot.IndexesOnField(column->field_index())) {
+    // Families that answer no predicate (full-text, vector) are not even opened.
+    const index::IndexFamily* family =
+        index::FindFamily(snapshot.manifest().indexes(position).family());
+    if (family == nullptr || !family->answers_predicates()) continue;
     ARROW_ASSIGN_OR_RAISE(const OpenedIndex* opened, snapshot.Index(position));
     if (opened->family == nullptr || opened->segments.empty()) continue;
     std::string how;
-    ARROW_ASSIGN_OR_RAISE(auto rows, CountByIndex(*opened, filter.root(), live, &how));
+    ARROW_ASSIGN_OR_RAISE(auto rows, CountByIndex(snapshot, physical_rows, *opened, filter.root(), &how));
     if (!rows) continue;
     if (explain != nullptr) explain->Add(DescribeFragments(ids) + ": " + how);
     return rows;

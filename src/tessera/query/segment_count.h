@@ -11,8 +11,13 @@
 //  - one index's segments answer it exactly and cover every fragment of the version between
 //    them, each fragment once;
 //  - every fragment they cover is still in the version, and none has deleted rows (a segment
-//    counts the rows it indexed, deleted ones included).
-// Otherwise the count is planned as usual; explain says which way was taken.
+//    counts the rows it indexed, deleted ones included);
+//  - each segment indexed as many rows as its fragments hold (its counts cannot be checked
+//    against row addresses the way the planner checks answers; a segment that disagrees with
+//    the manifest is left to the planner, which reports it).
+// Otherwise the count is planned as usual; explain says which way was taken. A segment whose
+// files are damaged fails the count (Corrupt, naming it), even where the planner would have
+// scanned for cost reasons: damage is reported, never routed around.
 #pragma once
 
 #include <arrow/result.h>
@@ -27,7 +32,8 @@
 namespace tessera::query {
 
 // The number of live rows where `filter` is TRUE, from the segments' counts; nullopt when the
-// conditions above do not hold. Errors: a segment that cannot be opened or read (Corrupt).
+// conditions above do not hold. Errors: a segment that cannot be opened or read, or counts more
+// rows than it indexed (Corrupt).
 arrow::Result<std::optional<uint64_t>> CountFromSegments(const Snapshot& snapshot,
                                                          const expr::Filter& filter,
                                                          Explain* explain);

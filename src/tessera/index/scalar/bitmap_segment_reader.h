@@ -28,7 +28,7 @@ class BitmapSegmentReader final : public ScalarSegmentReader {
   Capability Assess(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const override;
   // From the keys' posting counts (a row holds one value: the counts add up); no posting is
-  // read.
+  // read. IS NULL reads the null rows' file and takes its size.
   arrow::Result<std::optional<uint64_t>> Count(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const;
 

@@ -20,7 +20,8 @@ class BtreeSegmentReader::Searcher {
   virtual arrow::Result<uint64_t> PageRowsToRead(const ScalarQuery& query) const = 0;
   // How many rows Search would return for `query` (kEquals, kIn, kRange): the pages between
   // the first and the last page a key range meets lie wholly inside it and count by their sizes
-  // in the lookup layer; only those two pages are decoded.
+  // in the lookup layer; only those two pages are decoded, per key range (an IN list of k values
+  // decodes up to 2k pages).
   virtual arrow::Result<uint64_t> Count(const ScalarQuery& query) const = 0;
 };
 
@@ -410,12 +411,8 @@ arrow::Result<std::optional<uint64_t>> BtreeSegmentReader::Count(const expr::Nod
       ARROW_ASSIGN_OR_RAISE(auto nulls, NullRows());
       return nulls.size();
     }
-    case ScalarQuery::Kind::kIsNotNull: {
-      uint64_t rows = 0;
-      for (int page = 0; page < num_pages_; ++page) rows += page_rows(page);
-      ARROW_ASSIGN_OR_RAISE(auto nans, NanRows());
-      return rows + nans.size();
-    }
+    case ScalarQuery::Kind::kIsNotNull:
+      return std::nullopt;  // reaches readers as NOT (IS NULL), which the planner derives
     default:
       return searcher_->Count(*query);
   }

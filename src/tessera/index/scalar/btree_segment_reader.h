@@ -49,7 +49,8 @@ class BtreeSegmentReader final : public ScalarSegmentReader {
   const format::SegmentMeta& meta() const override { return meta_; }
   Capability Assess(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Answer(const expr::Node& leaf) const override;
-  // From the lookup layer's page sizes, decoding only the pages where key ranges start and end.
+  // From the lookup layer's page sizes, decoding only the pages where key ranges start and end;
+  // IS NULL reads the null rows' file and takes its size.
   arrow::Result<std::optional<uint64_t>> Count(const expr::Node& leaf) const override;
   arrow::Result<RowAddressSet> Search(const ScalarQuery& query) const;
 

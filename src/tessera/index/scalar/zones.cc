@@ -360,17 +360,6 @@ RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones) {
   return answer;
 }
 
-std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones) {
-  std::vector<uint64_t> rows;
-  rows.reserve(RowsOf(zones));
-  for (const Zone* zone : zones) {
-    for (uint32_t offset = 0; offset < zone->rows; ++offset) {
-      rows.push_back(dataset::MakeRowAddress(zone->fragment, zone->first + offset));
-    }
-  }
-  return rows;
-}
-
 uint64_t RowsOf(const std::vector<const Zone*>& zones) {
   uint64_t rows = 0;
   for (const Zone* zone : zones) rows += zone->rows;

@@ -161,8 +161,6 @@ Capability ZonesCapability(const arrow::Result<std::vector<const Zone*>>& zones)
 // The answer of the matched zones: every row of theirs, a superset the planner rechecks.
 RowAddressSet ZonesAnswer(const std::vector<const Zone*>& zones);
 
-// The row addresses of `zones` (ascending and disjoint), ascending.
-std::vector<uint64_t> AddressesOf(const std::vector<const Zone*>& zones);
 // Their rows.
 uint64_t RowsOf(const std::vector<const Zone*>& zones);
 
