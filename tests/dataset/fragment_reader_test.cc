@@ -75,15 +75,13 @@ TEST(FragmentReader, RowsVerifiedAloneLeaveTheRestOfTheColumnToBeVerified) {
   WriteOptions options;
   options.rows_per_batch = 256;
   const std::string root = directory.Child("ds");
-  ASSERT_OK_AND_ASSIGN(auto data, Dataset::Create(root, testing::ReaderOf(testing::MixedRows(
-                                                            0, 512, 9)),
-                                                  options));
+  ASSERT_OK_AND_ASSIGN(
+      auto data, Dataset::Create(root, testing::ReaderOf(testing::MixedRows(0, 512, 9)), options));
   const std::string path = root + "/" + data->manifest().fragments(0).files(0).path();
   // Offset 200 of the first batch's `text` column made to decrease, the checksums rewritten to
   // match: only the structural check can find it.
-  auto ranges = testing::BufferRanges(path, 1, [](const std::string& name, const arrow::ArrayData&) {
-    return name == "text";
-  });
+  auto ranges = testing::BufferRanges(
+      path, 1, [](const std::string& name, const arrow::ArrayData&) { return name == "text"; });
   ASSERT_FALSE(ranges.empty());
   std::string bytes = testing::ReadBytes(path);
   const int32_t negative = -1;

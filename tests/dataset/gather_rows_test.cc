@@ -70,8 +70,9 @@ TEST(GatherRows, EveryLayoutGivesWhatArrowsTakeGives) {
                                      "8.00", "9.00", "10.00", "11.00", "12.00"])"},
       {arrow::fixed_size_binary(3),
        R"(["abc", null, "def", "ghi", "jkl", "mno", "pqr", "stu", "vwx", "yz0", "123", "456"])"},
-      {arrow::boolean(), "[true, false, null, true, true, false, false, true, null, true, true, "
-                         "false]"},
+      {arrow::boolean(),
+       "[true, false, null, true, true, false, false, true, null, true, true, "
+       "false]"},
       {arrow::utf8(), R"(["a", null, "", "é\n\"q\"", "bb", "ccc", "d", "", "eeee", null, "f",
                           "g"])"},
       {arrow::large_utf8(), R"([null, "x", "yy", "", "z", "zz", "zzz", "w", "ww", "www", "v",

@@ -34,9 +34,9 @@ bool CountedFromSegments(const Explain& explain) {
 class SegmentCount : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(data_, dataset::Dataset::Create(directory_.Child("ds"),
-                                                         ReaderOf(MixedFilterBatch(random_, 0, 600)),
-                                                         SmallFiles()));
+    ASSERT_OK_AND_ASSIGN(
+        data_, dataset::Dataset::Create(directory_.Child("ds"),
+                                        ReaderOf(MixedFilterBatch(random_, 0, 600)), SmallFiles()));
     ASSERT_GT(data_->manifest().fragments_size(), 2);
     for (const index::IndexSpec& spec :
          {index::IndexSpec{"i64_btree", "i64", "BTREE", {{"page_rows", "16"}}},
@@ -78,8 +78,8 @@ TEST_F(SegmentCount, EqualsTheUnindexedCountAndIsTakenWhileTheIndexCoversEveryLi
   EXPECT_GT(ExpectCountsEqual(200), 50);
 
   // Appended rows no segment covers: every count planned as usual.
-  ASSERT_OK_AND_ASSIGN(data_, data_->Append(ReaderOf(MixedFilterBatch(random_, 600, 100)),
-                                            SmallFiles()));
+  ASSERT_OK_AND_ASSIGN(data_,
+                       data_->Append(ReaderOf(MixedFilterBatch(random_, 600, 100)), SmallFiles()));
   EXPECT_EQ(ExpectCountsEqual(60), 0);
 
   // Optimized: a delta segment beside each first one, the counts added up again.

@@ -122,8 +122,8 @@ arrow::Status FragmentReader::VerifyColumns(int index, const arrow::RecordBatch&
 }
 
 arrow::Status FragmentReader::VerifyColumnRows(int index, const arrow::RecordBatch& batch,
-                                               const std::vector<int>& positions,
-                                               int64_t start, int64_t count) const {
+                                               const std::vector<int>& positions, int64_t start,
+                                               int64_t count) const {
   for (int position : positions) {
     if (verified_columns_->IsSet(VerifiedFlag(index, position))) continue;
     ARROW_RETURN_NOT_OK(io::VerifyArrayRows(file(), *batch.column_data(position), start, count));

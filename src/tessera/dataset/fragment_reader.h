@@ -86,7 +86,7 @@ class FragmentReader {
   std::shared_ptr<const Roaring> deletions_;
   mutable std::mutex decoded_mutex_;
   mutable std::vector<std::shared_ptr<arrow::RecordBatch>> decoded_;  // by batch; null: not yet
-  std::vector<int> all_columns_;                                       // 0 .. columns - 1
+  std::vector<int> all_columns_;                                      // 0 .. columns - 1
   // Flag batch * columns + column: that column of that batch was verified whole.
   std::unique_ptr<io::BlockFlags> verified_columns_;
 };

@@ -104,8 +104,8 @@ void CopyFixedWidth(const std::vector<const uint8_t*>& bases, const Rows& rows, 
 }
 
 // Values of fixed width `width`: `bases` holds each array's first value.
-arrow::Result<std::shared_ptr<arrow::Buffer>> GatherValues(
-    const std::vector<const uint8_t*>& bases, const Rows& rows, int64_t width) {
+arrow::Result<std::shared_ptr<arrow::Buffer>> GatherValues(const std::vector<const uint8_t*>& bases,
+                                                           const Rows& rows, int64_t width) {
   ARROW_ASSIGN_OR_RAISE(auto values,
                         arrow::AllocateBuffer(static_cast<int64_t>(rows.size()) * width));
   CopyFixedWidth(bases, rows, width, values->mutable_data());
@@ -162,10 +162,9 @@ arrow::Result<std::shared_ptr<arrow::ArrayData>> GatherVariableLength(
     const Offset* at = offsets_of(rows[static_cast<size_t>(i)]);
     total += static_cast<int64_t>(at[1] - at[0]);
     if (total > std::numeric_limits<Offset>::max()) {
-      return arrow::Status::CapacityError("the ", length, " rows taken of a ", type->ToString(),
-                                          " column hold more than ",
-                                          std::numeric_limits<Offset>::max(),
-                                          " bytes: take fewer rows at once");
+      return arrow::Status::CapacityError(
+          "the ", length, " rows taken of a ", type->ToString(), " column hold more than ",
+          std::numeric_limits<Offset>::max(), " bytes: take fewer rows at once");
     }
     out_offsets[i + 1] = static_cast<Offset>(total);
   }
@@ -178,9 +177,9 @@ arrow::Result<std::shared_ptr<arrow::ArrayData>> GatherVariableLength(
     out += bytes;
   }
   ARROW_ASSIGN_OR_RAISE(Validity validity, GatherValidity(arrays, rows));
-  return arrow::ArrayData::Make(
-      type, length, {std::move(validity.bitmap), std::move(offsets), std::move(data)},
-      validity.nulls);
+  return arrow::ArrayData::Make(type, length,
+                                {std::move(validity.bitmap), std::move(offsets), std::move(data)},
+                                validity.nulls);
 }
 
 // Fixed-size lists of fixed-width values (embeddings): a row is list_size values in one run.
@@ -198,9 +197,10 @@ arrow::Result<std::shared_ptr<arrow::ArrayData>> GatherFixedSizeLists(
     const arrow::ArrayData& child = *array->child_data[0];
     if (child.GetNullCount() > 0) return nullptr;
     const arrow::Buffer* values = child.buffers[1].get();
-    bases.push_back(values == nullptr ? nullptr
-                                      : values->data() +
-                                            (child.offset + array->offset * list_size) * value_bytes);
+    bases.push_back(values == nullptr
+                        ? nullptr
+                        : values->data() +
+                              (child.offset + array->offset * list_size) * value_bytes);
   }
   const auto length = static_cast<int64_t>(rows.size());
   ARROW_ASSIGN_OR_RAISE(Validity validity, GatherValidity(arrays, rows));

@@ -69,7 +69,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> RowAddresses(uint32_t fragment_id, 
 // wake-up costing tens of microseconds), which small windows of a selective filter would pay
 // over and over. It is sized so that the previous window's share of kept rows would keep about
 // the rows of its starting size; a dense stretch after a selective one may keep more, up to
-// kMaxBatchesPerThread / kBatchesPerThread times as many, once.
+// kMaxBatchesPerThread / kBatchesPerThread times as many, once. A window that returned every
+// batch whole is followed by the largest (ResizeWindow).
 class ScanReader : public arrow::RecordBatchReader {
  public:
   ScanReader(std::shared_ptr<io::Storage> storage, std::shared_ptr<const format::Manifest> manifest,
@@ -168,6 +169,7 @@ class ScanReader : public arrow::RecordBatchReader {
   struct Piece {
     std::shared_ptr<arrow::RecordBatch> batch;
     std::vector<uint32_t> rows;
+    bool whole = false;  // batch is the read batch whole, a zero-copy slice of the file
   };
 
   bool Exhausted() const { return options_.limit && returned_ >= *options_.limit; }
@@ -218,7 +220,9 @@ class ScanReader : public arrow::RecordBatchReader {
                                                   }));
     uint64_t scanned = 0;
     uint64_t kept = 0;
+    bool every_batch_whole = true;
     for (size_t i = 0; i < pieces.size(); ++i) {
+      every_batch_whole = every_batch_whole && pieces[i].ok() && pieces[i]->whole;
       scanned += window[i].reader->rows_per_batch();
       if (pieces[i].ok() && pieces[i]->batch != nullptr) {
         kept += pieces[i]->rows.empty() ? static_cast<uint64_t>(pieces[i]->batch->num_rows())
@@ -230,7 +234,7 @@ class ScanReader : public arrow::RecordBatchReader {
       ARROW_RETURN_NOT_OK(FlushHeld());
       ready_.emplace_back(std::move(open_error));
     }
-    if (!options_.limit) ResizeWindow(scanned, kept);
+    if (!options_.limit) ResizeWindow(scanned, kept, every_batch_whole);
     return true;
   }
 
@@ -265,9 +269,17 @@ class ScanReader : public arrow::RecordBatchReader {
     return arrow::Status::OK();
   }
 
-  // Sizes the next window after the share of the rows scanned that the last one kept.
-  void ResizeWindow(uint64_t scanned, uint64_t kept) {
+  // Sizes the next window after the share of the rows scanned that the last one kept. A window
+  // that returned every batch whole (an unfiltered scan, fragments every row of which passes)
+  // did almost nothing per batch (a slice of the file, columns verified before): the largest
+  // window, so that handing the work out once is not most of the cost (two threads were slower
+  // than one on such a scan), and the batches held cost no memory.
+  void ResizeWindow(uint64_t scanned, uint64_t kept, bool every_batch_whole) {
     const int most = kMaxBatchesPerThread * util::NumThreads();
+    if (every_batch_whole) {
+      window_ = most;
+      return;
+    }
     const double share = static_cast<double>(std::max<uint64_t>(kept, 1)) /
                          static_cast<double>(std::max<uint64_t>(scanned, 1));
     window_ =
@@ -325,7 +337,7 @@ class ScanReader : public arrow::RecordBatchReader {
       }
     }
     auto projected = arrow::RecordBatch::Make(output_schema_, batch->num_rows(), columns);
-    if (mask == nullptr || kept == rows) return Piece{std::move(projected), {}};
+    if (mask == nullptr || kept == rows) return Piece{std::move(projected), {}, true};
     if (static_cast<size_t>(kept) <= kCopyRowsLimit) {
       Piece piece{std::move(projected), {}};
       arrow::internal::SetBitRunReader runs(mask->values()->data(), mask->offset(), mask->length());
@@ -352,7 +364,8 @@ class ScanReader : public arrow::RecordBatchReader {
   // Verifies the rows of columns `positions` of batch `index` that `mask` keeps (`kept` of
   // them; every row when null).
   static arrow::Status VerifyKept(const FragmentReader& reader, int index,
-                                  const arrow::RecordBatch& batch, const std::vector<int>& positions,
+                                  const arrow::RecordBatch& batch,
+                                  const std::vector<int>& positions,
                                   const arrow::BooleanArray* mask, uint64_t kept) {
     if (positions.empty()) return arrow::Status::OK();
     if (mask == nullptr || kept * kWholeBatchFraction >= static_cast<uint64_t>(batch.num_rows())) {

@@ -54,9 +54,9 @@ arrow::Result<std::pair<int64_t, int64_t>> VerifyOffsets(const VerifiedFile& fil
   if (damaged) {
     for (int64_t i = 0; i <= count; ++i) {
       if (values[i] < 0 || (i < count && values[i] > values[i + 1])) {
-        return file.CorruptError(Concat(
-            "holds offsets that decrease or are negative (", static_cast<int64_t>(values[i]),
-            i < count ? Concat(" then ", static_cast<int64_t>(values[i + 1])) : "", ")"));
+        return file.CorruptError(
+            Concat("holds offsets that decrease or are negative (", static_cast<int64_t>(values[i]),
+                   i < count ? Concat(" then ", static_cast<int64_t>(values[i + 1])) : "", ")"));
       }
     }
   }
@@ -152,8 +152,8 @@ arrow::Status VerifySlice(const VerifiedFile& file, const arrow::ArrayData& data
 
 }  // namespace
 
-arrow::Status VerifyArrayRows(const VerifiedFile& file, const arrow::ArrayData& data,
-                              int64_t start, int64_t count) {
+arrow::Status VerifyArrayRows(const VerifiedFile& file, const arrow::ArrayData& data, int64_t start,
+                              int64_t count) {
   return VerifySlice(file, data, start, count);
 }
 

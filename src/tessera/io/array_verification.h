@@ -20,8 +20,8 @@ namespace tessera::io {
 
 // Corrupt (naming the file) if rows [start, start + count) of `data` (one array, relative to its
 // offset) fail either check.
-arrow::Status VerifyArrayRows(const VerifiedFile& file, const arrow::ArrayData& data,
-                              int64_t start, int64_t count);
+arrow::Status VerifyArrayRows(const VerifiedFile& file, const arrow::ArrayData& data, int64_t start,
+                              int64_t count);
 
 // Corrupt (naming the file) if rows [start, start + count) of `batch` fail either check.
 arrow::Status VerifyBatchRows(const VerifiedFile& file, const arrow::RecordBatch& batch,

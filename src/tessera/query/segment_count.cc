@@ -85,7 +85,8 @@ arrow::Result<std::optional<uint64_t>> CountFromSegments(const Snapshot& snapsho
     ARROW_ASSIGN_OR_RAISE(const OpenedIndex* opened, snapshot.Index(position));
     if (opened->family == nullptr || opened->segments.empty()) continue;
     std::string how;
-    ARROW_ASSIGN_OR_RAISE(auto rows, CountByIndex(snapshot, physical_rows, *opened, filter.root(), &how));
+    ARROW_ASSIGN_OR_RAISE(auto rows,
+                          CountByIndex(snapshot, physical_rows, *opened, filter.root(), &how));
     if (!rows) continue;
     if (explain != nullptr) explain->Add(DescribeFragments(ids) + ": " + how);
     return rows;
