@@ -1,7 +1,5 @@
 #include "tessera/index/vector/centroid_assignment.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "tessera/index/vector/kmeans.h"
+#include "tessera/index/vector/openblas.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
@@ -31,34 +30,27 @@ constexpr int kMaxBlasCallers = 32;
 // Covers underflow in the product and the per-pair kernel (both err by far less).
 constexpr double kAbsoluteSlack = 1e-30;
 
-// OpenBLAS runs single-threaded inside tessera's threads. The serial OpenBLAS build is not
-// guaranteed reentrant (it is only when built with USE_LOCKING), so calls to it are serialized.
-bool BlasNeedsLock() {
-  static const bool needs_lock = [] {
-    openblas_set_num_threads(1);
-    return openblas_get_parallel() == 0;
-  }();
-  return needs_lock;
-}
-
 std::mutex& BlasMutex() {
   static std::mutex mutex;
   return mutex;
 }
 
-// out (rows × k, row-major) = block (rows × dim) · centroidsᵀ (centroids: k × dim).
-void MultiplyTransposed(const float* block, int64_t rows, const float* centroids, int k, int dim,
-                        float* out) {
+// out (rows × k, row-major) = block (rows × dim) · centroidsᵀ (centroids: k × dim), by OpenBLAS
+// on one thread of its own inside tessera's (openblas.h).
+arrow::Status MultiplyTransposed(const float* block, int64_t rows, const float* centroids, int k,
+                                 int dim, float* out) {
+  ARROW_ASSIGN_OR_RAISE(const OpenBlas* blas, LoadOpenBlas());
   auto multiply = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), k, dim, 1.0f,
+    blas->sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(rows), k, dim, 1.0f,
                 block, dim, centroids, dim, 0.0f, out, k);
   };
-  if (BlasNeedsLock()) {
+  if (blas->needs_lock) {
     std::lock_guard<std::mutex> lock(BlasMutex());
     multiply();
   } else {
     multiply();
   }
+  return arrow::Status::OK();
 }
 
 // |vector|² in eight float lanes (a form the compiler vectorizes), added up in double. Used
@@ -249,7 +241,8 @@ arrow::Status ForEachBlock(const PreparedCentroids& centroids, const float* poin
           if (!centroids.per_pair_only) {
             const float* product_rows = centroids.ProductRows(block_points, rows, shifted);
             approximate.resize(static_cast<size_t>(rows) * k);
-            MultiplyTransposed(product_rows, rows, centroids.product, k, dim, approximate.data());
+            ARROW_RETURN_NOT_OK(MultiplyTransposed(product_rows, rows, centroids.product, k, dim,
+                                                   approximate.data()));
             for (int64_t r = 0; r < rows; ++r) {
               row_norms[r] = SquaredNorm(product_rows + r * dim, dim);
               centroids.ToApproximateScores(approximate.data() + r * k);

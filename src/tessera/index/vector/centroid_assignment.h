@@ -13,10 +13,10 @@
 // points when a centroid is such, take the per-pair scan instead.
 //
 // Threads: blocks of points run in parallel on util::ParallelFor (at most `max_threads`, 0:
-// util::NumThreads()). OpenBLAS is set to one thread of its own (openblas_set_num_threads(1))
-// at first use, for the whole process: the parallelism is tessera's. Calls into the serial
-// OpenBLAS build (not reentrant unless built with USE_LOCKING) are serialized by a lock; the
-// pthread build, Debian's default, takes concurrent calls. An OpenMP build ignores
+// util::NumThreads()). OpenBLAS is loaded at first use (openblas.h) and set to one thread of its
+// own (openblas_set_num_threads(1)) for the whole process: the parallelism is tessera's. Calls into
+// the serial OpenBLAS build (not reentrant unless built with USE_LOCKING) are serialized by a lock;
+// the pthread build, Debian's default, takes concurrent calls. An OpenMP build ignores
 // openblas_set_num_threads in favour of OMP_NUM_THREADS: answers stay exact, threads multiply.
 #pragma once
 
