@@ -1,9 +1,11 @@
+#include <charconv>
 #include <iostream>
 
 #include "command_progress.h"
 #include "dataset_commands.h"
 #include "explain_output.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/external_refresh.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
@@ -15,6 +17,9 @@ namespace {
 struct SourceArguments {
   std::string dataset;
   std::vector<std::string> files;
+  std::vector<std::string> external;  // create and append: files to reference, not copy
+  std::vector<std::string> vectors;   // create --external: NAME:DIMENSION
+  bool external_allowed = false;
   uint64_t max_rows_per_file = 0;
   CLI::Option* max_rows_per_file_option = nullptr;
   uint64_t rows_per_batch = 0;
@@ -42,15 +47,39 @@ class CountingReader : public arrow::RecordBatchReader {
   int64_t rows_ = 0;
 };
 
-void AddSourceOptions(CLI::App* command, SourceArguments* args) {
+// `external`: create and append may reference Parquet files instead of copying them
+// (--external); `vectors`: create may declare list columns of those files as vectors.
+void AddSourceOptions(CLI::App* command, SourceArguments* args, bool external = false,
+                      bool vectors = false) {
   AddDatasetArgument(command, &args->dataset);
-  command
-      ->add_option("--from", args->files,
-                   "Input files: .parquet, .arrow/.feather/.ipc (IPC file), .arrows (IPC stream); "
-                   "all with one schema")
-      ->required()
-      ->expected(1, -1)
-      ->type_name("FILE");
+  CLI::Option* from =
+      command
+          ->add_option("--from", args->files,
+                       "Input files to copy into the dataset: .parquet, .arrow/.feather/.ipc (IPC "
+                       "file), .arrows (IPC stream); all with one schema")
+          ->expected(1, -1)
+          ->type_name("FILE");
+  args->external_allowed = external;
+  if (!external) {
+    from->required();
+  } else {
+    CLI::Option* referenced =
+        command
+            ->add_option("--external", args->external,
+                         "Parquet files (paths or glob patterns) to reference without copying "
+                         "(docs/external.md); one fragment each")
+            ->expected(1, -1)
+            ->type_name("FILE|GLOB")
+            ->excludes(from);
+    if (vectors) {
+      command
+          ->add_option("--vector", args->vectors,
+                       "With --external: read list<float|float16> column NAME as vectors of DIM "
+                       "values (repeatable)")
+          ->type_name("NAME:DIM")
+          ->needs(referenced);
+    }
+  }
   args->max_rows_per_file_option =
       command
           ->add_option("--max-rows-per-file", args->max_rows_per_file,
@@ -73,6 +102,11 @@ dataset::WriteOptions WriteOptionsOf(const SourceArguments& args, util::Operatio
 }
 
 arrow::Result<std::shared_ptr<CountingReader>> OpenSource(const SourceArguments& args) {
+  if (args.files.empty()) {
+    return InvalidArgument(
+        "no input given: name files to copy with --from FILE...",
+        args.external_allowed ? " or files to reference with --external FILE..." : "");
+  }
   ARROW_ASSIGN_OR_RAISE(auto reader, dataset::OpenFilesAsReader(args.files));
   return std::make_shared<CountingReader>(std::move(reader));
 }
@@ -82,7 +116,39 @@ void PrintSnapshot(const dataset::Dataset& snapshot) {
             << " in " << Quantity(snapshot.manifest().fragments_size(), "fragment") << std::endl;
 }
 
+arrow::Result<dataset::ExternalOptions> ExternalOptionsOf(const SourceArguments& args) {
+  dataset::ExternalOptions options;
+  for (const auto& declaration : args.vectors) {
+    const size_t colon = declaration.rfind(':');
+    int32_t dimension = 0;
+    bool parsed = colon != std::string::npos && colon > 0;
+    if (parsed) {
+      const char* begin = declaration.data() + colon + 1;
+      const char* end = declaration.data() + declaration.size();
+      const auto [stop, error] = std::from_chars(begin, end, dimension);
+      parsed = error == std::errc() && stop == end && dimension > 0;
+    }
+    if (!parsed) {
+      return InvalidArgument("--vector '", declaration,
+                             "' is not NAME:DIM with a dimension of at least 1 (e.g. emb:768)");
+    }
+    options.vector_dimensions[declaration.substr(0, colon)] = dimension;
+  }
+  return options;
+}
+
 arrow::Status RunCreate(const SourceArguments& args) {
+  if (!args.external.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto external, ExternalOptionsOf(args));
+    ARROW_ASSIGN_OR_RAISE(auto created, WithProgress([&](util::OperationControl* control) {
+                            return dataset::Dataset::CreateExternal(args.dataset, args.external,
+                                                                    external,
+                                                                    WriteOptionsOf(args, control));
+                          }));
+    std::cout << "created " << created->uri() << " over external files: ";
+    PrintSnapshot(*created);
+    return arrow::Status::OK();
+  }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
   ARROW_ASSIGN_OR_RAISE(auto created, WithProgress([&](util::OperationControl* control) {
                           return dataset::Dataset::Create(args.dataset, source,
@@ -95,6 +161,16 @@ arrow::Status RunCreate(const SourceArguments& args) {
 
 arrow::Status RunAppend(const SourceArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
+  if (!args.external.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto appended, WithProgress([&](util::OperationControl* control) {
+                            return current->AppendExternal(args.external,
+                                                           WriteOptionsOf(args, control));
+                          }));
+    std::cout << "appended " << Quantity(args.external.size(), "external file pattern") << " to "
+              << appended->uri() << ": ";
+    PrintSnapshot(*appended);
+    return arrow::Status::OK();
+  }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
   ARROW_ASSIGN_OR_RAISE(auto appended, WithProgress([&](util::OperationControl* control) {
                           return current->Append(source, WriteOptionsOf(args, control));
@@ -113,6 +189,30 @@ arrow::Status RunOverwrite(const SourceArguments& args) {
   std::cout << "overwrote " << replaced->uri() << " with " << Quantity(source->rows(), "row")
             << ": ";
   PrintSnapshot(*replaced);
+  return arrow::Status::OK();
+}
+
+arrow::Status RunRefresh(const std::string& path) {
+  // The latest version is read without checking its external files: their changes are what
+  // a refresh records.
+  ARROW_ASSIGN_OR_RAISE(auto current,
+                        dataset::Dataset::Open(path, {}, /*check_external_files=*/false));
+  ARROW_ASSIGN_OR_RAISE(auto refreshed, WithProgress([&](util::OperationControl* control) {
+                          dataset::WriteOptions options;
+                          options.control = control;
+                          return dataset::RefreshExternalFiles(current, options);
+                        }));
+  for (const auto& location : refreshed.reregistered) {
+    std::cout << "registered again: " << location << "\n";
+  }
+  for (const auto& location : refreshed.removed) std::cout << "removed: " << location << "\n";
+  if (refreshed.dataset->version() == current->version()) {
+    std::cout << "no external file changed; " << current->uri() << " stays at version "
+              << current->version() << std::endl;
+    return arrow::Status::OK();
+  }
+  std::cout << "refreshed " << refreshed.dataset->uri() << ": ";
+  PrintSnapshot(*refreshed.dataset);
   return arrow::Status::OK();
 }
 
@@ -153,13 +253,13 @@ void AddWriteCommands(CommandSet& commands) {
     auto args = std::make_shared<SourceArguments>();
     CLI::App* command = commands.Add("create", "Create a dataset (version 1) from files",
                                      [args] { return RunCreate(*args); });
-    AddSourceOptions(command, args.get());
+    AddSourceOptions(command, args.get(), /*external=*/true, /*vectors=*/true);
   }
   {
     auto args = std::make_shared<SourceArguments>();
     CLI::App* command = commands.Add("append", "Append the rows of files as a new version",
                                      [args] { return RunAppend(*args); });
-    AddSourceOptions(command, args.get());
+    AddSourceOptions(command, args.get(), /*external=*/true);
   }
   {
     auto args = std::make_shared<SourceArguments>();
@@ -167,6 +267,15 @@ void AddWriteCommands(CommandSet& commands) {
         commands.Add("overwrite", "Replace all rows (and possibly the schema) as a new version",
                      [args] { return RunOverwrite(*args); });
     AddSourceOptions(command, args.get());
+  }
+  {
+    auto path = std::make_shared<std::string>();
+    CLI::App* command = commands.Add(
+        "refresh",
+        "Record external files that changed since they were registered: each becomes a new "
+        "fragment (unindexed until index optimize), each removed file leaves",
+        [path] { return RunRefresh(*path); });
+    AddDatasetArgument(command, path.get());
   }
   {
     auto args = std::make_shared<DeleteArguments>();

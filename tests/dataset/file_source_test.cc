@@ -3,10 +3,10 @@
 #include <arrow/io/file.h>
 #include <arrow/ipc/api.h>
 #include <gtest/gtest.h>
-#include <parquet/arrow/writer.h>
 #include <fstream>
 
 #include "support/ipc_file_surgery.h"
+#include "support/parquet_files.h"
 #include "support/status_assertions.h"
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
@@ -28,15 +28,9 @@ void WriteIpcFile(const std::string& path, const std::shared_ptr<arrow::RecordBa
   ASSERT_TRUE(out->Close().ok());
 }
 
+// Row groups of 16 rows, the Arrow schema stored (fixed_size_list stays one, as pyarrow writes).
 void WriteParquetFile(const std::string& path, const std::shared_ptr<arrow::RecordBatch>& batch) {
-  auto table = arrow::Table::FromRecordBatches({batch}).ValueOrDie();
-  auto out = arrow::io::FileOutputStream::Open(path).ValueOrDie();
-  // Storing the Arrow schema keeps fixed_size_list a fixed_size_list, as pyarrow does.
-  auto arrow_properties = parquet::ArrowWriterProperties::Builder().store_schema()->build();
-  ASSERT_TRUE(parquet::arrow::WriteTable(*table, arrow::default_memory_pool(), out, 16,
-                                         parquet::default_writer_properties(), arrow_properties)
-                  .ok());
-  ASSERT_TRUE(out->Close().ok());
+  testing::WriteParquet(path, batch, {.row_group_rows = 16});
 }
 
 TEST(DatasetFiles, CreateFromParquetAndAppendFromIpc) {

@@ -24,6 +24,8 @@ void AddReferencedFiles(const format::Manifest& manifest, std::set<std::string>*
   }
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) {
+      // External files lie outside the directories cleanup lists: never candidates.
+      if (file.has_external()) continue;
       for (auto& path : io::FileAndChecksums(file.path())) referenced->insert(std::move(path));
     }
     if (fragment.has_deletion()) referenced->insert(fragment.deletion().path());

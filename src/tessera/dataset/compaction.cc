@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tessera/dataset/commit.h"
+#include "tessera/dataset/external_files.h"
 #include "tessera/dataset/fragment_writer.h"
 #include "tessera/dataset/new_files.h"
 #include "tessera/dataset/operation.h"
@@ -71,6 +72,12 @@ arrow::Result<CompactionPlan> PlanCompaction(const Dataset& dataset,
     over_deleted_fraction = false;
   };
   for (const auto& fragment : dataset.manifest().fragments()) {
+    if (IsExternal(fragment)) {
+      // Rewriting it would copy the file the dataset references in order not to copy it; its
+      // deleted rows stay masked by its deletion vector.
+      close_group();
+      continue;
+    }
     const uint64_t deleted = DeletedRows(fragment);
     const uint64_t live = fragment.physical_rows() - std::min(deleted, fragment.physical_rows());
     const bool too_deleted =

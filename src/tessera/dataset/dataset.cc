@@ -97,6 +97,64 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
 
 namespace {
 
+// One fragment per external file of `patterns`, registered against `schema` (the first file's
+// when null, which is then returned in `*schema`), in a "registering" phase counted in files.
+arrow::Result<std::vector<format::Fragment>> RegisterExternalFiles(
+    const io::Storage& storage, const std::vector<std::string>& patterns,
+    const ExternalOptions& external, std::shared_ptr<arrow::Schema>* schema,
+    const WriteOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto paths, ExpandExternalPaths(patterns));
+  if (*schema == nullptr) {
+    ARROW_ASSIGN_OR_RAISE(*schema, ExternalFileSchema(paths[0], external));
+  }
+  const util::ControlScope control(options.control);
+  util::BeginPhase("registering", paths.size(), "files");
+  std::vector<format::Fragment> fragments;
+  for (const auto& path : paths) {
+    ARROW_RETURN_NOT_OK(util::CheckCancelled());
+    ARROW_ASSIGN_OR_RAISE(auto fragment,
+                          RegisterExternalFile(storage, path, *schema, options.rows_per_batch));
+    fragments.push_back(std::move(fragment));
+    ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
+  }
+  return fragments;
+}
+
+}  // namespace
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::CreateExternal(
+    std::string_view uri, const std::vector<std::string>& files, const ExternalOptions& external,
+    const WriteOptions& options) {
+  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
+  ARROW_ASSIGN_OR_RAISE(auto existing, LatestVersionNumber(*storage));
+  if (existing) {
+    return AlreadyExists("a dataset already exists at ", storage->root(), " (version ", *existing,
+                         "); append to it, overwrite it, or choose another path");
+  }
+  std::shared_ptr<arrow::Schema> schema;
+  ARROW_ASSIGN_OR_RAISE(auto fragments,
+                        RegisterExternalFiles(*storage, files, external, &schema, options));
+  auto empty = std::make_shared<format::Manifest>();
+  empty->set_format_version(kManifestFormatVersion);
+  empty->set_dataset_uuid(io::NewUuid());
+  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
+  return FromManifest(std::move(storage), std::move(manifest));
+}
+
+arrow::Result<std::shared_ptr<Dataset>> Dataset::AppendExternal(
+    const std::vector<std::string>& files, const WriteOptions& options) const {
+  std::shared_ptr<arrow::Schema> schema = schema_;
+  ARROW_ASSIGN_OR_RAISE(auto fragments,
+                        RegisterExternalFiles(*storage_, files, {}, &schema, options));
+  AppendOperation operation(std::move(fragments));
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
+namespace {
+
 // The storage of a dataset that has at least one version; NotFound naming the path otherwise.
 arrow::Result<std::shared_ptr<io::Storage>> OpenExistingStorage(std::string_view uri) {
   ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
@@ -142,7 +200,8 @@ arrow::Result<std::vector<VersionInfo>> ListVersionsOf(
 }  // namespace
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
-                                                      std::optional<uint64_t> version) {
+                                                      std::optional<uint64_t> version,
+                                                      bool check_external_files) {
   ARROW_RETURN_NOT_OK(InitializeCompute());
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
   if (!version) {
@@ -150,6 +209,7 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
     version = *latest;
   }
   ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage, *version));
+  if (check_external_files) ARROW_RETURN_NOT_OK(CheckExternalFiles(*manifest));
   return FromManifest(std::move(storage), std::move(manifest));
 }
 

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tessera/dataset/external_files.h"
 #include "tessera/dataset/operation.h"
 #include "tessera/dataset/options.h"
 #include "tessera/format/manifest.pb.h"
@@ -79,10 +80,22 @@ class Dataset {
       std::string_view uri, std::shared_ptr<arrow::RecordBatchReader> source,
       const WriteOptions& options = {});
 
+  // Creates a new dataset at `uri` (version 1) whose fragments are the external Parquet files
+  // `files` (paths or glob patterns, dataset/external_files.h), one fragment each, without
+  // copying them (docs/external.md). The schema is the first file's, with the columns of
+  // external.vector_dimensions read as vectors; every file must match it. Errors name the file;
+  // nothing is committed when one fails.
+  static arrow::Result<std::shared_ptr<Dataset>> CreateExternal(
+      std::string_view uri, const std::vector<std::string>& files,
+      const ExternalOptions& external = {}, const WriteOptions& options = {});
+
   // Opens the latest version, or `version`. NotFound when `uri` holds no dataset or no such
-  // version; Corrupt when the manifest is damaged.
+  // version; Corrupt when the manifest is damaged; Stale naming an external file that changed
+  // since it was registered (dataset/external_files.h), unless `check_external_files` is false
+  // (what `refresh` needs to read a version whose files changed).
   static arrow::Result<std::shared_ptr<Dataset>> Open(std::string_view uri,
-                                                      std::optional<uint64_t> version = {});
+                                                      std::optional<uint64_t> version = {},
+                                                      bool check_external_files = true);
 
   // --- the snapshot ---
   uint64_t version() const;
@@ -111,6 +124,11 @@ class Dataset {
   // InvalidArgument naming the fields when the schema differs from this version's.
   arrow::Result<std::shared_ptr<Dataset>> Append(std::shared_ptr<arrow::RecordBatchReader> source,
                                                  const WriteOptions& options = {}) const;
+  // Appends the external Parquet files `files` (paths or glob patterns) as new fragments,
+  // without copying them; their columns must match the schema (a vector column may be a list
+  // of the same floats). Errors name the file; nothing is committed when one fails.
+  arrow::Result<std::shared_ptr<Dataset>> AppendExternal(const std::vector<std::string>& files,
+                                                         const WriteOptions& options = {}) const;
   // Replaces all rows (and possibly the schema); fields kept by name and type keep their ids.
   arrow::Result<std::shared_ptr<Dataset>> Overwrite(
       std::shared_ptr<arrow::RecordBatchReader> source, const WriteOptions& options = {}) const;

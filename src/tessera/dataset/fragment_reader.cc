@@ -7,6 +7,7 @@
 #include "tessera/io/array_verification.h"
 
 #include "tessera/dataset/deletion_vector.h"
+#include "tessera/dataset/external_batches.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
 
@@ -25,19 +26,31 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   reader->fragment_id_ = fragment.id();
   reader->physical_rows_ = fragment.physical_rows();
   reader->rows_per_batch_ = file.rows_per_batch();
-  reader->path_ = storage.AbsolutePath(file.path());
-
-  ARROW_ASSIGN_OR_RAISE(
-      reader->file_,
-      io::VerifiedIpcFile::Open(
-          storage, file.path(),
-          Concat("data file ", reader->path_, " of fragment ", fragment.id(), " of dataset ",
-                 storage.root()),
-          "restore the file from a backup; versions that do not reference this fragment "
-          "still read",
-          columns));
-  reader->num_batches_ = reader->file_->num_batches();
-  reader->decoded_.resize(static_cast<size_t>(reader->num_batches_));
+  if (columns.empty()) {
+    reader->schema_ = schema;
+  } else {
+    arrow::FieldVector fields;
+    for (int column : columns) fields.push_back(schema->field(column));
+    reader->schema_ = arrow::schema(std::move(fields));
+  }
+  if (file.has_external()) {
+    reader->path_ = file.external().location();
+    ARROW_ASSIGN_OR_RAISE(reader->external_, ExternalBatches::Open(fragment, reader->schema_));
+    reader->num_batches_ = reader->external_->num_batches();
+  } else {
+    reader->path_ = storage.AbsolutePath(file.path());
+    ARROW_ASSIGN_OR_RAISE(
+        reader->file_,
+        io::VerifiedIpcFile::Open(
+            storage, file.path(),
+            Concat("data file ", reader->path_, " of fragment ", fragment.id(), " of dataset ",
+                   storage.root()),
+            "restore the file from a backup; versions that do not reference this fragment "
+            "still read",
+            columns));
+    reader->num_batches_ = reader->file_->num_batches();
+    reader->decoded_.resize(static_cast<size_t>(reader->num_batches_));
+  }
   const uint64_t expected_batches =
       reader->rows_per_batch_ == 0
           ? 0
@@ -45,13 +58,6 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   if (static_cast<uint64_t>(reader->num_batches_) != expected_batches) {
     return Corrupt("data file ", reader->path_, " has ", reader->num_batches_,
                    " record batches; the manifest implies ", expected_batches);
-  }
-  if (columns.empty()) {
-    reader->schema_ = schema;
-  } else {
-    arrow::FieldVector fields;
-    for (int column : columns) fields.push_back(schema->field(column));
-    reader->schema_ = arrow::schema(std::move(fields));
   }
   for (int i = 0; i < reader->schema_->num_fields(); ++i) reader->all_columns_.push_back(i);
   reader->verified_columns_ = std::make_unique<io::BlockFlags>(
@@ -64,8 +70,13 @@ arrow::Result<std::unique_ptr<FragmentReader>> FragmentReader::Open(
   return reader;
 }
 
+FragmentReader::~FragmentReader() = default;
+
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatchUnverified(
     int index) const {
+  // Decoded Parquet holds its values, not a map's addresses: ExternalBatches bounds what it
+  // keeps, and its batches are validated as they are decoded.
+  if (external_ != nullptr) return external_->ReadBatch(index);
   if (index >= 0 && index < num_batches_) {
     std::lock_guard<std::mutex> lock(decoded_mutex_);
     if (decoded_[index] != nullptr) return decoded_[index];
@@ -110,6 +121,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadBatch(int
 
 arrow::Status FragmentReader::VerifyColumns(int index, const arrow::RecordBatch& batch,
                                             const std::vector<int>& positions) const {
+  if (external_ != nullptr) return arrow::Status::OK();  // validated when decoded
   for (int position : positions) {
     const uint64_t flag = VerifiedFlag(index, position);
     if (verified_columns_->IsSet(flag)) continue;
@@ -124,6 +136,7 @@ arrow::Status FragmentReader::VerifyColumns(int index, const arrow::RecordBatch&
 arrow::Status FragmentReader::VerifyColumnRows(int index, const arrow::RecordBatch& batch,
                                                const std::vector<int>& positions, int64_t start,
                                                int64_t count) const {
+  if (external_ != nullptr) return arrow::Status::OK();  // validated when decoded
   for (int position : positions) {
     if (verified_columns_->IsSet(VerifiedFlag(index, position))) continue;
     ARROW_RETURN_NOT_OK(io::VerifyArrayRows(file(), *batch.column_data(position), start, count));
@@ -136,8 +149,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadRowsOfBat
   ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
   for (uint32_t row : rows) {
     if (row >= batch->num_rows()) {
-      return InvalidArgument("row ", row, " is outside batch ", index, " of ",
-                             file_->file().description());
+      return InvalidArgument("row ", row, " is outside batch ", index, " of ", path_);
     }
   }
   // Runs of consecutive rows are verified together.

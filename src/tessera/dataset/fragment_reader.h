@@ -10,6 +10,11 @@
 // arrays are kept, so a verified column stays verified, and a long-lived reader's later scans
 // check nothing again (like a buffer pool verifying a page when it loads it). Thread-safe.
 // The fragment's deletion vector is loaded once and exposed for callers to subtract.
+//
+// An external fragment (a Parquet file the dataset references, docs/external.md) is read
+// through ExternalBatches instead: its batches are decoded from the file, converted and
+// validated as a whole when read, so every Verify* call passes at once, and they are not kept
+// here (ExternalBatches keeps a bounded number of decoded row groups).
 #pragma once
 
 #include <arrow/ipc/reader.h>
@@ -28,6 +33,8 @@
 
 namespace tessera::dataset {
 
+class ExternalBatches;
+
 class FragmentReader {
  public:
   // `columns`: indices into `schema` of the columns to decode (all when empty). `deletions`:
@@ -37,6 +44,7 @@ class FragmentReader {
       const io::Storage& storage, const format::Fragment& fragment,
       const std::shared_ptr<arrow::Schema>& schema, const std::vector<int>& columns,
       std::shared_ptr<const Roaring> deletions = nullptr);
+  ~FragmentReader();
 
   uint32_t fragment_id() const { return fragment_id_; }
   uint64_t physical_rows() const { return physical_rows_; }
@@ -56,6 +64,9 @@ class FragmentReader {
   // Batch `index` with its structure checked (lengths, buffer sizes) but not its values: for
   // readers that verify each value they use through file() (io::VerifiedFile::VerifyRange).
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatchUnverified(int index) const;
+  // True for an external fragment: its batches come verified, and it has no file().
+  bool external() const { return external_ != nullptr; }
+  // The data file's checksummed bytes; not for an external fragment.
   const io::VerifiedFile& file() const { return file_->file(); }
 
   // Verifies columns `positions` (of schema()) of `batch`, which ReadBatchUnverified(index)
@@ -82,7 +93,8 @@ class FragmentReader {
   int num_batches_ = 0;
   std::string path_;
   std::shared_ptr<arrow::Schema> schema_;
-  std::unique_ptr<io::VerifiedIpcFile> file_;
+  std::unique_ptr<io::VerifiedIpcFile> file_;  // native data file
+  std::unique_ptr<ExternalBatches> external_;  // or external Parquet file
   std::shared_ptr<const Roaring> deletions_;
   mutable std::mutex decoded_mutex_;
   mutable std::vector<std::shared_ptr<arrow::RecordBatch>> decoded_;  // by batch; null: not yet

@@ -5,6 +5,7 @@
 #include <arrow/builder.h>
 #include <arrow/chunked_array.h>
 #include <arrow/compute/api_vector.h>
+#include <arrow/datum.h>
 #include <arrow/util/bit_util.h>
 
 #include <cstring>

@@ -10,6 +10,8 @@ NewFiles DataFilesOf(const std::vector<format::Fragment>& fragments) {
   NewFiles added;
   for (const auto& fragment : fragments) {
     for (const auto& file : fragment.files()) {
+      // An external file is not the write's to check or to remove on failure.
+      if (file.has_external()) continue;
       for (auto& path : io::FileAndChecksums(file.path())) added.files.push_back(std::move(path));
     }
   }

@@ -90,8 +90,10 @@ class RewriteOperation : public Operation {
     std::vector<uint32_t> old_fragment_ids;
     std::vector<format::Fragment> new_fragments;  // ids assigned at commit
   };
-  explicit RewriteOperation(std::vector<Group> groups) : groups_(std::move(groups)) {}
-  std::string_view name() const override { return "compact"; }
+  // `name`: "compact", or "refresh" for external files recorded again (external_refresh.h).
+  explicit RewriteOperation(std::vector<Group> groups, std::string name = "compact")
+      : groups_(std::move(groups)), name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
   void Describe(format::Transaction* transaction) const override;
   arrow::Result<format::Manifest> Apply(const format::Manifest& base) const override;
   arrow::Status Rebase(const std::vector<format::Transaction>& theirs,
@@ -101,6 +103,7 @@ class RewriteOperation : public Operation {
 
  private:
   std::vector<Group> groups_;
+  std::string name_;
 };
 
 // Replaces every fragment and the schema. Also creates datasets (applied to an empty base).

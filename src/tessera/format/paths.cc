@@ -139,6 +139,16 @@ arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view mani
   for (const auto& fragment : manifest.fragments()) {
     const std::string where = "fragment " + std::to_string(fragment.id());
     for (const auto& file : fragment.files()) {
+      if (file.has_external()) {
+        // Read, never written or removed: any absolute path without a NUL will do.
+        const std::string& location = file.external().location();
+        if (!file.path().empty() || location.empty() || location[0] != '/' ||
+            location.find('\0') != std::string::npos) {
+          return fail(where + " names external file", location,
+                      "that is not an absolute path (or also names a data file)");
+        }
+        continue;
+      }
       const std::string defect = FilePathDefect(file.path(), kDataDir);
       if (!defect.empty()) return fail(where + " names data file", file.path(), defect);
     }

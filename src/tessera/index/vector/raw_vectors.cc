@@ -30,7 +30,7 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
       ARROW_ASSIGN_OR_RAISE(auto record_batch,
                             verify_all ? reader->ReadBatch(b) : reader->ReadBatchUnverified(b));
       Batch batch;
-      batch.verified = verify_all;
+      batch.verified = verify_all || reader->external();
       batch.array = std::static_pointer_cast<arrow::FixedSizeListArray>(record_batch->column(0));
       const auto& values = *batch.array->values();
       const int64_t first = batch.array->offset() * result.dim_;

@@ -1,0 +1,141 @@
+#include "tessera/dataset/external_batches.h"
+
+#include <arrow/array/concatenate.h>
+#include <arrow/util/byte_size.h>
+
+#include <algorithm>
+
+#include "tessera/dataset/external_columns.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+arrow::Result<std::unique_ptr<ExternalBatches>> ExternalBatches::Open(
+    const format::Fragment& fragment, const std::shared_ptr<arrow::Schema>& schema) {
+  const format::DataFile& data_file = fragment.files(0);
+  std::unique_ptr<ExternalBatches> batches(new ExternalBatches());
+  ARROW_ASSIGN_OR_RAISE(batches->file_,
+                        ExternalParquetFile::Open(data_file.external().location(), &data_file));
+  batches->schema_ = schema;
+  for (const auto& field : schema->fields()) {
+    const int position = batches->file_->schema()->GetFieldIndex(field->name());
+    if (position < 0 ||
+        !ExternalTypeAccepted(*batches->file_->schema()->field(position)->type(),
+                              *field->type())) {
+      return Error(ErrorKind::kStale, "external file ", data_file.external().location(),
+                   " no longer has column '", field->name(), "' of type ",
+                   field->type()->ToString(),
+                   "; restore it, or run `tessera refresh` to record what it holds now");
+    }
+    batches->fields_.push_back(position);
+  }
+  batches->rows_per_batch_ = data_file.rows_per_batch();
+  batches->num_rows_ = fragment.physical_rows();
+  if (batches->rows_per_batch_ == 0) {
+    return Corrupt("fragment ", fragment.id(), " names external file ",
+                   data_file.external().location(), " with 0 rows per batch");
+  }
+  batches->num_batches_ = static_cast<int>((batches->num_rows_ + batches->rows_per_batch_ - 1) /
+                                           batches->rows_per_batch_);
+  return batches;
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(int index) const {
+  if (index < 0 || index >= num_batches_) {
+    return InvalidArgument("batch ", index, " of external file ", file_->location(),
+                           " does not exist; it has ", num_batches_);
+  }
+  const int64_t start = static_cast<int64_t>(index) * static_cast<int64_t>(rows_per_batch_);
+  const int64_t end = std::min(start + static_cast<int64_t>(rows_per_batch_),
+                               static_cast<int64_t>(num_rows_));
+  // The last row group starting at or before `start`, then every one up to `end`.
+  int group = 0;
+  while (group + 1 < file_->num_row_groups() && file_->row_group_start(group + 1) <= start) {
+    ++group;
+  }
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
+  for (int64_t row = start; row < end; ++group) {
+    ARROW_ASSIGN_OR_RAISE(auto decoded, RowGroup(group));
+    const int64_t group_start = file_->row_group_start(group);
+    const int64_t group_end = file_->row_group_start(group + 1);
+    const int64_t piece_end = std::min(end, group_end);
+    if (piece_end > row) pieces.push_back(decoded->Slice(row - group_start, piece_end - row));
+    row = std::max(row, piece_end);
+  }
+  if (pieces.size() == 1) return pieces[0];
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int c = 0; c < schema_->num_fields(); ++c) {
+    arrow::ArrayVector parts;
+    for (const auto& piece : pieces) parts.push_back(piece->column(c));
+    ARROW_ASSIGN_OR_RAISE(auto column, arrow::Concatenate(parts));
+    columns.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(schema_, end - start, std::move(columns));
+}
+
+ExternalBatches::Decoded ExternalBatches::RowGroup(int index) const {
+  std::shared_future<Decoded> batch;
+  std::promise<Decoded> promise;
+  bool decodes = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = kept_.find(index);
+    if (found != kept_.end()) {
+      recency_.splice(recency_.begin(), recency_, found->second.recency);
+      batch = found->second.batch;
+    } else {
+      batch = promise.get_future().share();
+      recency_.push_front(index);
+      kept_.emplace(index, Kept{batch, 0, recency_.begin()});
+      decodes = true;
+    }
+  }
+  if (!decodes) return batch.get();
+  Decoded decoded = Decode(index);
+  promise.set_value(decoded);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = kept_.find(index);
+  if (!decoded.ok()) {  // errors are returned, not kept
+    recency_.erase(found->second.recency);
+    kept_.erase(found);
+    return decoded;
+  }
+  found->second.bytes = static_cast<int64_t>(arrow::util::TotalBufferSize(**decoded));
+  kept_bytes_ += found->second.bytes;
+  Evict();
+  return decoded;
+}
+
+void ExternalBatches::Evict() const {
+  // The most recently used row group stays whatever its size.
+  while (kept_bytes_ > kKeptBytes && recency_.size() > 1) {
+    auto victim = std::prev(recency_.end());
+    auto found = kept_.find(*victim);
+    if (found->second.bytes == 0) break;  // still being decoded by another thread
+    kept_bytes_ -= found->second.bytes;
+    kept_.erase(found);
+    recency_.erase(victim);
+  }
+}
+
+ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
+  ARROW_ASSIGN_OR_RAISE(auto raw, file_->ReadRowGroup(index, fields_));
+  const int64_t first_row = file_->row_group_start(index);
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (int c = 0; c < schema_->num_fields(); ++c) {
+    const auto& field = schema_->field(c);
+    ARROW_ASSIGN_OR_RAISE(auto column,
+                          ConformExternalColumn(raw->column(c), field->type(), file_->location(),
+                                                field->name(), first_row));
+    // Decoded from a file tessera did not write: checked before any kernel reads it.
+    arrow::Status valid = column->ValidateFull();
+    if (!valid.ok()) {
+      return file_->CorruptError(Concat("row group ", index, " column '", field->name(),
+                                        "' decodes to malformed values (", valid.message(), ")"));
+    }
+    columns.push_back(std::move(column));
+  }
+  return arrow::RecordBatch::Make(schema_, raw->num_rows(), std::move(columns));
+}
+
+}  // namespace tessera::dataset

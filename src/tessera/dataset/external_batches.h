@@ -1,0 +1,71 @@
+// ExternalBatches: the rows of an external fragment (a Parquet file the dataset references,
+// docs/external.md) as record batches of the dataset's schema, each of exactly rows_per_batch
+// rows except the last, like a data file's, so that every reader maps a row offset to a batch
+// arithmetically whatever the file's row groups are.
+//
+// Parquet decodes a column chunk from its start, so the unit of decoding is a row group: a
+// batch is sliced from the row group(s) it overlaps, which are decoded once, converted to the
+// dataset's types (external_columns.h) and validated, then kept for the batches that follow.
+// The decoded row groups kept are bounded (kKeptBytes, at least the last one decoded): unlike a
+// memory-mapped data file, decoded Parquet occupies memory. Two threads asking for one row
+// group decode it once. Thread-safe.
+#pragma once
+
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+
+#include <future>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tessera/dataset/external_parquet.h"
+#include "tessera/format/manifest.pb.h"
+
+namespace tessera::dataset {
+
+class ExternalBatches {
+ public:
+  // Decoded row groups kept beyond the one last decoded.
+  static constexpr int64_t kKeptBytes = 256 << 20;
+
+  // `schema`: the dataset's columns to read (each must be in the file, with a type
+  // external_columns.h accepts). Stale when the file no longer matches its fingerprint.
+  static arrow::Result<std::unique_ptr<ExternalBatches>> Open(
+      const format::Fragment& fragment, const std::shared_ptr<arrow::Schema>& schema);
+
+  int num_batches() const { return num_batches_; }
+  const ExternalParquetFile& file() const { return *file_; }
+  // Batch `index`: rows [index * rows_per_batch, ...) of the file, validated.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(int index) const;
+
+ private:
+  using Decoded = arrow::Result<std::shared_ptr<arrow::RecordBatch>>;
+  struct Kept {
+    std::shared_future<Decoded> batch;
+    int64_t bytes = 0;  // 0 while being decoded
+    std::list<int>::iterator recency;
+  };
+
+  ExternalBatches() = default;
+  // Row group `index` in the dataset's types, decoded once while kept.
+  Decoded RowGroup(int index) const;
+  Decoded Decode(int index) const;
+  // Drops the least recently used decoded row groups beyond kKeptBytes; mutex_ held.
+  void Evict() const;
+
+  std::shared_ptr<ExternalParquetFile> file_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int> fields_;  // positions in file_->schema() of schema_'s fields
+  uint64_t rows_per_batch_ = 0;
+  uint64_t num_rows_ = 0;
+  int num_batches_ = 0;
+  mutable std::mutex mutex_;
+  mutable std::map<int, Kept> kept_;
+  mutable std::list<int> recency_;  // most recently used first
+  mutable int64_t kept_bytes_ = 0;
+};
+
+}  // namespace tessera::dataset

@@ -1,0 +1,247 @@
+#include "tessera/dataset/external_files.h"
+
+#include <glob.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+#include "tessera/dataset/external_batches.h"
+#include "tessera/dataset/external_columns.h"
+#include "tessera/dataset/external_parquet.h"
+#include "tessera/dataset/schema_rules.h"
+#include "tessera/format/paths.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+bool IsPattern(const std::string& text) {
+  return text.find_first_of("*?[") != std::string::npos;
+}
+
+std::string Absolute(const std::string& path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+// The directories of `storage` that tessera writes and cleanup removes files from.
+arrow::Status CheckOutsideManagedDirectories(const io::Storage& storage, const std::string& path) {
+  if (!storage.is_local()) return arrow::Status::OK();
+  const std::filesystem::path file(path);
+  for (std::string_view directory : {format::kDataDir, format::kDeletionsDir, format::kIndicesDir,
+                                     format::kTransactionsDir, format::kVersionsDir}) {
+    const std::filesystem::path managed =
+        std::filesystem::path(storage.AbsolutePath(std::string(directory))).lexically_normal();
+    const auto relative = file.lexically_relative(managed);
+    if (!relative.empty() && *relative.begin() != "..") {
+      return InvalidArgument("external file ", path, " lies inside ", managed.string(),
+                             ", a directory dataset ", storage.root(),
+                             " manages (cleanup removes what it does not reference); keep "
+                             "external files outside it");
+    }
+  }
+  return arrow::Status::OK();
+}
+
+bool IsListOfFloats(const arrow::DataType& type) {
+  if (type.id() != arrow::Type::LIST && type.id() != arrow::Type::LARGE_LIST) return false;
+  const auto value = static_cast<const arrow::BaseListType&>(type).value_type()->id();
+  return value == arrow::Type::FLOAT || value == arrow::Type::HALF_FLOAT;
+}
+
+}  // namespace
+
+arrow::Result<std::vector<std::string>> ExpandExternalPaths(
+    const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return InvalidArgument("no external files given");
+  std::vector<std::string> paths;
+  std::set<std::string> seen;
+  const auto add = [&](const std::string& path) {
+    std::string absolute = Absolute(path);
+    if (seen.insert(absolute).second) paths.push_back(std::move(absolute));
+  };
+  for (const auto& pattern : patterns) {
+    if (!IsPattern(pattern)) {
+      if (!std::filesystem::is_regular_file(pattern)) {
+        return NotFound("external file ", pattern, " does not exist or is not a regular file");
+      }
+      add(pattern);
+      continue;
+    }
+    glob_t matches{};
+    const int result = ::glob(pattern.c_str(), 0, nullptr, &matches);
+    std::vector<std::string> found;
+    if (result == 0) {
+      for (size_t i = 0; i < matches.gl_pathc; ++i) {
+        if (std::filesystem::is_regular_file(matches.gl_pathv[i])) {
+          found.emplace_back(matches.gl_pathv[i]);
+        }
+      }
+    }
+    ::globfree(&matches);
+    if (result != 0 && result != GLOB_NOMATCH) {
+      return InvalidArgument("cannot expand external file pattern '", pattern, "'");
+    }
+    if (found.empty()) {
+      return InvalidArgument("external file pattern '", pattern,
+                             "' matches no file; nothing was registered");
+    }
+    for (const auto& path : found) add(path);  // glob(3) sorts its matches
+  }
+  return paths;
+}
+
+arrow::Result<std::shared_ptr<arrow::Schema>> ExternalFileSchema(const std::string& path,
+                                                                 const ExternalOptions& options) {
+  ARROW_ASSIGN_OR_RAISE(auto file, ExternalParquetFile::Open(path));
+  arrow::FieldVector fields = file->schema()->fields();
+  for (const auto& [name, dimension] : options.vector_dimensions) {
+    const int position = file->schema()->GetFieldIndex(name);
+    if (position < 0) {
+      return InvalidArgument("external file ", path, " has no column '", name,
+                             "' to read as vectors; its columns: ", file->schema()->ToString());
+    }
+    if (dimension <= 0) {
+      return InvalidArgument("vector column '", name, "' needs a dimension of at least 1, not ",
+                             dimension);
+    }
+    const auto& type = fields[position]->type();
+    std::shared_ptr<arrow::DataType> value_type;
+    if (IsListOfFloats(*type)) {
+      value_type = static_cast<const arrow::BaseListType&>(*type).value_type();
+    } else if (type->id() == arrow::Type::FIXED_SIZE_LIST) {
+      value_type = static_cast<const arrow::FixedSizeListType&>(*type).value_type();
+      if (static_cast<const arrow::FixedSizeListType&>(*type).list_size() != dimension) {
+        return InvalidArgument("external file ", path, ": column '", name, "' holds ",
+                               type->ToString(), ", vectors of another dimension than ",
+                               dimension);
+      }
+    } else {
+      return InvalidArgument("external file ", path, ": column '", name, "' holds ",
+                             type->ToString(),
+                             ", not a list of float32 or float16 values to read as vectors");
+    }
+    fields[position] = fields[position]->WithType(arrow::fixed_size_list(value_type, dimension));
+  }
+  auto schema = arrow::schema(std::move(fields));
+  arrow::Status valid = ValidateSchema(*schema, path);
+  if (!valid.ok()) {
+    for (const auto& field : schema->fields()) {
+      if (IsListOfFloats(*field->type())) {
+        return WithContext(valid, Concat("column '", field->name(),
+                                         "' is a list of floats: declare it a vector with "
+                                         "--vector ",
+                                         field->name(), ":DIMENSION"));
+      }
+    }
+  }
+  ARROW_RETURN_NOT_OK(valid);
+  return schema;
+}
+
+arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
+                                                     const std::string& path,
+                                                     const std::shared_ptr<arrow::Schema>& schema,
+                                                     uint64_t rows_per_batch) {
+  ARROW_RETURN_NOT_OK(CheckOutsideManagedDirectories(storage, path));
+  ARROW_ASSIGN_OR_RAISE(auto file, ExternalParquetFile::Open(path));
+  auto conformed = ConformExternalSchema(*file->schema(), *schema);
+  arrow::Status matches = CheckWriteSchema(*schema, *conformed, storage.root());
+  if (!matches.ok()) return WithContext(matches, Concat("external file ", path));
+  if (static_cast<uint64_t>(file->num_rows()) > UINT32_MAX) {
+    return InvalidArgument("external file ", path, " holds ", file->num_rows(),
+                           " rows; a fragment addresses at most ", UINT32_MAX,
+                           " (split the file)");
+  }
+  if (rows_per_batch == 0) return InvalidArgument("rows per batch must be at least 1");
+  ARROW_ASSIGN_OR_RAISE(std::string digest, file->FooterDigest());
+  format::Fragment fragment;
+  fragment.set_physical_rows(static_cast<uint64_t>(file->num_rows()));
+  format::DataFile* data_file = fragment.add_files();
+  data_file->set_num_rows(static_cast<uint64_t>(file->num_rows()));
+  data_file->set_size_bytes(static_cast<uint64_t>(file->size_bytes()));
+  data_file->set_rows_per_batch(rows_per_batch);
+  format::ExternalFile* external = data_file->mutable_external();
+  external->set_location(path);
+  external->set_modified_nanos(file->modified_nanos());
+  external->set_footer_sha256(std::move(digest));
+  // Columns whose rows the file's types do not guarantee (lists read as vectors) are read
+  // now, so that a bad row fails the registration rather than a later query.
+  arrow::FieldVector checked;
+  for (const auto& field : schema->fields()) {
+    const auto& file_type = file->schema()->GetFieldByName(field->name())->type();
+    if (!file_type->Equals(*field->type())) checked.push_back(field);
+  }
+  if (!checked.empty() && file->num_rows() > 0) {
+    ARROW_ASSIGN_OR_RAISE(auto batches,
+                          ExternalBatches::Open(fragment, arrow::schema(std::move(checked))));
+    for (int b = 0; b < batches->num_batches(); ++b) {
+      ARROW_RETURN_NOT_OK(batches->ReadBatch(b).status());
+    }
+  }
+  return fragment;
+}
+
+std::chrono::seconds ExternalCheckInterval() {
+  static const std::chrono::seconds interval = [] {
+    const char* text = std::getenv("TESSERA_EXTERNAL_CHECK_SECONDS");
+    if (text == nullptr || *text == '\0') return std::chrono::seconds(10);
+    char* end = nullptr;
+    const long long seconds = std::strtoll(text, &end, 10);
+    if (*end != '\0' || seconds < 0) return std::chrono::seconds(10);
+    return std::chrono::seconds(seconds);
+  }();
+  return interval;
+}
+
+namespace {
+
+// Fingerprints that passed, by (location, size, modified, digest): when they last did.
+class PassedChecks {
+ public:
+  using Key = std::tuple<std::string, uint64_t, int64_t, std::string>;
+  static PassedChecks& Instance() {
+    static PassedChecks* checks = new PassedChecks();  // never destroyed: used at exit
+    return *checks;
+  }
+  bool Recent(const Key& key, std::chrono::steady_clock::time_point now) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = passed_.find(key);
+    return found != passed_.end() && now - found->second < ExternalCheckInterval();
+  }
+  void Passed(const Key& key, std::chrono::steady_clock::time_point now) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (passed_.size() >= kEntries) passed_.clear();  // a bound, not an LRU: checks are cheap
+    passed_[key] = now;
+  }
+
+ private:
+  static constexpr size_t kEntries = 1 << 16;
+  std::mutex mutex_;
+  std::map<Key, std::chrono::steady_clock::time_point> passed_;
+};
+
+}  // namespace
+
+arrow::Status CheckExternalFiles(const format::Manifest& manifest) {
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& fragment : manifest.fragments()) {
+    if (!IsExternal(fragment)) continue;
+    const format::DataFile& file = fragment.files(0);
+    const PassedChecks::Key key{file.external().location(), file.size_bytes(),
+                                file.external().modified_nanos(),
+                                file.external().footer_sha256()};
+    if (PassedChecks::Instance().Recent(key, now)) continue;
+    ARROW_RETURN_NOT_OK(
+        ExternalParquetFile::Open(file.external().location(), &file, /*check_footer=*/true)
+            .status());
+    PassedChecks::Instance().Passed(key, now);
+  }
+  return arrow::Status::OK();
+}
+
+}  // namespace tessera::dataset

@@ -1,0 +1,233 @@
+#include "tessera/dataset/external_parquet.h"
+
+#include <arrow/array/concatenate.h>
+#include <arrow/io/file.h>
+#include <arrow/table.h>
+#include <arrow/util/endian.h>
+#include <fcntl.h>
+#include <parquet/arrow/reader.h>
+#include <parquet/arrow/schema.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <list>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "tessera/io/sha256.h"
+#include "tessera/status.h"
+
+namespace tessera::dataset {
+
+namespace {
+
+constexpr char kParquetMagic[] = "PAR1";
+constexpr int64_t kFooterTail = 8;  // the footer's length (4 bytes) and the magic
+
+// Parsed footers of the process, keyed by what identifies one content of a file.
+class FooterCache {
+ public:
+  using Key = std::tuple<std::string, int64_t, int64_t>;  // location, size, modified
+  static FooterCache& Instance() {
+    static FooterCache* cache = new FooterCache();  // never destroyed: used at exit
+    return *cache;
+  }
+
+  std::shared_ptr<parquet::FileMetaData> Find(const Key& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = entries_.find(key);
+    if (found == entries_.end()) return nullptr;
+    recency_.splice(recency_.begin(), recency_, found->second.recency);
+    return found->second.metadata;
+  }
+
+  void Keep(const Key& key, std::shared_ptr<parquet::FileMetaData> metadata) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (entries_.contains(key)) return;
+    recency_.push_front(key);
+    entries_.emplace(key, Entry{std::move(metadata), recency_.begin()});
+    while (entries_.size() > kEntries) {
+      entries_.erase(recency_.back());
+      recency_.pop_back();
+    }
+  }
+
+ private:
+  // Footers are small (kilobytes to a few megabytes for files of many row groups and columns).
+  static constexpr size_t kEntries = 1024;
+  struct Entry {
+    std::shared_ptr<parquet::FileMetaData> metadata;
+    std::list<Key>::iterator recency;
+  };
+  std::mutex mutex_;
+  std::map<Key, Entry> entries_;
+  std::list<Key> recency_;
+};
+
+void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* leaves) {
+  if (field.is_leaf()) leaves->push_back(field.column_index);
+  for (const auto& child : field.children) CollectLeaves(child, leaves);
+}
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+}  // namespace
+
+arrow::Status ExternalParquetFile::CorruptError(const std::string& what) const {
+  return Corrupt("external file ", location_, ": ", what,
+                 "; it is not a readable Parquet file (damaged or rewritten in place). Restore "
+                 "it, or run `tessera refresh` to record what it holds now");
+}
+
+arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
+    const std::string& location, const format::DataFile* expected, bool check_footer) {
+  std::shared_ptr<ExternalParquetFile> file(new ExternalParquetFile());
+  file->location_ = location;
+  const auto stale = [&](const std::string& change) {
+    return Error(ErrorKind::kStale, "external file ", location,
+                 " changed since it was registered: ", change,
+                 ". Restore it, or run `tessera refresh` to record what it holds now (its rows "
+                 "are then indexed again by `tessera index optimize`)");
+  };
+  const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT && expected != nullptr) return stale("it no longer exists");
+    if (errno == ENOENT) return NotFound("external file ", location, " does not exist");
+    return Error(ErrorKind::kIOError, "cannot open external file ", location, ": ", ErrnoText());
+  }
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("external file ", location, " is not a regular file");
+  }
+  file->size_bytes_ = status.st_size;
+  file->modified_nanos_ =
+      static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
+  ARROW_ASSIGN_OR_RAISE(file->input_, arrow::io::ReadableFile::Open(fd));  // owns fd now
+  if (expected != nullptr) {
+    if (static_cast<uint64_t>(file->size_bytes_) != expected->size_bytes()) {
+      return stale(Concat("it is now ", file->size_bytes_, " bytes long, not ",
+                          expected->size_bytes()));
+    }
+    const bool touched = file->modified_nanos_ != expected->external().modified_nanos();
+    if (touched || check_footer) {
+      auto digest = file->FooterDigest();
+      const bool same_footer = digest.ok() && *digest == expected->external().footer_sha256();
+      if (!same_footer) return stale("it was rewritten (its footer differs)");
+      // A rewrite may keep every byte of the footer (rows reordered within pages of the same
+      // sizes): a new modification time alone is a change. A copy that kept the content but not
+      // the time is recorded again by refresh.
+      if (touched) {
+        return stale("its modification time changed (its footer did not: touched, or copied "
+                     "without keeping the time)");
+      }
+    }
+  }
+  const FooterCache::Key key{location, file->size_bytes_, file->modified_nanos_};
+  file->metadata_ = FooterCache::Instance().Find(key);
+  try {
+    if (file->metadata_ == nullptr) {
+      if (file->size_bytes_ < 12) return file->CorruptError("it is too short for a Parquet file");
+      file->metadata_ = parquet::ReadMetaData(file->input_);
+      FooterCache::Instance().Keep(key, file->metadata_);
+    }
+    parquet::arrow::SchemaManifest manifest;
+    ARROW_RETURN_NOT_OK(parquet::arrow::SchemaManifest::Make(
+        file->metadata_->schema(), file->metadata_->key_value_metadata(),
+        parquet::default_arrow_reader_properties(), &manifest));
+    arrow::FieldVector fields;
+    for (const auto& field : manifest.schema_fields) {
+      fields.push_back(field.field->RemoveMetadata());
+      file->leaves_.emplace_back();
+      CollectLeaves(field, &file->leaves_.back());
+    }
+    file->schema_ = arrow::schema(std::move(fields));
+  } catch (const std::exception& error) {
+    return file->CorruptError(error.what());
+  }
+  file->row_group_starts_.push_back(0);
+  for (int i = 0; i < file->metadata_->num_row_groups(); ++i) {
+    const int64_t rows = file->metadata_->RowGroup(i)->num_rows();
+    if (rows < 0) return file->CorruptError(Concat("row group ", i, " has ", rows, " rows"));
+    file->row_group_starts_.push_back(file->row_group_starts_.back() + rows);
+  }
+  if (file->row_group_starts_.back() != file->metadata_->num_rows()) {
+    return file->CorruptError(Concat("its row groups hold ", file->row_group_starts_.back(),
+                                     " rows; its footer says ", file->metadata_->num_rows()));
+  }
+  if (expected != nullptr && static_cast<uint64_t>(file->num_rows()) != expected->num_rows()) {
+    return stale(Concat("it holds ", file->num_rows(), " rows, not ", expected->num_rows()));
+  }
+  return file;
+}
+
+arrow::Result<std::string> ExternalParquetFile::FooterDigest() const {
+  if (size_bytes_ < 12) return CorruptError("it is too short for a Parquet file");
+  ARROW_ASSIGN_OR_RAISE(auto tail, input_->ReadAt(size_bytes_ - kFooterTail, kFooterTail));
+  if (tail->size() != kFooterTail) return CorruptError("its end cannot be read");
+  if (std::memcmp(tail->data() + 4, kParquetMagic, 4) != 0) {
+    return CorruptError("it does not end with the Parquet magic (encrypted footers are not read)");
+  }
+  uint32_t length = 0;
+  std::memcpy(&length, tail->data(), sizeof(length));
+  length = arrow::bit_util::FromLittleEndian(length);
+  if (static_cast<int64_t>(length) > size_bytes_ - 12) {
+    return CorruptError(Concat("its footer length ", length, " exceeds the file"));
+  }
+  const int64_t footer_bytes = static_cast<int64_t>(length) + kFooterTail;
+  ARROW_ASSIGN_OR_RAISE(auto footer, input_->ReadAt(size_bytes_ - footer_bytes, footer_bytes));
+  if (footer->size() != footer_bytes) return CorruptError("its footer cannot be read");
+  return io::Sha256(footer->data(), static_cast<size_t>(footer->size()));
+}
+
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalParquetFile::ReadRowGroup(
+    int index, const std::vector<int>& fields) const {
+  std::vector<int> leaves;
+  arrow::FieldVector selected;
+  for (int field : fields) {
+    leaves.insert(leaves.end(), leaves_[field].begin(), leaves_[field].end());
+    selected.push_back(schema_->field(field));
+  }
+  std::shared_ptr<arrow::Table> table;
+  try {
+    auto parquet_reader = parquet::ParquetFileReader::Open(
+        input_, parquet::default_reader_properties(), metadata_);
+    parquet::ArrowReaderProperties properties = parquet::default_arrow_reader_properties();
+    properties.set_use_threads(false);  // the callers already read batches on several threads
+    auto reader = parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
+                                                   std::move(parquet_reader), properties);
+    if (!reader.ok()) return CorruptError(reader.status().message());
+    auto read = (*reader)->ReadRowGroup(index, leaves);
+    if (!read.ok()) {
+      return CorruptError(Concat("row group ", index, ": ", read.status().message()));
+    }
+    table = std::move(*read);
+  } catch (const std::exception& error) {
+    return CorruptError(Concat("row group ", index, ": ", error.what()));
+  }
+  const int64_t expected_rows = row_group_starts_[index + 1] - row_group_starts_[index];
+  if (table->num_rows() != expected_rows) {
+    return CorruptError(Concat("row group ", index, " decodes to ", table->num_rows(),
+                               " rows; its footer says ", expected_rows));
+  }
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  for (const auto& field : selected) {
+    auto column = table->GetColumnByName(field->name());
+    if (column == nullptr) return CorruptError(Concat("column '", field->name(), "' is missing"));
+    if (column->num_chunks() == 1) {
+      columns.push_back(column->chunk(0));
+    } else {
+      ARROW_ASSIGN_OR_RAISE(auto combined, arrow::Concatenate(column->chunks()));
+      columns.push_back(std::move(combined));
+    }
+  }
+  return arrow::RecordBatch::Make(arrow::schema(std::move(selected)), expected_rows,
+                                  std::move(columns));
+}
+
+}  // namespace tessera::dataset

@@ -1,0 +1,79 @@
+// ExternalParquetFile: one opened external Parquet file (docs/external.md): its fingerprint, its
+// footer's metadata, and reads of its row groups.
+//
+// The file is read with pread(2), never memory-mapped: it belongs to someone else, and a file
+// truncated under a mapping kills the process with SIGBUS where a short read is an error.
+//
+// Opening checks the fingerprint the manifest recorded (ExternalFile): a missing file, another
+// size or another modification time is Stale naming the file and what changed (the footer's
+// digest tells a rewrite from a touch in the message). A new time with the same footer is
+// still a change: a rewrite can keep every footer byte (rows reordered within pages of equal
+// sizes), and a wrong answer costs more than a `tessera refresh`. Equal size and time is the
+// fast path; the footer's digest is also compared when asked (a copy that kept the time of
+// another file of the same size).
+//
+// The parsed footer is shared by every reader of the process through a small cache keyed by
+// (location, size, modification time), so repeated queries do not parse it again.
+//
+// Thread-safe: ReadRowGroup opens its own Parquet reader over the shared file and metadata.
+#pragma once
+
+#include <arrow/io/interfaces.h>
+#include <arrow/record_batch.h>
+#include <arrow/result.h>
+#include <parquet/metadata.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/format/manifest.pb.h"
+
+namespace tessera::dataset {
+
+class ExternalParquetFile {
+ public:
+  // `location`: an absolute path. `expected`: the DataFile whose fingerprint the file must
+  // match (null when registering it); `check_footer`: also compare the footer's digest when
+  // size and time match.
+  static arrow::Result<std::shared_ptr<ExternalParquetFile>> Open(
+      const std::string& location, const format::DataFile* expected = nullptr,
+      bool check_footer = false);
+
+  const std::string& location() const { return location_; }
+  int64_t size_bytes() const { return size_bytes_; }
+  int64_t modified_nanos() const { return modified_nanos_; }
+  // SHA-256 of the footer (metadata, its length and the magic), read again from the file.
+  arrow::Result<std::string> FooterDigest() const;
+
+  const parquet::FileMetaData& metadata() const { return *metadata_; }
+  int64_t num_rows() const { return metadata_->num_rows(); }
+  int num_row_groups() const { return metadata_->num_row_groups(); }
+  // The row offset of row group `index`'s first row; index num_row_groups() gives num_rows().
+  int64_t row_group_start(int index) const { return row_group_starts_[index]; }
+  // The file's columns as Arrow reads them (no metadata).
+  const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
+
+  // Columns `fields` (positions in schema()) of row group `index`, in the order given, as Arrow
+  // reads them. Corrupt naming the file when it cannot be decoded.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadRowGroup(
+      int index, const std::vector<int>& fields) const;
+
+  // Corrupt naming the file, for `what` went wrong reading it.
+  arrow::Status CorruptError(const std::string& what) const;
+
+ private:
+  ExternalParquetFile() = default;
+
+  std::string location_;
+  int64_t size_bytes_ = 0;
+  int64_t modified_nanos_ = 0;
+  std::shared_ptr<arrow::io::RandomAccessFile> input_;
+  std::shared_ptr<parquet::FileMetaData> metadata_;
+  std::shared_ptr<arrow::Schema> schema_;
+  std::vector<int64_t> row_group_starts_;
+  std::vector<std::vector<int>> leaves_;  // by field of schema_: its Parquet leaf columns
+};
+
+}  // namespace tessera::dataset

@@ -1,0 +1,74 @@
+// The CLI over external Parquet files (docs/external.md, docs/cli.md): `create --external` with
+// a glob and `--vector`, `append --external`, a read failing Stale once a file changed, and
+// `refresh` recording the change.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "support/cli_fixture.h"
+#include "support/parquet_files.h"
+#include "support/table_builders.h"
+
+namespace tessera::testing::cli_external_test {
+namespace {
+
+class CliExternalTest : public CliFixture {
+ protected:
+  // SimpleBatch rows [first, first + rows) with vectors as plain lists, as Spark writes them.
+  void WriteRows(const std::string& name, int64_t first, int64_t rows) {
+    WriteParquet(Path(name), VectorsAsLists(SimpleBatch(first, rows, 4), "vector"),
+                 {.row_group_rows = 64, .store_schema = false});
+  }
+};
+
+TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
+  WriteRows("part-0.parquet", 0, 300);
+  WriteRows("part-1.parquet", 300, 200);
+  const std::string ds = Path("ds");
+  // A list column must be declared a vector, with a dimension.
+  EXPECT_NE(RunFails({"create", ds, "--external", Path("part-*.parquet")}, "Unsupported")
+                .find("--vector vector:DIMENSION"),
+            std::string::npos);
+  EXPECT_NE(RunFails({"create", ds, "--external", Path("part-*.parquet"), "--vector", "vector"},
+                     "InvalidArgument")
+                .find("NAME:DIM"),
+            std::string::npos);
+  RunFails({"create", ds, "--from", Path("part-0.parquet"), "--external",
+            Path("part-1.parquet")},
+           "InvalidArgument", 2);
+  EXPECT_NE(RunFails({"create", ds, "--external", Path("none-*.parquet"), "--vector", "vector:4"},
+                     "InvalidArgument")
+                .find("matches no file"),
+            std::string::npos);
+
+  EXPECT_NE(RunOk({"create", ds, "--external", Path("part-*.parquet"), "--vector", "vector:4",
+                   "--rows-per-batch", "100"})
+                .find("500 rows in 2 fragments"),
+            std::string::npos);
+  EXPECT_EQ(RunOk({"count", ds, "--where", "id >= 250 and id < 350"}), "100\n");
+  RunOk({"index", "create", ds, "--name", "v", "--column", "vector", "--type", "IVF_FLAT",
+         "--param", "num_partitions=4"});
+  const std::string nearest =
+      RunOk({"search", ds, "--column", "vector", "--vector", "[310, 311, 312, 313]", "--k", "1",
+             "--nprobes", "4", "--columns", "id", "--format", "csv"});
+  EXPECT_NE(nearest.find("\n310,"), std::string::npos) << nearest;
+
+  WriteRows("later.parquet", 500, 50);
+  EXPECT_NE(RunOk({"append", ds, "--external", Path("later.parquet")})
+                .find("550 rows in 3 fragments"),
+            std::string::npos);
+  EXPECT_EQ(RunOk({"count", ds, "--where", "id >= 540"}), "10\n");
+
+  // The file changes: reads are Stale naming it until a refresh records it.
+  WriteRows("later.parquet", 500, 60);
+  EXPECT_NE(RunFails({"count", ds}, "Stale").find(Path("later.parquet")), std::string::npos);
+  const std::string refreshed = RunOk({"refresh", ds});
+  EXPECT_NE(refreshed.find("registered again: " + Path("later.parquet")), std::string::npos)
+      << refreshed;
+  EXPECT_EQ(RunOk({"count", ds}), "560\n");
+  EXPECT_NE(RunOk({"refresh", ds}).find("no external file changed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::testing::cli_external_test
