@@ -80,8 +80,8 @@ ExternalOptions Vectors() {
 // stored; row groups that batches of 256 rows straddle.
 struct ThreeFiles {
   explicit ThreeFiles(const TempDirectory& directory) {
-    for (int i = 0; i < 3; ++i) paths.push_back(directory.Child("part-" + std::to_string(i) +
-                                                                ".parquet"));
+    for (int i = 0; i < 3; ++i)
+      paths.push_back(directory.Child("part-" + std::to_string(i) + ".parquet"));
     WriteParquet(paths[0], Rows(0, kFileRows), {.row_group_rows = 300});
     WriteParquet(paths[1], testing::VectorsAsLists(Rows(kFileRows, kFileRows), "vector"),
                  {.row_group_rows = 250, .store_schema = false});
@@ -114,13 +114,12 @@ void ExpectSameRows(const arrow::Table& external, const arrow::Table& native,
 TEST(ExternalFiles, ReadLikeTheSameRowsCopiedIntoADataset) {
   TempDirectory directory;
   ThreeFiles files(directory);
-  ASSERT_OK_AND_ASSIGN(auto external,
-                       Dataset::CreateExternal(directory.Child("external"),
-                                               {directory.Child("part-*.parquet")}, Vectors(),
-                                               Batches()));
-  ASSERT_OK_AND_ASSIGN(auto native, Dataset::Create(directory.Child("native"),
-                                                    testing::ReaderOf(Rows(0, 3 * kFileRows)),
-                                                    Batches()));
+  ASSERT_OK_AND_ASSIGN(auto external, Dataset::CreateExternal(directory.Child("external"),
+                                                              {directory.Child("part-*.parquet")},
+                                                              Vectors(), Batches()));
+  ASSERT_OK_AND_ASSIGN(auto native,
+                       Dataset::Create(directory.Child("native"),
+                                       testing::ReaderOf(Rows(0, 3 * kFileRows)), Batches()));
   EXPECT_TRUE(external->schema()->Equals(*native->schema())) << external->schema()->ToString();
   ASSERT_EQ(external->manifest().fragments_size(), 3);
   for (int i = 0; i < 3; ++i) {
@@ -145,14 +144,21 @@ TEST(ExternalFiles, ReadLikeTheSameRowsCopiedIntoADataset) {
   const auto& fragments = native->manifest().fragments();
   for (int i = 0; i < 200; ++i) {
     const auto& fragment = fragments[static_cast<int>(random() % fragments.size())];
-    addresses.push_back(MakeRowAddress(fragment.id(),
-                                       static_cast<uint32_t>(random() % fragment.physical_rows())));
+    addresses.push_back(
+        MakeRowAddress(fragment.id(), static_cast<uint32_t>(random() % fragment.physical_rows())));
   }
   addresses.push_back(addresses.front());
   ASSERT_OK_AND_ASSIGN(auto external_taken, external->Take(addresses));
   ASSERT_OK_AND_ASSIGN(auto native_taken, native->Take(addresses));
   ExpectSameRows(*external_taken->CombineChunks().ValueOrDie(),
                  *native_taken->CombineChunks().ValueOrDie(), "take");
+  // A few rows: only the row groups holding them are decoded (the rest of their batches is
+  // never used).
+  const std::vector<uint64_t> few = {addresses[3], addresses[1], addresses[3]};
+  ASSERT_OK_AND_ASSIGN(external_taken, external->Take(few));
+  ASSERT_OK_AND_ASSIGN(native_taken, native->Take(few));
+  ExpectSameRows(*external_taken->CombineChunks().ValueOrDie(),
+                 *native_taken->CombineChunks().ValueOrDie(), "take of a few rows");
 }
 
 TEST(ExternalFiles, Float16VectorsWrittenAsListsReadAsVectors) {
@@ -161,14 +167,13 @@ TEST(ExternalFiles, Float16VectorsWrittenAsListsReadAsVectors) {
   const int position = rows->schema()->GetFieldIndex("vector");
   const auto half_type = arrow::fixed_size_list(arrow::float16(), kDim);
   ASSERT_OK_AND_ASSIGN(auto half, arrow::compute::Cast(rows->column(position), half_type));
-  rows = rows->SetColumn(position, arrow::field("vector", half_type), half.make_array())
-             .ValueOrDie();
+  rows =
+      rows->SetColumn(position, arrow::field("vector", half_type), half.make_array()).ValueOrDie();
   WriteParquet(directory.Child("half.parquet"), testing::VectorsAsLists(rows, "vector"),
                {.row_group_rows = 128, .store_schema = false});
-  ASSERT_OK_AND_ASSIGN(auto external,
-                       Dataset::CreateExternal(directory.Child("external"),
-                                               {directory.Child("half.parquet")}, Vectors(),
-                                               Batches(100)));
+  ASSERT_OK_AND_ASSIGN(auto external, Dataset::CreateExternal(directory.Child("external"),
+                                                              {directory.Child("half.parquet")},
+                                                              Vectors(), Batches(100)));
   EXPECT_TRUE(external->schema()->GetFieldByName("vector")->type()->Equals(*half_type));
   ASSERT_OK_AND_ASSIGN(auto native, Dataset::Create(directory.Child("native"),
                                                     testing::ReaderOf(rows), Batches(100)));
@@ -178,19 +183,19 @@ TEST(ExternalFiles, Float16VectorsWrittenAsListsReadAsVectors) {
 TEST(ExternalFiles, AppendedDeletedCompactedAndCleanedUpWithoutTouchingTheFiles) {
   TempDirectory directory;
   ThreeFiles files(directory);
-  ASSERT_OK_AND_ASSIGN(auto external, Dataset::CreateExternal(directory.Child("external"),
-                                                              {files.paths[0]}, Vectors(),
-                                                              Batches()));
-  ASSERT_OK_AND_ASSIGN(external, external->AppendExternal({files.paths[1], files.paths[2]},
-                                                          Batches()));
+  ASSERT_OK_AND_ASSIGN(
+      auto external,
+      Dataset::CreateExternal(directory.Child("external"), {files.paths[0]}, Vectors(), Batches()));
+  ASSERT_OK_AND_ASSIGN(external,
+                       external->AppendExternal({files.paths[1], files.paths[2]}, Batches()));
   EXPECT_EQ(external->CountRows(), 3 * kFileRows);
   std::vector<std::string> before;
   for (const auto& path : files.paths) before.push_back(Read(path));
 
   ASSERT_OK_AND_ASSIGN(external, external->Delete("id % 2 = 0 and id < 1600"));
-  ASSERT_OK_AND_ASSIGN(auto native, Dataset::Create(directory.Child("native"),
-                                                    testing::ReaderOf(Rows(0, 3 * kFileRows)),
-                                                    Batches()));
+  ASSERT_OK_AND_ASSIGN(auto native,
+                       Dataset::Create(directory.Child("native"),
+                                       testing::ReaderOf(Rows(0, 3 * kFileRows)), Batches()));
   ASSERT_OK_AND_ASSIGN(native, native->Delete("id % 2 = 0 and id < 1600"));
   ExpectSameRows(*AllRows(*external), *AllRows(*native), "after delete");
   auto deleted = external->Take({MakeRowAddress(external->manifest().fragments(0).id(), 2)});
@@ -204,8 +209,8 @@ TEST(ExternalFiles, AppendedDeletedCompactedAndCleanedUpWithoutTouchingTheFiles)
   EXPECT_TRUE(plan.groups.empty());
 
   // A failed write removes the files it added: never an external one.
-  NewFiles added = DataFilesOf({external->manifest().fragments().begin(),
-                                external->manifest().fragments().end()});
+  NewFiles added = DataFilesOf(
+      {external->manifest().fragments().begin(), external->manifest().fragments().end()});
   EXPECT_TRUE(added.files.empty());
 
   CleanupOptions cleanup;
@@ -225,9 +230,8 @@ TEST(ExternalFiles, AnyChangeOfAFileIsStaleNamingIt) {
   const std::string path = directory.Child("rows.parquet");
   const ParquetLayout plain{.row_group_rows = 100, .uncompressed = true};
   WriteParquet(path, Rows(0, 300), plain);
-  ASSERT_OK_AND_ASSIGN(auto registered,
-                       Dataset::CreateExternal(directory.Child("ds"), {path}, Vectors(),
-                                               Batches()));
+  ASSERT_OK_AND_ASSIGN(auto registered, Dataset::CreateExternal(directory.Child("ds"), {path},
+                                                                Vectors(), Batches()));
   const auto expect_stale = [&](const std::string& change, const std::string& phrase) {
     SCOPED_TRACE(change);
     // Reading the snapshot opened before the change (its reader checks size and time).
@@ -246,8 +250,8 @@ TEST(ExternalFiles, AnyChangeOfAFileIsStaleNamingIt) {
 
   // Rewritten with other values of the same sizes (uncompressed): same length, other footer.
   auto other = Rows(0, 300);
-  ASSERT_OK_AND_ASSIGN(auto ids, arrow::compute::Add(other->column(0),
-                                                     arrow::Datum(int64_t{1000})));
+  ASSERT_OK_AND_ASSIGN(auto ids,
+                       arrow::compute::Add(other->column(0), arrow::Datum(int64_t{1000})));
   WriteParquet(path, other->SetColumn(0, other->schema()->field(0), ids.make_array()).ValueOrDie(),
                plain);
   ASSERT_EQ(std::filesystem::file_size(path),
@@ -345,10 +349,9 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
     std::shared_ptr<arrow::Array> vectors = builder.Finish().ValueOrDie();
     const std::string path = directory.Child(name);
     WriteParquet(path,
-                 arrow::RecordBatch::Make(
-                     arrow::schema({arrow::field("id", arrow::int64()),
-                                    arrow::field("vector", vectors->type())}),
-                     5, arrow::ArrayVector{ids, vectors}),
+                 arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64()),
+                                                         arrow::field("vector", vectors->type())}),
+                                          5, arrow::ArrayVector{ids, vectors}),
                  {.row_group_rows = 2, .store_schema = false});
     return path;
   };
@@ -382,9 +385,9 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
 TEST(ExternalFiles, AManifestNamingARelativeExternalLocationIsCorrupt) {
   TempDirectory directory;
   WriteParquet(directory.Child("rows.parquet"), Rows(0, 10));
-  ASSERT_OK_AND_ASSIGN(auto registered,
-                       Dataset::CreateExternal(directory.Child("ds"),
-                                               {directory.Child("rows.parquet")}, Vectors()));
+  ASSERT_OK_AND_ASSIGN(
+      auto registered,
+      Dataset::CreateExternal(directory.Child("ds"), {directory.Child("rows.parquet")}, Vectors()));
   for (const std::string location : {"rows.parquet", "../rows.parquet", ""}) {
     format::Manifest damaged = registered->manifest();
     damaged.set_version(registered->version() + 1);

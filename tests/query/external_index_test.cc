@@ -13,6 +13,7 @@
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/read_statistics.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/nearest.h"
@@ -52,8 +53,8 @@ struct Files {
       std::shared_ptr<arrow::RecordBatch> batch;
       EXPECT_TRUE(reader->ReadNext(&batch).ok());
       batches.push_back(batch);
-      paths.push_back(directory.Child("s" + std::to_string(seed) + "-" + std::to_string(i) +
-                                      ".parquet"));
+      paths.push_back(
+          directory.Child("s" + std::to_string(seed) + "-" + std::to_string(i) + ".parquet"));
       testing::WriteParquet(paths.back(), testing::VectorsAsLists(batch, "vector"),
                             {.row_group_rows = 250, .store_schema = false});
     }
@@ -93,8 +94,8 @@ void ExpectSameAnswers(const Pair& pair, const std::string& family, const std::s
   for (int q = 0; q < 4; ++q) {
     const std::vector<float> query(queries.begin() + q * kDim, queries.begin() + (q + 1) * kDim);
     for (const std::string filter : {"", "id < 1000", "category = 'books'"}) {
-      SCOPED_TRACE(family + ", " + stage + ", query " + std::to_string(q) + ", filter '" +
-                   filter + "'");
+      SCOPED_TRACE(family + ", " + stage + ", query " + std::to_string(q) + ", filter '" + filter +
+                   "'");
       auto external = Search(*pair.external, family, query, filter);
       auto native = Search(*pair.native, family, query, filter);
       ASSERT_NE(external, nullptr);
@@ -158,6 +159,45 @@ TEST(ExternalIndexes, AnswerLikeTheSameIndexesOverCopiedRows) {
     }
     ExpectSameAnswers(pair, family, "optimized (delta segments)");
   }
+}
+
+// Refinement reads the candidates' rows of an external file, not the whole column: opening the
+// raw vectors of a file read on demand decodes nothing, and a query decodes only the row groups
+// holding its candidates.
+TEST(ExternalIndexes, RefinementDecodesOnlyTheRowGroupsOfItsCandidates) {
+  testing::TempDirectory directory;
+  auto rows = synthetic::MakeEmbeddingReader(Embeddings(4000, 8))
+                  .ValueOrDie()
+                  ->ToTable()
+                  .ValueOrDie()
+                  ->CombineChunksToBatch()
+                  .ValueOrDie();
+  const std::string path = directory.Child("rows.parquet");
+  testing::WriteParquet(path, testing::VectorsAsLists(rows, "vector"),
+                        {.row_group_rows = 100, .store_schema = false});
+  dataset::ExternalOptions vectors;
+  vectors.vector_dimensions["vector"] = kDim;
+  ASSERT_OK_AND_ASSIGN(auto data, dataset::Dataset::CreateExternal(directory.Child("ds"), {path},
+                                                                   vectors, Layout()));
+  index::IndexSpec spec{"v",
+                        "vector",
+                        "IVF_PQ",
+                        {{"num_partitions", "8"}, {"num_sub_vectors", "4"}, {"max_iters", "8"}}};
+  ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, spec));
+  const auto query = synthetic::MakeQueryVectorsFlat(Embeddings(0, 9), 1).ValueOrDie();
+  NearestOptions options;
+  options.column = "vector";
+  options.query = query;
+  options.k = 1;
+  options.nprobes = 8;
+  options.refine_factor = 4;
+  options.columns = {"id"};
+  dataset::GlobalReadStatistics().Reset();
+  ASSERT_OK_AND_ASSIGN(auto nearest, Nearest(*data, options));
+  EXPECT_EQ(nearest->num_rows(), 1);
+  // 4 candidates, then the winner's id: at most 5 row groups of 100 rows out of 40.
+  EXPECT_LE(dataset::GlobalReadStatistics().external_rows_decoded.load(), 500u);
+  EXPECT_GT(dataset::GlobalReadStatistics().external_rows_decoded.load(), 0u);
 }
 
 }  // namespace

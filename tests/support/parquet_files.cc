@@ -7,8 +7,7 @@
 
 namespace tessera::testing {
 
-void WriteParquet(const std::string& path, const arrow::Table& table,
-                  const ParquetLayout& layout) {
+void WriteParquet(const std::string& path, const arrow::Table& table, const ParquetLayout& layout) {
   auto out = arrow::io::FileOutputStream::Open(path);
   if (!out.ok()) {
     ADD_FAILURE() << out.status().ToString();
@@ -46,8 +45,8 @@ std::shared_ptr<arrow::RecordBatch> VectorsAsLists(const std::shared_ptr<arrow::
   auto offset_array = offsets.Finish().ValueOrDie();
   auto values = vectors.values()->Slice(0, vectors.length() * dimension);
   auto lists = std::make_shared<arrow::ListArray>(
-      arrow::list(vectors.value_type()), vectors.length(), offset_array->data()->buffers[1],
-      values, vectors.null_count() == 0 ? nullptr : vectors.null_bitmap(), vectors.null_count());
+      arrow::list(vectors.value_type()), vectors.length(), offset_array->data()->buffers[1], values,
+      vectors.null_count() == 0 ? nullptr : vectors.null_bitmap(), vectors.null_count());
   auto field = batch->schema()->field(position)->WithType(lists->type());
   return batch->SetColumn(position, field, lists).ValueOrDie();
 }

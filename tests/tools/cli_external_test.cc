@@ -34,8 +34,7 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
                      "InvalidArgument")
                 .find("NAME:DIM"),
             std::string::npos);
-  RunFails({"create", ds, "--from", Path("part-0.parquet"), "--external",
-            Path("part-1.parquet")},
+  RunFails({"create", ds, "--from", Path("part-0.parquet"), "--external", Path("part-1.parquet")},
            "InvalidArgument", 2);
   EXPECT_NE(RunFails({"create", ds, "--external", Path("none-*.parquet"), "--vector", "vector:4"},
                      "InvalidArgument")
@@ -55,9 +54,9 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
   EXPECT_NE(nearest.find("\n310,"), std::string::npos) << nearest;
 
   WriteRows("later.parquet", 500, 50);
-  EXPECT_NE(RunOk({"append", ds, "--external", Path("later.parquet")})
-                .find("550 rows in 3 fragments"),
-            std::string::npos);
+  EXPECT_NE(
+      RunOk({"append", ds, "--external", Path("later.parquet")}).find("550 rows in 3 fragments"),
+      std::string::npos);
   EXPECT_EQ(RunOk({"count", ds, "--where", "id >= 540"}), "10\n");
 
   // The file changes: reads are Stale naming it until a refresh records it.

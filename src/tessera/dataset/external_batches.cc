@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tessera/dataset/external_columns.h"
+#include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -20,8 +21,7 @@ arrow::Result<std::unique_ptr<ExternalBatches>> ExternalBatches::Open(
   for (const auto& field : schema->fields()) {
     const int position = batches->file_->schema()->GetFieldIndex(field->name());
     if (position < 0 ||
-        !ExternalTypeAccepted(*batches->file_->schema()->field(position)->type(),
-                              *field->type())) {
+        !ExternalTypeAccepted(*batches->file_->schema()->field(position)->type(), *field->type())) {
       return Error(ErrorKind::kStale, "external file ", data_file.external().location(),
                    " no longer has column '", field->name(), "' of type ",
                    field->type()->ToString(),
@@ -40,14 +40,15 @@ arrow::Result<std::unique_ptr<ExternalBatches>> ExternalBatches::Open(
   return batches;
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(int index) const {
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(
+    int index, const std::vector<uint32_t>* rows) const {
   if (index < 0 || index >= num_batches_) {
     return InvalidArgument("batch ", index, " of external file ", file_->location(),
                            " does not exist; it has ", num_batches_);
   }
   const int64_t start = static_cast<int64_t>(index) * static_cast<int64_t>(rows_per_batch_);
-  const int64_t end = std::min(start + static_cast<int64_t>(rows_per_batch_),
-                               static_cast<int64_t>(num_rows_));
+  const int64_t end =
+      std::min(start + static_cast<int64_t>(rows_per_batch_), static_cast<int64_t>(num_rows_));
   // The last row group starting at or before `start`, then every one up to `end`.
   int group = 0;
   while (group + 1 < file_->num_row_groups() && file_->row_group_start(group + 1) <= start) {
@@ -55,12 +56,27 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(in
   }
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
   for (int64_t row = start; row < end; ++group) {
-    ARROW_ASSIGN_OR_RAISE(auto decoded, RowGroup(group));
     const int64_t group_start = file_->row_group_start(group);
     const int64_t group_end = file_->row_group_start(group + 1);
     const int64_t piece_end = std::min(end, group_end);
-    if (piece_end > row) pieces.push_back(decoded->Slice(row - group_start, piece_end - row));
-    row = std::max(row, piece_end);
+    if (piece_end <= row) continue;  // an empty row group
+    if (rows != nullptr) {
+      // No wanted row in this piece: nulls stand in for rows the caller will not use.
+      auto first = std::lower_bound(rows->begin(), rows->end(), static_cast<uint32_t>(row - start));
+      if (first == rows->end() || *first >= static_cast<uint32_t>(piece_end - start)) {
+        std::vector<std::shared_ptr<arrow::Array>> nulls;
+        for (const auto& field : schema_->fields()) {
+          ARROW_ASSIGN_OR_RAISE(auto null, arrow::MakeArrayOfNull(field->type(), piece_end - row));
+          nulls.push_back(std::move(null));
+        }
+        pieces.push_back(arrow::RecordBatch::Make(schema_, piece_end - row, std::move(nulls)));
+        row = piece_end;
+        continue;
+      }
+    }
+    ARROW_ASSIGN_OR_RAISE(auto decoded, RowGroup(group));
+    pieces.push_back(decoded->Slice(row - group_start, piece_end - row));
+    row = piece_end;
   }
   if (pieces.size() == 1) return pieces[0];
   std::vector<std::shared_ptr<arrow::Array>> columns;
@@ -120,6 +136,7 @@ void ExternalBatches::Evict() const {
 
 ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
   ARROW_ASSIGN_OR_RAISE(auto raw, file_->ReadRowGroup(index, fields_));
+  GlobalReadStatistics().external_rows_decoded += static_cast<uint64_t>(raw->num_rows());
   const int64_t first_row = file_->row_group_start(index);
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int c = 0; c < schema_->num_fields(); ++c) {

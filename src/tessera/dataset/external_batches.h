@@ -38,8 +38,11 @@ class ExternalBatches {
 
   int num_batches() const { return num_batches_; }
   const ExternalParquetFile& file() const { return *file_; }
-  // Batch `index`: rows [index * rows_per_batch, ...) of the file, validated.
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(int index) const;
+  // Batch `index`: rows [index * rows_per_batch, ...) of the file, validated. With `rows`
+  // (ascending offsets within the batch), only the row groups holding them are decoded and only
+  // those rows may be used (the others may be null).
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(
+      int index, const std::vector<uint32_t>* rows = nullptr) const;
 
  private:
   using Decoded = arrow::Result<std::shared_ptr<arrow::RecordBatch>>;

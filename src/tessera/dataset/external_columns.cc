@@ -26,9 +26,9 @@ arrow::Result<std::shared_ptr<arrow::Array>> ListAsVectors(
   const arrow::Array& values = *list.values();
   const int64_t rows = list.length();
   const auto bad_row = [&](int64_t row, const std::string& defect) {
-    return InvalidArgument("external file ", path, ": row ", first_row + row, " of column '",
-                           name, "' ", defect, "; the dataset reads the column as vectors of ",
-                           dimension, " values. Fix the file (or register it again after fixing)");
+    return InvalidArgument("external file ", path, ": row ", first_row + row, " of column '", name,
+                           "' ", defect, "; the dataset reads the column as vectors of ", dimension,
+                           " values. Fix the file (or register it again after fixing)");
   };
   bool contiguous = list.null_count() == 0;
   const int64_t base = rows == 0 ? 0 : list.value_offset(0);
@@ -60,11 +60,11 @@ arrow::Result<std::shared_ptr<arrow::Array>> ListAsVectors(
       values.length() == 0 ? nullptr : values.data()->buffers[1]->data() + values.offset() * width;
   for (int64_t row = 0; row < rows; ++row) {
     if (list.IsNull(row)) continue;
-    std::memcpy(buffer->mutable_data() + row * row_bytes,
-                source + list.value_offset(row) * width, static_cast<size_t>(row_bytes));
+    std::memcpy(buffer->mutable_data() + row * row_bytes, source + list.value_offset(row) * width,
+                static_cast<size_t>(row_bytes));
   }
-  auto flat = arrow::MakeArray(arrow::ArrayData::Make(
-      vector_type.value_type(), rows * dimension, {nullptr, std::move(buffer)}, 0));
+  auto flat = arrow::MakeArray(arrow::ArrayData::Make(vector_type.value_type(), rows * dimension,
+                                                      {nullptr, std::move(buffer)}, 0));
   std::shared_ptr<arrow::Buffer> validity;
   if (list.null_count() != 0) {
     ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateEmptyBitmap(rows));
@@ -115,8 +115,8 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformExternalColumn(
     return ListAsVectors(static_cast<const arrow::ListArray&>(*column), dataset_type, path, name,
                          first_row);
   }
-  return ListAsVectors(static_cast<const arrow::LargeListArray&>(*column), dataset_type, path,
-                       name, first_row);
+  return ListAsVectors(static_cast<const arrow::LargeListArray&>(*column), dataset_type, path, name,
+                       first_row);
 }
 
 }  // namespace tessera::dataset

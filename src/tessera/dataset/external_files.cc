@@ -20,9 +20,7 @@ namespace tessera::dataset {
 
 namespace {
 
-bool IsPattern(const std::string& text) {
-  return text.find_first_of("*?[") != std::string::npos;
-}
+bool IsPattern(const std::string& text) { return text.find_first_of("*?[") != std::string::npos; }
 
 std::string Absolute(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
@@ -117,8 +115,7 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ExternalFileSchema(const std::stri
       value_type = static_cast<const arrow::FixedSizeListType&>(*type).value_type();
       if (static_cast<const arrow::FixedSizeListType&>(*type).list_size() != dimension) {
         return InvalidArgument("external file ", path, ": column '", name, "' holds ",
-                               type->ToString(), ", vectors of another dimension than ",
-                               dimension);
+                               type->ToString(), ", vectors of another dimension than ", dimension);
       }
     } else {
       return InvalidArgument("external file ", path, ": column '", name, "' holds ",
@@ -154,8 +151,7 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
   if (!matches.ok()) return WithContext(matches, Concat("external file ", path));
   if (static_cast<uint64_t>(file->num_rows()) > UINT32_MAX) {
     return InvalidArgument("external file ", path, " holds ", file->num_rows(),
-                           " rows; a fragment addresses at most ", UINT32_MAX,
-                           " (split the file)");
+                           " rows; a fragment addresses at most ", UINT32_MAX, " (split the file)");
   }
   if (rows_per_batch == 0) return InvalidArgument("rows per batch must be at least 1");
   ARROW_ASSIGN_OR_RAISE(std::string digest, file->FooterDigest());
@@ -233,8 +229,7 @@ arrow::Status CheckExternalFiles(const format::Manifest& manifest) {
     if (!IsExternal(fragment)) continue;
     const format::DataFile& file = fragment.files(0);
     const PassedChecks::Key key{file.external().location(), file.size_bytes(),
-                                file.external().modified_nanos(),
-                                file.external().footer_sha256()};
+                                file.external().modified_nanos(), file.external().footer_sha256()};
     if (PassedChecks::Instance().Recent(key, now)) continue;
     ARROW_RETURN_NOT_OK(
         ExternalParquetFile::Open(file.external().location(), &file, /*check_footer=*/true)

@@ -111,8 +111,8 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
   ARROW_ASSIGN_OR_RAISE(file->input_, arrow::io::ReadableFile::Open(fd));  // owns fd now
   if (expected != nullptr) {
     if (static_cast<uint64_t>(file->size_bytes_) != expected->size_bytes()) {
-      return stale(Concat("it is now ", file->size_bytes_, " bytes long, not ",
-                          expected->size_bytes()));
+      return stale(
+          Concat("it is now ", file->size_bytes_, " bytes long, not ", expected->size_bytes()));
     }
     const bool touched = file->modified_nanos_ != expected->external().modified_nanos();
     if (touched || check_footer) {
@@ -123,8 +123,9 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
       // sizes): a new modification time alone is a change. A copy that kept the content but not
       // the time is recorded again by refresh.
       if (touched) {
-        return stale("its modification time changed (its footer did not: touched, or copied "
-                     "without keeping the time)");
+        return stale(
+            "its modification time changed (its footer did not: touched, or copied "
+            "without keeping the time)");
       }
     }
   }
@@ -195,8 +196,8 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalParquetFile::ReadRowG
   }
   std::shared_ptr<arrow::Table> table;
   try {
-    auto parquet_reader = parquet::ParquetFileReader::Open(
-        input_, parquet::default_reader_properties(), metadata_);
+    auto parquet_reader =
+        parquet::ParquetFileReader::Open(input_, parquet::default_reader_properties(), metadata_);
     parquet::ArrowReaderProperties properties = parquet::default_arrow_reader_properties();
     properties.set_use_threads(false);  // the callers already read batches on several threads
     auto reader = parquet::arrow::FileReader::Make(arrow::default_memory_pool(),

@@ -36,13 +36,12 @@ arrow::Result<RefreshResult> RefreshExternalFiles(const std::shared_ptr<Dataset>
   }
   if (groups.empty()) return result;
   RewriteOperation operation(std::move(groups), "refresh");
-  ARROW_ASSIGN_OR_RAISE(
-      auto manifest,
-      CommitOperation(*snapshot->storage(),
-                      std::make_shared<format::Manifest>(snapshot->manifest()), operation,
-                      options));
-  ARROW_ASSIGN_OR_RAISE(result.dataset, Dataset::FromManifest(snapshot->storage(),
-                                                              std::move(manifest)));
+  ARROW_ASSIGN_OR_RAISE(auto manifest,
+                        CommitOperation(*snapshot->storage(),
+                                        std::make_shared<format::Manifest>(snapshot->manifest()),
+                                        operation, options));
+  ARROW_ASSIGN_OR_RAISE(result.dataset,
+                        Dataset::FromManifest(snapshot->storage(), std::move(manifest)));
   return result;
 }
 

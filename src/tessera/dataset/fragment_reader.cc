@@ -146,6 +146,14 @@ arrow::Status FragmentReader::VerifyColumnRows(int index, const arrow::RecordBat
 
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> FragmentReader::ReadRowsOfBatch(
     int index, const std::vector<uint32_t>& rows) const {
+  if (external_ != nullptr) {
+    // Decodes only the row groups holding the rows.
+    ARROW_ASSIGN_OR_RAISE(auto batch, external_->ReadBatch(index, &rows));
+    if (!rows.empty() && rows.back() >= batch->num_rows()) {
+      return InvalidArgument("row ", rows.back(), " is outside batch ", index, " of ", path_);
+    }
+    return batch;
+  }
   ARROW_ASSIGN_OR_RAISE(auto batch, ReadBatchUnverified(index));
   for (uint32_t row : rows) {
     if (row >= batch->num_rows()) {

@@ -21,8 +21,11 @@ struct ReadStatistics {
   // Columns of record batches verified whole (checksums and structure): each (batch, column)
   // once per FragmentReader, however many reads use it.
   std::atomic<uint64_t> columns_verified{0};
+  // Rows of external Parquet files decoded (whole row groups, selected columns).
+  std::atomic<uint64_t> external_rows_decoded{0};
 
   void Reset() {
+    external_rows_decoded = 0;
     columns_verified = 0;
     data_files_opened = 0;
     rows_scanned = 0;

@@ -42,6 +42,14 @@ arrow::Status Refinement::Rescore(const float* const* queries,
   std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
     return a.address < b.address || (a.address == b.address && a.list < b.list);
   });
+  // Rows of external files are read first, all of them at once: one read per file and batch.
+  index::vector::RawVectors::Fetched fetched;
+  if (raw_.reads_on_demand()) {
+    std::vector<uint64_t> addresses;
+    addresses.reserve(pairs.size());
+    for (const Pair& pair : pairs) addresses.push_back(pair.address);
+    ARROW_ASSIGN_OR_RAISE(fetched, raw_.FetchExternal(addresses));
+  }
   return util::ParallelFor(
       static_cast<int64_t>(pairs.size()),
       [&](int64_t begin, int64_t end) -> arrow::Status {
@@ -54,7 +62,8 @@ arrow::Status Refinement::Rescore(const float* const* queries,
         for (int64_t i = begin; i < end; ++i) {
           if (i + kAhead < end) raw_.Prefetch(pairs[static_cast<size_t>(i + kAhead)].address);
           const Pair& pair = pairs[static_cast<size_t>(i)];
-          ARROW_ASSIGN_OR_RAISE(const float* vector, raw_.Find(pair.address, scratch.data()));
+          ARROW_ASSIGN_OR_RAISE(const float* vector,
+                                raw_.Find(pair.address, scratch.data(), &fetched));
           if (vector == nullptr) {
             return Corrupt("a vector index of ", column_, " lists row ",
                            dataset::FragmentOf(pair.address), ":", dataset::OffsetOf(pair.address),

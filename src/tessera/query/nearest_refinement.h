@@ -33,7 +33,8 @@ namespace tessera::query {
 class Refinement {
  public:
   // The raw vectors of `fragments` (those approximate segments serve) in vector column
-  // `column_index` of `dataset`, of dimension `dim`. Opening reads only batch metadata.
+  // `column_index` of `dataset`, of dimension `dim`. Opening reads only batch metadata, and
+  // nothing of external fragments: Rescore reads the rows it needs of each file together.
   static arrow::Result<Refinement> Open(const dataset::Dataset& dataset, int column_index, int dim,
                                         index::vector::Metric metric,
                                         const std::vector<format::Fragment>& fragments);

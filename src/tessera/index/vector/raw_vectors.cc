@@ -26,7 +26,9 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
                           dataset::FragmentReader::Open(storage, source, schema, {column_index}));
     Fragment fragment;
     fragment.rows_per_batch = reader->rows_per_batch();
-    for (int b = 0; b < reader->num_batches(); ++b) {
+    fragment.on_demand = reader->external() && !verify_all;
+    result.reads_on_demand_ = result.reads_on_demand_ || fragment.on_demand;
+    for (int b = 0; !fragment.on_demand && b < reader->num_batches(); ++b) {
       ARROW_ASSIGN_OR_RAISE(auto record_batch,
                             verify_all ? reader->ReadBatch(b) : reader->ReadBatchUnverified(b));
       Batch batch;
@@ -74,7 +76,69 @@ void RawVectors::Prefetch(uint64_t address) const {
   for (const char* line = begin; line < end; line += kCacheLine) __builtin_prefetch(line);
 }
 
-arrow::Result<const float*> RawVectors::Find(uint64_t address, float* scratch) const {
+const float* RawVectors::Fetched::Find(uint64_t address) const {
+  auto found = offsets_.find(address);
+  if (found == offsets_.end() || found->second < 0) return nullptr;
+  return values_.data() + found->second;
+}
+
+arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
+    const std::vector<uint64_t>& addresses) const {
+  Fetched fetched;
+  size_t i = 0;
+  while (i < addresses.size()) {
+    const uint32_t fragment_id = dataset::FragmentOf(addresses[i]);
+    auto found = fragments_.find(fragment_id);
+    if (found == fragments_.end() || !found->second.on_demand) {
+      ++i;
+      continue;
+    }
+    const Fragment& fragment = found->second;
+    const uint64_t batch_index = dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch;
+    const uint64_t first = batch_index * fragment.rows_per_batch;
+    // The distinct rows of this batch among the addresses, ascending: one read for them all.
+    std::vector<uint32_t> rows;
+    for (; i < addresses.size() && dataset::FragmentOf(addresses[i]) == fragment_id &&
+           dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch == batch_index;
+         ++i) {
+      const auto row = static_cast<uint32_t>(dataset::OffsetOf(addresses[i]) - first);
+      if (rows.empty() || rows.back() != row) rows.push_back(row);
+    }
+    if (batch_index >= static_cast<uint64_t>(fragment.reader->num_batches())) continue;
+    ARROW_ASSIGN_OR_RAISE(auto batch,
+                          fragment.reader->ReadRowsOfBatch(static_cast<int>(batch_index), rows));
+    const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batch->column(0));
+    const auto& values = *vectors.values();
+    for (uint32_t row : rows) {
+      const uint64_t address =
+          dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + row));
+      if (vectors.IsNull(row)) {
+        fetched.offsets_[address] = -1;
+        continue;
+      }
+      const int64_t begin = (vectors.offset() + row) * dim_;
+      const auto start = static_cast<int64_t>(fetched.values_.size());
+      fetched.values_.resize(fetched.values_.size() + static_cast<size_t>(dim_));
+      float* destination = fetched.values_.data() + start;
+      if (values.type_id() == arrow::Type::FLOAT) {
+        const float* source = values.data()->GetValues<float>(1) + begin;
+        std::copy(source, source + dim_, destination);
+      } else {
+        simd::ActiveKernels().f16_to_f32(values.data()->GetValues<uint16_t>(1) + begin, dim_,
+                                         destination);
+      }
+      fetched.offsets_[address] = start;
+    }
+  }
+  return fetched;
+}
+
+arrow::Result<const float*> RawVectors::Find(uint64_t address, float* scratch,
+                                             const Fetched* fetched) const {
+  auto fragment = fragments_.find(dataset::FragmentOf(address));
+  if (fragment != fragments_.end() && fragment->second.on_demand) {
+    return fetched == nullptr ? nullptr : fetched->Find(address);
+  }
   int64_t row = 0;
   const Batch* located = Locate(address, &row);
   if (located == nullptr) return nullptr;

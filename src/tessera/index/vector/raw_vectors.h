@@ -8,6 +8,11 @@
 // read and nothing else. float32 rows are returned in place; float16 rows are converted into
 // the caller's buffer (exactly, as everywhere in tessera). Immutable after Open: lookups may
 // run on many threads.
+//
+// External fragments (Parquet files, docs/external.md) are decoded, not mapped: opening them
+// for a few lookups would decode the whole column. Unless every row is wanted (verify_all, a
+// build), their rows are read on demand instead: FetchExternal reads the rows a batch of
+// lookups needs, one read per file, and Find looks them up in what it returned.
 #pragma once
 
 #include <arrow/array.h>
@@ -35,11 +40,31 @@ class RawVectors {
                                         const std::vector<format::Fragment>& fragments,
                                         bool verify_all = false);
 
-  // dim floats of the row at `address`: a pointer into the data file (float32) or into
-  // `scratch` (float16, converted; scratch holds at least dim floats). Null when the row is not
-  // in the opened fragments, is beyond them or has no vector (null). Corrupt, naming the data
-  // file, when the row's bytes fail their checksums.
-  arrow::Result<const float*> Find(uint64_t address, float* scratch) const;
+  // The vectors of the rows of external fragments among some addresses, read together.
+  class Fetched {
+   public:
+    // The row's dim floats; null for a row without a vector or not fetched.
+    const float* Find(uint64_t address) const;
+
+   private:
+    friend class RawVectors;
+    std::unordered_map<uint64_t, int64_t> offsets_;  // address -> first float; -1: null row
+    std::vector<float> values_;
+  };
+
+  // True when some opened fragment is external and read on demand: Find needs FetchExternal.
+  bool reads_on_demand() const { return reads_on_demand_; }
+  // Reads the rows among `addresses` (ascending) that lie in external fragments read on
+  // demand: for each file, the batches holding them, once.
+  arrow::Result<Fetched> FetchExternal(const std::vector<uint64_t>& addresses) const;
+
+  // dim floats of the row at `address`: a pointer into the data file (float32), into `fetched`
+  // (rows of external fragments read on demand) or into `scratch` (float16, converted; scratch
+  // holds at least dim floats). Null when the row is not in the opened fragments, is beyond
+  // them, has no vector (null) or was not fetched. Corrupt, naming the data file, when the
+  // row's bytes fail their checksums.
+  arrow::Result<const float*> Find(uint64_t address, float* scratch,
+                                   const Fetched* fetched = nullptr) const;
 
   // Asks the CPU to start loading the row at `address` (float32 columns), so that a Find a few
   // rows later does not wait for memory: refinement reads rows in random order.
@@ -58,13 +83,15 @@ class RawVectors {
   struct Fragment {
     std::shared_ptr<dataset::FragmentReader> reader;  // keeps the mapping alive
     uint64_t rows_per_batch = 0;
-    std::vector<Batch> batches;
+    std::vector<Batch> batches;  // empty for an external fragment read on demand
+    bool on_demand = false;
   };
 
   // The batch holding `address` and the row's index in it; null when there is none.
   const Batch* Locate(uint64_t address, int64_t* row) const;
 
   int dim_ = 0;
+  bool reads_on_demand_ = false;
   std::unordered_map<uint32_t, Fragment> fragments_;
 };
 
