@@ -2,6 +2,7 @@
 #include <arrow/table.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iostream>
 
 #include "dataset_commands.h"
@@ -45,6 +46,65 @@ arrow::Status RunScan(const ScanArguments& args) {
                                                  options, args.explain ? &explain : nullptr));
   if (args.explain) PrintExplain(explain);
   return PrintReader(*reader, format, std::cout);
+}
+
+struct TakeArguments {
+  std::string dataset;
+  VersionArgument version;
+  std::vector<std::string> rows;
+  std::vector<std::string> columns;
+  bool with_row_address = false;
+  std::string format;
+};
+
+// A row named as FRAGMENT:OFFSET or as the row address scan --with-row-address prints.
+arrow::Result<uint64_t> ParseRowAddress(const std::string& text) {
+  const auto parse = [](std::string_view digits, uint64_t* value) {
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+    return error == std::errc() && end == digits.data() + digits.size() && !digits.empty();
+  };
+  const auto invalid = [&] {
+    return InvalidArgument("--rows: '", text,
+                           "' is not FRAGMENT:OFFSET or a row address (as _rowaddr prints it)");
+  };
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    uint64_t address = 0;
+    if (!parse(text, &address)) return invalid();
+    return address;
+  }
+  uint64_t fragment = 0;
+  uint64_t offset = 0;
+  if (!parse(std::string_view(text).substr(0, colon), &fragment) ||
+      !parse(std::string_view(text).substr(colon + 1), &offset) || fragment > UINT32_MAX ||
+      offset > UINT32_MAX) {
+    return invalid();
+  }
+  return dataset::MakeRowAddress(static_cast<uint32_t>(fragment), static_cast<uint32_t>(offset));
+}
+
+// The rows in the order given, duplicates included, each read from the pages (or, in external
+// Parquet files, the row groups) holding it.
+arrow::Status RunTake(const TakeArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(OutputFormat format, ParseOutputFormat(args.format));
+  std::vector<uint64_t> addresses;
+  for (const auto& row : args.rows) {
+    ARROW_ASSIGN_OR_RAISE(uint64_t address, ParseRowAddress(row));
+    addresses.push_back(address);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto snapshot, OpenDataset(args.dataset, args.version));
+  ARROW_ASSIGN_OR_RAISE(auto table, snapshot->Take(addresses, args.columns));
+  if (args.with_row_address) {
+    arrow::UInt64Builder builder;
+    ARROW_RETURN_NOT_OK(builder.AppendValues(addresses));
+    ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
+    ARROW_ASSIGN_OR_RAISE(table, table->AddColumn(table->num_columns(),
+                                                  arrow::field(dataset::kRowAddressColumn,
+                                                               arrow::uint64(), false),
+                                                  std::make_shared<arrow::ChunkedArray>(column)));
+  }
+  arrow::TableBatchReader reader(*table);
+  return PrintReader(reader, format, std::cout);
 }
 
 struct CountArguments {
@@ -284,6 +344,26 @@ void AddReadCommands(CommandSet& commands) {
     command->add_flag("--explain", args->explain,
                       "Print which index or scan answered each group of fragments, on standard "
                       "error");
+    AddFormatOption(command, &args->format, {"table", "csv", "json"});
+    AddVersionOption(command, &args->version);
+  }
+  {
+    auto args = std::make_shared<TakeArguments>();
+    CLI::App* command =
+        commands.Add("take", "Print rows by address, in the order given (duplicates allowed)",
+                     [args] { return RunTake(*args); });
+    AddDatasetArgument(command, &args->dataset);
+    command
+        ->add_option("--rows", args->rows,
+                     "Rows as FRAGMENT:OFFSET or row addresses (_rowaddr), comma-separated")
+        ->required()
+        ->delimiter(',')
+        ->type_name("ROW");
+    command->add_option("--columns", args->columns, "Columns to print, comma-separated")
+        ->delimiter(',')
+        ->type_name("COLUMN");
+    command->add_flag("--with-row-address", args->with_row_address,
+                      "Add the column _rowaddr: (fragment id << 32) | row offset");
     AddFormatOption(command, &args->format, {"table", "csv", "json"});
     AddVersionOption(command, &args->version);
   }

@@ -53,6 +53,12 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
              "--nprobes", "4", "--columns", "id", "--format", "csv"});
   EXPECT_NE(nearest.find("\n310,"), std::string::npos) << nearest;
 
+  // Rows by address, in the order given, duplicates included, across files.
+  EXPECT_EQ(RunOk({"take", ds, "--rows", "1:10,0:299,1:10", "--columns", "id", "--format", "csv"}),
+            "id\n310\n299\n310\n");
+  RunFails({"take", ds, "--rows", "0:300"}, "NotFound");
+  RunFails({"take", ds, "--rows", "zero"}, "InvalidArgument");
+
   WriteRows("later.parquet", 500, 50);
   EXPECT_NE(
       RunOk({"append", ds, "--external", Path("later.parquet")}).find("550 rows in 3 fragments"),
