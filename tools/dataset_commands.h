@@ -20,6 +20,7 @@ void AddCleanupCommand(CommandSet& commands);
 void AddCompactCommand(CommandSet& commands);
 void AddIndexCommands(CommandSet& commands);
 void AddSearchCommand(CommandSet& commands);
+void AddKnnJoinCommand(CommandSet& commands);
 void AddSqlCommand(CommandSet& commands);
 void AddServeCommand(CommandSet& commands);
 
@@ -30,6 +31,7 @@ inline void AddDatasetCommands(CommandSet& commands) {
   AddCompactCommand(commands);
   AddIndexCommands(commands);
   AddSearchCommand(commands);
+  AddKnnJoinCommand(commands);
   AddSqlCommand(commands);
   AddServeCommand(commands);
 }

@@ -98,10 +98,10 @@ arrow::Status RunTake(const TakeArguments& args) {
     arrow::UInt64Builder builder;
     ARROW_RETURN_NOT_OK(builder.AppendValues(addresses));
     ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
-    ARROW_ASSIGN_OR_RAISE(table, table->AddColumn(table->num_columns(),
-                                                  arrow::field(dataset::kRowAddressColumn,
-                                                               arrow::uint64(), false),
-                                                  std::make_shared<arrow::ChunkedArray>(column)));
+    ARROW_ASSIGN_OR_RAISE(
+        table, table->AddColumn(table->num_columns(),
+                                arrow::field(dataset::kRowAddressColumn, arrow::uint64(), false),
+                                std::make_shared<arrow::ChunkedArray>(column)));
   }
   arrow::TableBatchReader reader(*table);
   return PrintReader(reader, format, std::cout);

@@ -3,15 +3,27 @@
 // `refresh` recording the change.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "support/cli_fixture.h"
 #include "support/parquet_files.h"
 #include "support/table_builders.h"
+#include "tessera/dataset/dataset.h"
 
 namespace tessera::testing::cli_external_test {
 namespace {
+
+// The rows of a Parquet file, or null (a failure is reported).
+std::shared_ptr<arrow::Table> OpenFilesAsTable(const std::string& path) {
+  auto reader = dataset::OpenFilesAsReader({path});
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return nullptr;
+  auto table = (*reader)->ToTable();
+  EXPECT_TRUE(table.ok()) << table.status().ToString();
+  return table.ok() ? (*table)->CombineChunks().ValueOrDie() : nullptr;
+}
 
 class CliExternalTest : public CliFixture {
  protected:
@@ -73,6 +85,51 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
       << refreshed;
   EXPECT_EQ(RunOk({"count", ds}), "560\n");
   EXPECT_NE(RunOk({"refresh", ds}).find("no external file changed"), std::string::npos);
+}
+
+// knn-join over an external right dataset writes each left row's k nearest rows to Parquet, the
+// indexed join probing every partition agreeing with the exact one; an existing output is kept
+// unless --force.
+TEST_F(CliExternalTest, KnnJoinWritesEachLeftRowsNearestRows) {
+  WriteRows("rows.parquet", 0, 400);
+  const std::string ds = Path("ds");
+  RunOk({"create", ds, "--external", Path("rows.parquet"), "--vector", "vector:4"});
+  RunOk({"index", "create", ds, "--name", "v", "--column", "vector", "--type", "IVF_FLAT",
+         "--param", "num_partitions=4"});
+  RunOk({"gen", Path("q.parquet"), "--queries", "30", "--dim", "4"});
+  const auto join = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"knn-join",
+                                     "--left",
+                                     Path("q.parquet"),
+                                     "--left-column",
+                                     "vector",
+                                     "--right",
+                                     ds,
+                                     "--right-column",
+                                     "vector",
+                                     "--k",
+                                     "3",
+                                     "--nprobes",
+                                     "4",
+                                     "--project",
+                                     "id",
+                                     "--out",
+                                     Path(out)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  EXPECT_NE(RunOk(join("indexed.parquet", {})).find("30 left rows"), std::string::npos);
+  RunOk(join("exact.parquet", {"--exact"}));
+  auto indexed = OpenFilesAsTable(Path("indexed.parquet"));
+  auto exact = OpenFilesAsTable(Path("exact.parquet"));
+  ASSERT_NE(indexed, nullptr);
+  ASSERT_NE(exact, nullptr);
+  EXPECT_EQ(indexed->num_rows(), 90);
+  EXPECT_TRUE(indexed->Equals(*exact));
+  RunFails(join("exact.parquet", {}), "AlreadyExists");
+  RunOk(join("exact.parquet", {"--force"}));
+  RunFails(join("bad.parquet", {"--left-columns", "nope"}), "InvalidArgument");
+  EXPECT_FALSE(std::filesystem::exists(Path("bad.parquet")));
 }
 
 }  // namespace
