@@ -90,8 +90,9 @@ arrow::Status RunKnnJoin(const KnnJoinArguments& args) {
               });
         }));
     if (writer == nullptr) {
-      return InvalidArgument("the join produced no row (an empty left input, or no right row "
-                             "passes the filter): nothing written");
+      return InvalidArgument(
+          "the join produced no row (an empty left input, or no right row "
+          "passes the filter): nothing written");
     }
     return writer->Close();
   });
@@ -126,9 +127,7 @@ void AddKnnJoinCommand(CommandSet& commands) {
                    "Left columns to carry, comma-separated (default: all but the vector column)")
       ->delimiter(',')
       ->type_name("COLUMN");
-  command->add_option("--right", args->right, "The dataset searched")
-      ->required()
-      ->type_name("DIR");
+  command->add_option("--right", args->right, "The dataset searched")->required()->type_name("DIR");
   command->add_option("--right-column", args->right_column, "The right dataset's vector column")
       ->required()
       ->type_name("COLUMN");
@@ -140,9 +139,7 @@ void AddKnnJoinCommand(CommandSet& commands) {
   command->add_option("--k", args->k, "Right rows per left row")
       ->required()
       ->check(IntegerAtLeast<int64_t>(1));
-  command
-      ->add_option("--nprobes", args->nprobes,
-                   "IVF partitions probed per segment (default 20)")
+  command->add_option("--nprobes", args->nprobes, "IVF partitions probed per segment (default 20)")
       ->check(IntegerAtLeast<int>(1));
   command
       ->add_option("--refine-factor", args->refine_factor,

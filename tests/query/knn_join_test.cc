@@ -14,6 +14,7 @@
 #include "support/status_assertions.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/read_statistics.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/synthetic/embedding_generator.h"
 
@@ -74,9 +75,9 @@ class KnnJoinTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(
-        right_, dataset::Dataset::Create(
-                    directory_.Child("right"),
-                    synthetic::MakeEmbeddingReader(Embeddings(1500, 3)).ValueOrDie()));
+        right_,
+        dataset::Dataset::Create(directory_.Child("right"),
+                                 synthetic::MakeEmbeddingReader(Embeddings(1500, 3)).ValueOrDie()));
   }
   KnnJoinOptions Options(bool exact) const {
     KnnJoinOptions options;
@@ -101,7 +102,8 @@ void ExpectBruteForce(const arrow::Table& joined, const dataset::Dataset& right,
       static_cast<const arrow::UInt64Array&>(*joined.GetColumnByName("_rowaddr")->chunk(0));
   const auto& distances =
       static_cast<const arrow::FloatArray&>(*joined.GetColumnByName("_distance")->chunk(0));
-  const auto& ranks = static_cast<const arrow::Int32Array&>(*joined.GetColumnByName("_rank")->chunk(0));
+  const auto& ranks =
+      static_cast<const arrow::Int32Array&>(*joined.GetColumnByName("_rank")->chunk(0));
   const auto vectors = LeftVectors(left_rows);
   ASSERT_EQ(joined.num_rows(), left_rows * static_cast<int64_t>(k));
   for (int64_t q = 0; q < left_rows; ++q) {
@@ -128,6 +130,15 @@ TEST_F(KnnJoinTest, ExactJoinEqualsBruteForceOfEveryLeftRow) {
   ExpectBruteForce(*joined, *right_, 23, 5);
 }
 
+// A batch of queries reads each batch of the exact tail once, whatever the number of queries.
+TEST_F(KnnJoinTest, TheExactJoinReadsTheRightRowsOncePerBatchOfLeftRows) {
+  KnnJoinOptions options = Options(/*exact=*/true);
+  options.batch_rows = 23;
+  dataset::GlobalReadStatistics().Reset();
+  ASSERT_NE(Join(right_, options, 23), nullptr);
+  EXPECT_EQ(dataset::GlobalReadStatistics().rows_scanned.load(), 1500u);
+}
+
 TEST_F(KnnJoinTest, IndexedJoinProbingEveryPartitionEqualsTheExactOne) {
   index::IndexSpec spec{"v", "vector", "IVF_FLAT", {{"num_partitions", "6"}, {"max_iters", "8"}}};
   ASSERT_OK_AND_ASSIGN(auto indexed, index::CreateIndex(*right_, spec));
@@ -145,16 +156,16 @@ TEST_F(KnnJoinTest, AFilterOnTheRightRowsAppliesBeforeTheSearch) {
   ExpectBruteForce(*joined, *right_, 9, 5, "category = 'toys'");
   const auto& categories =
       static_cast<const arrow::StringArray&>(*joined->GetColumnByName("category")->chunk(0));
-  for (int64_t row = 0; row < categories.length(); ++row) EXPECT_EQ(categories.GetView(row), "toys");
+  for (int64_t row = 0; row < categories.length(); ++row)
+    EXPECT_EQ(categories.GetView(row), "toys");
 }
 
 TEST_F(KnnJoinTest, BadLeftInputIsNamed) {
   const auto fails = [&](std::shared_ptr<arrow::RecordBatchReader> left, KnnJoinOptions options,
                          const std::string& phrase) {
-    auto joined = KnnJoin(*left, Snapshot::Make(right_), options,
-                          [](const std::shared_ptr<arrow::RecordBatch>&) {
-                            return arrow::Status::OK();
-                          });
+    auto joined =
+        KnnJoin(*left, Snapshot::Make(right_), options,
+                [](const std::shared_ptr<arrow::RecordBatch>&) { return arrow::Status::OK(); });
     ASSERT_FALSE(joined.ok()) << phrase;
     EXPECT_EQ(KindOf(joined.status()), ErrorKind::kInvalidArgument) << joined.status().ToString();
     EXPECT_NE(joined.status().message().find(phrase), std::string::npos)
@@ -178,8 +189,8 @@ TEST_F(KnnJoinTest, BadLeftInputIsNamed) {
     for (int i = 0; i < (row == 3 ? kDim - 1 : kDim); ++i) ASSERT_OK(values.Append(0.5f));
   }
   auto vectors = builder.Finish().ValueOrDie();
-  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("vector", vectors->type())}),
-                                        4, arrow::ArrayVector{vectors});
+  auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("vector", vectors->type())}), 4,
+                                        arrow::ArrayVector{vectors});
   options = Options(/*exact=*/true);
   fails(arrow::RecordBatchReader::Make({batch}).ValueOrDie(), options, "left row 2 has no vector");
   auto short_only = batch->Slice(3);

@@ -1,11 +1,13 @@
 #include "tessera/query/exact_tail.h"
 
+#include <mutex>
 #include <utility>
 
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/index/vector/ivf_search.h"
 #include "tessera/index/vector/vector_column.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
 
@@ -42,7 +44,8 @@ ExactTail::ExactTail(const dataset::Dataset& dataset, int column_index, int dim,
 
 arrow::Result<std::vector<index::ScoredRow>> ExactTail::Search(const float* query,
                                                                size_t capacity) const {
-  Scorer scorer(*this, query, capacity);
+  std::vector<Scorer> scorer;
+  scorer.emplace_back(*this, query, capacity);
   for (const EligibleFragment* fragment : fragments_) {
     if (fragment->allowed) {
       if (fragment->allowed->isEmpty()) continue;
@@ -53,28 +56,91 @@ arrow::Result<std::vector<index::ScoredRow>> ExactTail::Search(const float* quer
     }
     ARROW_RETURN_NOT_OK(ScanFragment(*fragment, scorer));
   }
-  return std::move(scorer).Finish();
+  return std::move(scorer[0]).Finish();
 }
 
-arrow::Status ExactTail::ScanFragment(const EligibleFragment& fragment, Scorer& scorer) const {
-  ARROW_ASSIGN_OR_RAISE(auto reader,
-                        dataset::FragmentReader::Open(*dataset_.storage(), *fragment.fragment,
-                                                      dataset_.schema(), {column_index_}));
-  for (int index = 0; index < reader->num_batches(); ++index) {
-    ARROW_ASSIGN_OR_RAISE(auto batch, reader->ReadBatch(index));
-    dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
-    ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
-    const uint64_t first = static_cast<uint64_t>(index) * reader->rows_per_batch();
-    for (int64_t row = 0; row < vectors.size(); ++row) {
-      const auto offset = static_cast<uint32_t>(first + static_cast<uint64_t>(row));
-      if (!fragment.Accepts(offset)) continue;
-      scorer.Score(vectors, row, dataset::MakeRowAddress(fragment.id(), offset));
+arrow::Result<std::vector<std::vector<index::ScoredRow>>> ExactTail::SearchBatch(
+    const float* const* queries, size_t count, size_t capacity) const {
+  // Units of work: one batch of a scanned fragment, or the allowed rows of a sparse one.
+  struct Unit {
+    const EligibleFragment* fragment;
+    std::shared_ptr<const dataset::FragmentReader> reader;  // null: take the allowed rows
+    int batch = 0;
+  };
+  std::vector<Unit> units;
+  for (const EligibleFragment* fragment : fragments_) {
+    if (fragment->allowed) {
+      if (fragment->allowed->isEmpty()) continue;
+      if (fragment->allowed->cardinality() * kTakeFraction < fragment->physical_rows()) {
+        units.push_back({fragment, nullptr, 0});
+        continue;
+      }
     }
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const dataset::FragmentReader> reader,
+                          dataset::FragmentReader::Open(*dataset_.storage(), *fragment->fragment,
+                                                        dataset_.schema(), {column_index_}));
+    for (int batch = 0; batch < reader->num_batches(); ++batch) {
+      units.push_back({fragment, reader, batch});
+    }
+  }
+  std::vector<index::vector::BestRows> best(count, index::vector::BestRows(capacity));
+  std::mutex best_mutex;
+  ARROW_RETURN_NOT_OK(util::ParallelFor(
+      static_cast<int64_t>(units.size()),
+      [&](int64_t begin, int64_t end) -> arrow::Status {
+        std::vector<Scorer> scorers;
+        scorers.reserve(count);
+        for (size_t q = 0; q < count; ++q) scorers.emplace_back(*this, queries[q], capacity);
+        for (int64_t u = begin; u < end; ++u) {
+          const Unit& unit = units[static_cast<size_t>(u)];
+          if (unit.reader == nullptr) {
+            ARROW_RETURN_NOT_OK(TakeAllowed(*unit.fragment, scorers));
+          } else {
+            ARROW_RETURN_NOT_OK(ScanBatch(*unit.fragment, *unit.reader, unit.batch, scorers));
+          }
+        }
+        std::lock_guard<std::mutex> lock(best_mutex);
+        for (size_t q = 0; q < count; ++q) {
+          for (const auto& row : std::move(scorers[q]).Finish()) best[q].Add(row);
+        }
+        return arrow::Status::OK();
+      },
+      /*min_chunk=*/1));
+  std::vector<std::vector<index::ScoredRow>> results;
+  results.reserve(count);
+  for (auto& rows : best) results.push_back(std::move(rows).Take());
+  return results;
+}
+
+arrow::Status ExactTail::ScanBatch(const EligibleFragment& fragment,
+                                   const dataset::FragmentReader& reader, int index,
+                                   std::vector<Scorer>& scorers) const {
+  ARROW_ASSIGN_OR_RAISE(auto batch, reader.ReadBatch(index));
+  dataset::GlobalReadStatistics().rows_scanned += static_cast<uint64_t>(batch->num_rows());
+  ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
+  const uint64_t first = static_cast<uint64_t>(index) * reader.rows_per_batch();
+  for (int64_t row = 0; row < vectors.size(); ++row) {
+    const auto offset = static_cast<uint32_t>(first + static_cast<uint64_t>(row));
+    if (!fragment.Accepts(offset)) continue;
+    const uint64_t address = dataset::MakeRowAddress(fragment.id(), offset);
+    for (Scorer& scorer : scorers) scorer.Score(vectors, row, address);
   }
   return arrow::Status::OK();
 }
 
-arrow::Status ExactTail::TakeAllowed(const EligibleFragment& fragment, Scorer& scorer) const {
+arrow::Status ExactTail::ScanFragment(const EligibleFragment& fragment,
+                                      std::vector<Scorer>& scorers) const {
+  ARROW_ASSIGN_OR_RAISE(auto reader,
+                        dataset::FragmentReader::Open(*dataset_.storage(), *fragment.fragment,
+                                                      dataset_.schema(), {column_index_}));
+  for (int index = 0; index < reader->num_batches(); ++index) {
+    ARROW_RETURN_NOT_OK(ScanBatch(fragment, *reader, index, scorers));
+  }
+  return arrow::Status::OK();
+}
+
+arrow::Status ExactTail::TakeAllowed(const EligibleFragment& fragment,
+                                     std::vector<Scorer>& scorers) const {
   std::vector<uint64_t> addresses;
   addresses.reserve(fragment.allowed->cardinality());
   for (uint32_t offset : *fragment.allowed) {
@@ -85,7 +151,7 @@ arrow::Status ExactTail::TakeAllowed(const EligibleFragment& fragment, Scorer& s
   ARROW_ASSIGN_OR_RAISE(auto batch, table->CombineChunksToBatch());
   ARROW_ASSIGN_OR_RAISE(auto vectors, index::vector::VectorRows::Make(batch->column(0)));
   for (int64_t row = 0; row < vectors.size(); ++row) {
-    scorer.Score(vectors, row, addresses[static_cast<size_t>(row)]);
+    for (Scorer& scorer : scorers) scorer.Score(vectors, row, addresses[static_cast<size_t>(row)]);
   }
   return arrow::Status::OK();
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/fragment_reader.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/vector/distance.h"
 #include "tessera/query/eligible_rows.h"
@@ -41,12 +42,21 @@ class ExactTail {
 
   // The `capacity` best rows of the fragments for `query` (dim floats), best first.
   arrow::Result<std::vector<index::ScoredRow>> Search(const float* query, size_t capacity) const;
+  // The same for `count` queries at once, result i for queries[i]: each batch of the fragments
+  // is read once for all of them (in parallel over batches), not once per query, so a batch of
+  // queries costs one pass over the vectors, and an external file is decoded once.
+  arrow::Result<std::vector<std::vector<index::ScoredRow>>> SearchBatch(const float* const* queries,
+                                                                        size_t count,
+                                                                        size_t capacity) const;
 
  private:
   class Scorer;
 
-  arrow::Status ScanFragment(const EligibleFragment& fragment, Scorer& scorer) const;
-  arrow::Status TakeAllowed(const EligibleFragment& fragment, Scorer& scorer) const;
+  // Each scores rows for every scorer (one per query).
+  arrow::Status ScanFragment(const EligibleFragment& fragment, std::vector<Scorer>& scorers) const;
+  arrow::Status ScanBatch(const EligibleFragment& fragment, const dataset::FragmentReader& reader,
+                          int index, std::vector<Scorer>& scorers) const;
+  arrow::Status TakeAllowed(const EligibleFragment& fragment, std::vector<Scorer>& scorers) const;
 
   const dataset::Dataset& dataset_;
   int column_index_;

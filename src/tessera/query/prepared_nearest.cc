@@ -193,8 +193,9 @@ class PreparedNearest::Impl {
     std::vector<Candidates> candidates;
   };
 
+  // `with_exact`: also score the exact tail (a batch scores it for all its queries at once).
   arrow::Status SearchParts(const float* query, const SearchLimits& limits, Partial* partial,
-                            std::vector<std::string>* notes) const {
+                            std::vector<std::string>* notes, bool with_exact = true) const {
     for (size_t segment = 0; segment < searches_.size(); ++segment) {
       ARROW_ASSIGN_OR_RAISE(auto found, searches_[segment].Search(query, limits));
       if (found.raised_nprobes && notes != nullptr) {
@@ -207,6 +208,7 @@ class PreparedNearest::Impl {
         partial->rows.insert(partial->rows.end(), found.rows.begin(), found.rows.end());
       }
     }
+    if (!with_exact) return arrow::Status::OK();
     ARROW_ASSIGN_OR_RAISE(auto exact, exact_tail_->Search(query, limits.capacity));
     partial->rows.insert(partial->rows.end(), exact.begin(), exact.end());
     return arrow::Status::OK();
@@ -309,10 +311,19 @@ class PreparedNearest::Impl {
     ARROW_RETURN_NOT_OK(util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
       for (int64_t q = begin; q < end; ++q) {
         const auto i = static_cast<size_t>(q);
-        ARROW_RETURN_NOT_OK(SearchParts(pointers[i], limits, &partials[i], nullptr));
+        ARROW_RETURN_NOT_OK(
+            SearchParts(pointers[i], limits, &partials[i], nullptr, /*with_exact=*/false));
       }
       return arrow::Status::OK();
     }));
+    // The exact tail reads each of its batches once for all the queries.
+    if (!exact_tail_->empty()) {
+      ARROW_ASSIGN_OR_RAISE(
+          auto exact, exact_tail_->SearchBatch(pointers.data(), pointers.size(), limits.capacity));
+      for (size_t q = 0; q < partials.size(); ++q) {
+        partials[q].rows.insert(partials[q].rows.end(), exact[q].begin(), exact[q].end());
+      }
+    }
     ARROW_RETURN_NOT_OK(Refine(pointers.data(), partials, limits, nullptr));
     std::vector<std::vector<ScoredRow>> results;
     results.reserve(partials.size());
