@@ -114,9 +114,9 @@ void WriteRight(const Config& config, const std::string& path) {
                         .max_row_group_length(config.row_group_rows)
                         ->disable_dictionary("vector.list.element")
                         ->build();
-  auto writer = Check(parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), out,
-                                                       properties),
-                      "writer");
+  auto writer = Check(
+      parquet::arrow::FileWriter::Open(*schema, arrow::default_memory_pool(), out, properties),
+      "writer");
   std::mt19937_64 random(7);
   const std::string letters = "abcdefghijklmnopqrstuvwxyz0123456789";
   while (true) {
@@ -242,20 +242,34 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
-    if (flag == "--dir") config.dir = value;
-    else if (flag == "--rows") config.rows = std::stoll(value);
-    else if (flag == "--dim") config.dim = std::stoi(value);
-    else if (flag == "--queries") config.queries = std::stoll(value);
-    else if (flag == "--k") config.k = std::stoll(value);
-    else if (flag == "--payload-columns") config.payload_columns = std::stoi(value);
-    else if (flag == "--payload-bytes") config.payload_bytes = std::stoi(value);
-    else if (flag == "--row-group-rows") config.row_group_rows = std::stoll(value);
-    else if (flag == "--partitions") config.partitions = std::stoi(value);
-    else if (flag == "--sub-vectors") config.sub_vectors = std::stoi(value);
-    else if (flag == "--nprobes") config.nprobes = std::stoi(value);
-    else if (flag == "--refine-factor") config.refine_factor = std::stoi(value);
-    else if (flag == "--repetitions") config.repetitions = std::stoi(value);
-    else if (flag == "--per-query-sample") config.per_query_sample = std::stoll(value);
+    if (flag == "--dir")
+      config.dir = value;
+    else if (flag == "--rows")
+      config.rows = std::stoll(value);
+    else if (flag == "--dim")
+      config.dim = std::stoi(value);
+    else if (flag == "--queries")
+      config.queries = std::stoll(value);
+    else if (flag == "--k")
+      config.k = std::stoll(value);
+    else if (flag == "--payload-columns")
+      config.payload_columns = std::stoi(value);
+    else if (flag == "--payload-bytes")
+      config.payload_bytes = std::stoi(value);
+    else if (flag == "--row-group-rows")
+      config.row_group_rows = std::stoll(value);
+    else if (flag == "--partitions")
+      config.partitions = std::stoi(value);
+    else if (flag == "--sub-vectors")
+      config.sub_vectors = std::stoi(value);
+    else if (flag == "--nprobes")
+      config.nprobes = std::stoi(value);
+    else if (flag == "--refine-factor")
+      config.refine_factor = std::stoi(value);
+    else if (flag == "--repetitions")
+      config.repetitions = std::stoi(value);
+    else if (flag == "--per-query-sample")
+      config.per_query_sample = std::stoll(value);
     else {
       std::cerr << "unknown flag " << flag << std::endl;
       return 2;
@@ -285,8 +299,8 @@ int main(int argc, char** argv) {
   vectors.vector_dimensions["vector"] = config.dim;
 
   auto start = std::chrono::steady_clock::now();
-  auto external = Check(Dataset::CreateExternal(config.dir + "/external", {right_path}, vectors),
-                        "register");
+  auto external =
+      Check(Dataset::CreateExternal(config.dir + "/external", {right_path}, vectors), "register");
   const double register_seconds = Seconds(start);
 
   std::cerr << "exact join ..." << std::endl;
@@ -304,9 +318,8 @@ int main(int argc, char** argv) {
 
   std::cerr << "copy and index ..." << std::endl;
   start = std::chrono::steady_clock::now();
-  auto native = Check(Dataset::Create(config.dir + "/native",
-                                      Check(external->Scan({}), "scan external")),
-                      "copy");
+  auto native = Check(
+      Dataset::Create(config.dir + "/native", Check(external->Scan({}), "scan external")), "copy");
   const double copy_seconds = Seconds(start);
   double native_build = 0;
   auto native_indexed = BuildIndex(config, native, &native_build);
@@ -327,8 +340,8 @@ int main(int argc, char** argv) {
   std::cout << "| exact (brute force over the Parquet file) | " << register_seconds << " | - | "
             << exact.seconds << " | 1 | " << exact.bytes / (1 << 20) << " |\n";
   std::cout << "| external (warm, median of " << config.repetitions << ") | " << register_seconds
-            << " | " << external_build << " | " << external_join.seconds << " | "
-            << external_recall << " | " << external_join.bytes / (1 << 20) << " |\n";
+            << " | " << external_build << " | " << external_join.seconds << " | " << external_recall
+            << " | " << external_join.bytes / (1 << 20) << " |\n";
   std::cout << "| native (copy, then index) | " << copy_seconds << " | " << native_build << " | "
             << native_join.seconds << " | " << native_recall << " | "
             << native_join.bytes / (1 << 20) << " |\n\n";

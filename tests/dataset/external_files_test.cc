@@ -371,15 +371,22 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
                "matches no file", Vectors());
   expect_error({directory.Child("absent.parquet")}, ErrorKind::kNotFound, "absent.parquet",
                Vectors());
-  // A file inside a directory the dataset manages (cleanup would remove it).
+  // A file inside the dataset's directory (cleanup or dropping the table could remove it),
+  // also when reached through a symbolic link.
   ASSERT_OK(Dataset::CreateExternal(uri, {good}, Vectors(), Batches()).status());
   std::filesystem::create_directories(directory.Child("ds/data"));
+  std::filesystem::create_directories(directory.Child("ds/raw"));
   std::filesystem::copy_file(good, directory.Child("ds/data/mine.parquet"));
+  std::filesystem::copy_file(good, directory.Child("ds/raw/mine.parquet"));
+  std::filesystem::create_directory_symlink(directory.Child("ds/data"), directory.Child("link"));
   ASSERT_OK_AND_ASSIGN(auto created, Dataset::Open(uri));
-  auto appended = created->AppendExternal({directory.Child("ds/data/mine.parquet")});
-  ASSERT_FALSE(appended.ok());
-  EXPECT_NE(appended.status().message().find("keep external files outside"), std::string::npos)
-      << appended.status().message();
+  for (const std::string inside :
+       {"ds/data/mine.parquet", "ds/raw/mine.parquet", "link/mine.parquet"}) {
+    auto appended = created->AppendExternal({directory.Child(inside)});
+    ASSERT_FALSE(appended.ok()) << inside;
+    EXPECT_NE(appended.status().message().find("keep external files outside"), std::string::npos)
+        << appended.status().message();
+  }
 }
 
 TEST(ExternalFiles, AManifestNamingARelativeExternalLocationIsCorrupt) {
@@ -399,6 +406,17 @@ TEST(ExternalFiles, AManifestNamingARelativeExternalLocationIsCorrupt) {
     EXPECT_EQ(KindOf(opened.status()), ErrorKind::kCorrupt) << opened.status().ToString();
     ASSERT_OK(registered->storage()->DeleteFile(format::ManifestPath(damaged.version())));
   }
+  // A fragment claiming more rows than its file holds is Corrupt when read, never a read past
+  // the file's row groups.
+  format::Manifest damaged = registered->manifest();
+  damaged.set_version(registered->version() + 1);
+  damaged.mutable_fragments(0)->set_physical_rows(25);
+  ASSERT_OK_AND_ASSIGN(bool published, TryPublishManifest(*registered->storage(), damaged));
+  ASSERT_TRUE(published);
+  ASSERT_OK_AND_ASSIGN(auto opened, Dataset::Open(directory.Child("ds")));
+  auto read = opened->ScanToTable({});
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(KindOf(read.status()), ErrorKind::kCorrupt) << read.status().ToString();
 }
 
 }  // namespace

@@ -160,6 +160,28 @@ TEST_F(KnnJoinTest, AFilterOnTheRightRowsAppliesBeforeTheSearch) {
     EXPECT_EQ(categories.GetView(row), "toys");
 }
 
+// A right dataset of vectors alone: the output has the left columns and the join's.
+TEST_F(KnnJoinTest, ARightDatasetOfVectorsAloneCarriesNoRightColumn) {
+  auto vectors_only =
+      std::make_shared<arrow::TableBatchReader>(synthetic::MakeEmbeddingReader(Embeddings(300, 3))
+                                                    .ValueOrDie()
+                                                    ->ToTable()
+                                                    .ValueOrDie()
+                                                    ->SelectColumns({1})
+                                                    .ValueOrDie());
+  ASSERT_OK_AND_ASSIGN(auto right,
+                       dataset::Dataset::Create(directory_.Child("vectors"), vectors_only));
+  KnnJoinOptions options = Options(/*exact=*/true);
+  options.right.columns = {};
+  auto joined = Join(right, options, 5);
+  ASSERT_NE(joined, nullptr);
+  std::vector<std::string> names;
+  for (const auto& field : joined->schema()->fields()) names.push_back(field->name());
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "_distance", "_rank", "_rowaddr"}));
+  ASSERT_OK(joined->ValidateFull());
+  EXPECT_EQ(joined->num_rows(), 25);
+}
+
 TEST_F(KnnJoinTest, BadLeftInputIsNamed) {
   const auto fails = [&](std::shared_ptr<arrow::RecordBatchReader> left, KnnJoinOptions options,
                          const std::string& phrase) {

@@ -31,6 +31,13 @@ arrow::Result<std::unique_ptr<ExternalBatches>> ExternalBatches::Open(
   }
   batches->rows_per_batch_ = data_file.rows_per_batch();
   batches->num_rows_ = fragment.physical_rows();
+  if (fragment.physical_rows() != data_file.num_rows() ||
+      data_file.num_rows() != static_cast<uint64_t>(batches->file_->num_rows())) {
+    return Corrupt("fragment ", fragment.id(), " claims ", fragment.physical_rows(),
+                   " rows of external file ", data_file.external().location(),
+                   ", whose entry says ", data_file.num_rows(), " and which holds ",
+                   batches->file_->num_rows());
+  }
   if (batches->rows_per_batch_ == 0) {
     return Corrupt("fragment ", fragment.id(), " names external file ",
                    data_file.external().location(), " with 0 rows per batch");
@@ -55,7 +62,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(
     ++group;
   }
   std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
-  for (int64_t row = start; row < end; ++group) {
+  for (int64_t row = start; row < end && group < file_->num_row_groups(); ++group) {
     const int64_t group_start = file_->row_group_start(group);
     const int64_t group_end = file_->row_group_start(group + 1);
     const int64_t piece_end = std::min(end, group_end);
@@ -102,12 +109,21 @@ ExternalBatches::Decoded ExternalBatches::RowGroup(int index) const {
     } else {
       batch = promise.get_future().share();
       recency_.push_front(index);
-      kept_.emplace(index, Kept{batch, 0, recency_.begin()});
+      kept_.emplace(index, Kept{batch, false, 0, recency_.begin()});
       decodes = true;
     }
   }
   if (!decodes) return batch.get();
-  Decoded decoded = Decode(index);
+  Decoded decoded = [&]() -> Decoded {
+    // Every waiter gets a value, whatever Decode does (an exception would leave them waiting
+    // on a broken promise and the entry in the cache for good).
+    try {
+      return Decode(index);
+    } catch (const std::exception& error) {
+      return Error(ErrorKind::kInternal, "decoding row group ", index, " of external file ",
+                   file_->location(), ": ", error.what());
+    }
+  }();
   promise.set_value(decoded);
   std::lock_guard<std::mutex> lock(mutex_);
   auto found = kept_.find(index);
@@ -117,20 +133,24 @@ ExternalBatches::Decoded ExternalBatches::RowGroup(int index) const {
     return decoded;
   }
   found->second.bytes = static_cast<int64_t>(arrow::util::TotalBufferSize(**decoded));
+  found->second.ready = true;
   kept_bytes_ += found->second.bytes;
   Evict();
   return decoded;
 }
 
 void ExternalBatches::Evict() const {
-  // The most recently used row group stays whatever its size.
-  while (kept_bytes_ > kKeptBytes && recency_.size() > 1) {
-    auto victim = std::prev(recency_.end());
+  // From the least recently used, skipping row groups still being decoded; the most recently
+  // used stays whatever its size.
+  auto victim = recency_.end();
+  while (kept_bytes_ > kKeptBytes && victim != recency_.begin()) {
+    --victim;
+    if (victim == recency_.begin()) break;
     auto found = kept_.find(*victim);
-    if (found->second.bytes == 0) break;  // still being decoded by another thread
+    if (!found->second.ready) continue;
     kept_bytes_ -= found->second.bytes;
     kept_.erase(found);
-    recency_.erase(victim);
+    victim = recency_.erase(victim);
   }
 }
 
@@ -141,16 +161,20 @@ ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int c = 0; c < schema_->num_fields(); ++c) {
     const auto& field = schema_->field(c);
-    ARROW_ASSIGN_OR_RAISE(auto column,
-                          ConformExternalColumn(raw->column(c), field->type(), file_->location(),
-                                                field->name(), first_row));
-    // Decoded from a file tessera did not write: checked before any kernel reads it.
-    arrow::Status valid = column->ValidateFull();
+    // Decoded from a file tessera did not write: checked before anything follows its offsets
+    // (the conversion to the dataset's type included), and again once converted.
+    arrow::Status valid = raw->column(c)->ValidateFull();
+    if (valid.ok()) {
+      ARROW_ASSIGN_OR_RAISE(auto column,
+                            ConformExternalColumn(raw->column(c), field->type(), file_->location(),
+                                                  field->name(), first_row));
+      valid = column->ValidateFull();
+      columns.push_back(std::move(column));
+    }
     if (!valid.ok()) {
       return file_->CorruptError(Concat("row group ", index, " column '", field->name(),
                                         "' decodes to malformed values (", valid.message(), ")"));
     }
-    columns.push_back(std::move(column));
   }
   return arrow::RecordBatch::Make(schema_, raw->num_rows(), std::move(columns));
 }

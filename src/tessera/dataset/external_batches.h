@@ -48,7 +48,8 @@ class ExternalBatches {
   using Decoded = arrow::Result<std::shared_ptr<arrow::RecordBatch>>;
   struct Kept {
     std::shared_future<Decoded> batch;
-    int64_t bytes = 0;  // 0 while being decoded
+    bool ready = false;  // decoded (false while a thread decodes it)
+    int64_t bytes = 0;
     std::list<int>::iterator recency;
   };
 

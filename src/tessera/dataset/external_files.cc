@@ -26,21 +26,21 @@ std::string Absolute(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
 }
 
-// The directories of `storage` that tessera writes and cleanup removes files from.
-arrow::Status CheckOutsideManagedDirectories(const io::Storage& storage, const std::string& path) {
+// A file inside the dataset's directory could be removed by tessera (cleanup lists its own
+// directories, and dropping a SQL table removes the whole directory): refused, comparing the
+// canonical paths, so that a symbolic link cannot hide where the file really is.
+arrow::Status CheckOutsideDataset(const io::Storage& storage, const std::string& path) {
   if (!storage.is_local()) return arrow::Status::OK();
-  const std::filesystem::path file(path);
-  for (std::string_view directory : {format::kDataDir, format::kDeletionsDir, format::kIndicesDir,
-                                     format::kTransactionsDir, format::kVersionsDir}) {
-    const std::filesystem::path managed =
-        std::filesystem::path(storage.AbsolutePath(std::string(directory))).lexically_normal();
-    const auto relative = file.lexically_relative(managed);
-    if (!relative.empty() && *relative.begin() != "..") {
-      return InvalidArgument("external file ", path, " lies inside ", managed.string(),
-                             ", a directory dataset ", storage.root(),
-                             " manages (cleanup removes what it does not reference); keep "
-                             "external files outside it");
-    }
+  std::error_code error;
+  const auto file = std::filesystem::weakly_canonical(path, error);
+  const auto root = std::filesystem::weakly_canonical(storage.AbsolutePath(""), error);
+  if (error) return arrow::Status::OK();  // the open that follows reports what is wrong
+  const auto relative = file.lexically_relative(root);
+  if (!relative.empty() && *relative.begin() != "..") {
+    return InvalidArgument("external file ", path, " lies inside the directory of dataset ",
+                           storage.root(),
+                           ", which tessera manages and may remove files from; keep external "
+                           "files outside it");
   }
   return arrow::Status::OK();
 }
@@ -144,7 +144,7 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
                                                      const std::string& path,
                                                      const std::shared_ptr<arrow::Schema>& schema,
                                                      uint64_t rows_per_batch) {
-  ARROW_RETURN_NOT_OK(CheckOutsideManagedDirectories(storage, path));
+  ARROW_RETURN_NOT_OK(CheckOutsideDataset(storage, path));
   ARROW_ASSIGN_OR_RAISE(auto file, ExternalParquetFile::Open(path));
   auto conformed = ConformExternalSchema(*file->schema(), *schema);
   arrow::Status matches = CheckWriteSchema(*schema, *conformed, storage.root());
@@ -154,6 +154,11 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
                            " rows; a fragment addresses at most ", UINT32_MAX, " (split the file)");
   }
   if (rows_per_batch == 0) return InvalidArgument("rows per batch must be at least 1");
+  if ((static_cast<uint64_t>(file->num_rows()) + rows_per_batch - 1) / rows_per_batch >
+      static_cast<uint64_t>(INT32_MAX)) {
+    return InvalidArgument("external file ", path, " would be read in more than ", INT32_MAX,
+                           " batches of ", rows_per_batch, " rows; choose more rows per batch");
+  }
   ARROW_ASSIGN_OR_RAISE(std::string digest, file->FooterDigest());
   format::Fragment fragment;
   fragment.set_physical_rows(static_cast<uint64_t>(file->num_rows()));

@@ -48,7 +48,12 @@ class FooterCache {
 
   void Keep(const Key& key, std::shared_ptr<parquet::FileMetaData> metadata) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (entries_.contains(key)) return;
+    auto found = entries_.find(key);
+    if (found != entries_.end()) {
+      // Parsed anew (a registration): it replaces what the same size and time held before.
+      found->second.metadata = std::move(metadata);
+      return;
+    }
     recency_.push_front(key);
     entries_.emplace(key, Entry{std::move(metadata), recency_.begin()});
     while (entries_.size() > kEntries) {
@@ -94,15 +99,19 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
                  ". Restore it, or run `tessera refresh` to record what it holds now (its rows "
                  "are then indexed again by `tessera index optimize`)");
   };
-  const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO named by a manifest must not wait for a writer (it is then
+  // refused as not a regular file); regular files ignore the flag.
+  const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT && expected != nullptr) return stale("it no longer exists");
-    if (errno == ENOENT) return NotFound("external file ", location, " does not exist");
+    const bool missing = errno == ENOENT || errno == ENOTDIR;
+    if (missing && expected != nullptr) return stale("it no longer exists");
+    if (missing) return NotFound("external file ", location, " does not exist");
     return Error(ErrorKind::kIOError, "cannot open external file ", location, ": ", ErrnoText());
   }
   struct stat status {};
   if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
     ::close(fd);
+    if (expected != nullptr) return stale("it is no longer a regular file");
     return InvalidArgument("external file ", location, " is not a regular file");
   }
   file->size_bytes_ = status.st_size;
@@ -117,6 +126,7 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
     const bool touched = file->modified_nanos_ != expected->external().modified_nanos();
     if (touched || check_footer) {
       auto digest = file->FooterDigest();
+      if (!digest.ok() && KindOf(digest.status()) == ErrorKind::kIOError) return digest.status();
       const bool same_footer = digest.ok() && *digest == expected->external().footer_sha256();
       if (!same_footer) return stale("it was rewritten (its footer differs)");
       // A rewrite may keep every byte of the footer (rows reordered within pages of the same
@@ -129,8 +139,11 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
       }
     }
   }
+  // Registration and refresh read the footer itself: a file rewritten with the same size and
+  // time (rsync -t, cp -p) must not get a cached footer of what it held before.
+  const bool use_cache = expected != nullptr && !check_footer;
   const FooterCache::Key key{location, file->size_bytes_, file->modified_nanos_};
-  file->metadata_ = FooterCache::Instance().Find(key);
+  if (use_cache) file->metadata_ = FooterCache::Instance().Find(key);
   try {
     if (file->metadata_ == nullptr) {
       if (file->size_bytes_ < 12) return file->CorruptError("it is too short for a Parquet file");
@@ -186,8 +199,25 @@ arrow::Result<std::string> ExternalParquetFile::FooterDigest() const {
   return io::Sha256(footer->data(), static_cast<size_t>(footer->size()));
 }
 
+arrow::Status ExternalParquetFile::CheckUnchanged() const {
+  auto size = input_->GetSize();
+  struct stat status {};
+  const bool same =
+      ::stat(location_.c_str(), &status) == 0 && size.ok() && *size == size_bytes_ &&
+      status.st_size == size_bytes_ &&
+      static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec ==
+          modified_nanos_;
+  if (same) return arrow::Status::OK();
+  return Error(ErrorKind::kStale, "external file ", location_,
+               " changed while it was being read (its size or modification time differs). "
+               "Restore it, or run `tessera refresh` to record what it holds now");
+}
+
 arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalParquetFile::ReadRowGroup(
     int index, const std::vector<int>& fields) const {
+  // A reader kept open (a snapshot, a server) must not decode new bytes through the footer of
+  // what the file held when it was opened: a writer that rewrote it in place changed both.
+  ARROW_RETURN_NOT_OK(CheckUnchanged());
   std::vector<int> leaves;
   arrow::FieldVector selected;
   for (int field : fields) {

@@ -13,7 +13,10 @@
 // another file of the same size).
 //
 // The parsed footer is shared by every reader of the process through a small cache keyed by
-// (location, size, modification time), so repeated queries do not parse it again.
+// (location, size, modification time), so repeated queries do not parse it again; registration
+// and checks of the footer's digest parse it anew. Every row group read checks first that the
+// file still has the size and time it had when opened (Stale otherwise): a file rewritten in
+// place under a long-lived reader is never decoded through its old footer.
 //
 // Thread-safe: ReadRowGroup opens its own Parquet reader over the shared file and metadata.
 #pragma once
@@ -59,6 +62,10 @@ class ExternalParquetFile {
   // reads them. Corrupt naming the file when it cannot be decoded.
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadRowGroup(
       int index, const std::vector<int>& fields) const;
+
+  // Stale unless the file at the location still has the size and modification time it had
+  // when opened (checked before each row group is decoded).
+  arrow::Status CheckUnchanged() const;
 
   // Corrupt naming the file, for `what` went wrong reading it.
   arrow::Status CorruptError(const std::string& what) const;

@@ -323,12 +323,12 @@ arrow::Status RewriteOperation::Rebase(const std::vector<format::Transaction>& t
   const auto conflict = [&](std::string_view what, uint32_t id) {
     return CommitConflict(/*retryable=*/true, "fragment ", id, " was ", what,
                           " by a concurrent commit (now version ", latest.version(),
-                          "); nothing was compacted. Run the compaction again");
+                          "); nothing was committed. Run the ", name_, " again");
   };
   if (HasOverwrite(theirs)) {
     return CommitConflict(/*retryable=*/true,
                           "the dataset was overwritten by a concurrent commit (now version ",
-                          latest.version(), "); nothing was compacted");
+                          latest.version(), "); nothing was committed. Run the ", name_, " again");
   }
   for (uint32_t id : FragmentsDeletedFrom(theirs)) {
     if (ours.count(id) != 0) return conflict("deleted from", id);

@@ -1,5 +1,7 @@
 #include "tessera/query/exact_tail.h"
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -7,6 +9,7 @@
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/index/vector/ivf_search.h"
 #include "tessera/index/vector/vector_column.h"
+#include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
@@ -61,12 +64,21 @@ arrow::Result<std::vector<index::ScoredRow>> ExactTail::Search(const float* quer
 
 arrow::Result<std::vector<std::vector<index::ScoredRow>>> ExactTail::SearchBatch(
     const float* const* queries, size_t count, size_t capacity) const {
+  // One scanned fragment's reader, opened by its first batch and dropped after its last, so
+  // that only the fragments being scanned hold their readers (an external file's decoded row
+  // groups are memory).
+  struct Scanned {
+    std::mutex mutex;
+    std::shared_ptr<const dataset::FragmentReader> reader;
+    std::atomic<int> remaining{0};
+  };
   // Units of work: one batch of a scanned fragment, or the allowed rows of a sparse one.
   struct Unit {
     const EligibleFragment* fragment;
-    std::shared_ptr<const dataset::FragmentReader> reader;  // null: take the allowed rows
+    Scanned* scanned;  // null: take the allowed rows
     int batch = 0;
   };
+  std::vector<std::unique_ptr<Scanned>> scanned;
   std::vector<Unit> units;
   for (const EligibleFragment* fragment : fragments_) {
     if (fragment->allowed) {
@@ -76,11 +88,23 @@ arrow::Result<std::vector<std::vector<index::ScoredRow>>> ExactTail::SearchBatch
         continue;
       }
     }
-    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<const dataset::FragmentReader> reader,
-                          dataset::FragmentReader::Open(*dataset_.storage(), *fragment->fragment,
-                                                        dataset_.schema(), {column_index_}));
-    for (int batch = 0; batch < reader->num_batches(); ++batch) {
-      units.push_back({fragment, reader, batch});
+    const uint64_t rows_per_batch =
+        fragment->fragment->files_size() == 1 ? fragment->fragment->files(0).rows_per_batch() : 0;
+    if (rows_per_batch == 0) {
+      if (fragment->physical_rows() == 0) continue;
+      // Not a layout this build reads: opening its reader says why.
+      ARROW_RETURN_NOT_OK(dataset::FragmentReader::Open(*dataset_.storage(), *fragment->fragment,
+                                                        dataset_.schema(), {column_index_})
+                              .status());
+      return Corrupt("fragment ", fragment->id(), " of dataset ", dataset_.uri(),
+                     " holds rows but no rows per batch");
+    }
+    const auto batches =
+        static_cast<int>((fragment->physical_rows() + rows_per_batch - 1) / rows_per_batch);
+    scanned.push_back(std::make_unique<Scanned>());
+    scanned.back()->remaining = batches;
+    for (int batch = 0; batch < batches; ++batch) {
+      units.push_back({fragment, scanned.back().get(), batch});
     }
   }
   std::vector<index::vector::BestRows> best(count, index::vector::BestRows(capacity));
@@ -93,10 +117,25 @@ arrow::Result<std::vector<std::vector<index::ScoredRow>>> ExactTail::SearchBatch
         for (size_t q = 0; q < count; ++q) scorers.emplace_back(*this, queries[q], capacity);
         for (int64_t u = begin; u < end; ++u) {
           const Unit& unit = units[static_cast<size_t>(u)];
-          if (unit.reader == nullptr) {
+          if (unit.scanned == nullptr) {
             ARROW_RETURN_NOT_OK(TakeAllowed(*unit.fragment, scorers));
-          } else {
-            ARROW_RETURN_NOT_OK(ScanBatch(*unit.fragment, *unit.reader, unit.batch, scorers));
+            continue;
+          }
+          std::shared_ptr<const dataset::FragmentReader> reader;
+          {
+            std::lock_guard<std::mutex> lock(unit.scanned->mutex);
+            if (unit.scanned->reader == nullptr) {
+              ARROW_ASSIGN_OR_RAISE(
+                  unit.scanned->reader,
+                  dataset::FragmentReader::Open(*dataset_.storage(), *unit.fragment->fragment,
+                                                dataset_.schema(), {column_index_}));
+            }
+            reader = unit.scanned->reader;
+          }
+          ARROW_RETURN_NOT_OK(ScanBatch(*unit.fragment, *reader, unit.batch, scorers));
+          if (--unit.scanned->remaining == 0) {
+            std::lock_guard<std::mutex> lock(unit.scanned->mutex);
+            unit.scanned->reader.reset();
           }
         }
         std::lock_guard<std::mutex> lock(best_mutex);

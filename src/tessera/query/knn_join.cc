@@ -141,8 +141,12 @@ arrow::Result<KnnJoinResult> KnnJoin(
     }
     std::sort(addresses.begin(), addresses.end());
     addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-    ARROW_ASSIGN_OR_RAISE(auto right_rows, right->Take(addresses, right_columns));
-    ARROW_ASSIGN_OR_RAISE(auto right_batch, right_rows->CombineChunksToBatch());
+    // No right column carried (the right dataset holds only its vectors): nothing to read.
+    std::shared_ptr<arrow::RecordBatch> right_batch;
+    if (!right_columns.empty()) {
+      ARROW_ASSIGN_OR_RAISE(auto right_rows, right->Take(addresses, right_columns));
+      ARROW_ASSIGN_OR_RAISE(right_batch, right_rows->CombineChunksToBatch());
+    }
 
     arrow::Int64Builder left_index;
     arrow::Int64Builder right_index;
@@ -170,9 +174,11 @@ arrow::Result<KnnJoinResult> KnnJoin(
     ARROW_ASSIGN_OR_RAISE(auto right_indices, right_index.Finish());
     ARROW_ASSIGN_OR_RAISE(auto left_carried, batch->SelectColumns(carried));
     ARROW_ASSIGN_OR_RAISE(auto left_taken, arrow::compute::Take(left_carried, left_indices));
-    ARROW_ASSIGN_OR_RAISE(auto right_taken, arrow::compute::Take(right_batch, right_indices));
     std::vector<std::shared_ptr<arrow::Array>> columns = left_taken.record_batch()->columns();
-    for (const auto& column : right_taken.record_batch()->columns()) columns.push_back(column);
+    if (right_batch != nullptr) {
+      ARROW_ASSIGN_OR_RAISE(auto right_taken, arrow::compute::Take(right_batch, right_indices));
+      for (const auto& column : right_taken.record_batch()->columns()) columns.push_back(column);
+    }
     for (arrow::ArrayBuilder* builder :
          std::initializer_list<arrow::ArrayBuilder*>{&distance, &rank, &address}) {
       ARROW_ASSIGN_OR_RAISE(auto column, builder->Finish());

@@ -112,11 +112,15 @@ arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
     for (uint32_t row : rows) {
       const uint64_t address =
           dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + row));
-      if (vectors.IsNull(row)) {
+      const int64_t begin = (vectors.offset() + row) * dim_;
+      bool has_vector = vectors.IsValid(row);
+      for (int64_t i = begin; has_vector && values.null_count() != 0 && i < begin + dim_; ++i) {
+        has_vector = values.IsValid(i);  // a null element: no vector, as Find says of mapped rows
+      }
+      if (!has_vector) {
         fetched.offsets_[address] = -1;
         continue;
       }
-      const int64_t begin = (vectors.offset() + row) * dim_;
       const auto start = static_cast<int64_t>(fetched.values_.size());
       fetched.values_.resize(fetched.values_.size() + static_cast<size_t>(dim_));
       float* destination = fetched.values_.data() + start;
