@@ -389,6 +389,19 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
   }
 }
 
+TEST(ExternalFiles, BatchesTileRowGroupsOfOneSize) {
+  EXPECT_EQ(TilingRowsPerBatch({100000, 100000, 100000, 42}, 8192), 10000u);
+  EXPECT_EQ(TilingRowsPerBatch({300, 300, 100}, 256), 300u);
+  EXPECT_EQ(TilingRowsPerBatch({8192, 8192, 8192}, 8192), 8192u);
+  EXPECT_EQ(TilingRowsPerBatch({65536, 65536}, 8192), 8192u);
+  // No divisor within a factor of two, row groups of several sizes, a single row group, or a
+  // last row group larger than the others: the request.
+  EXPECT_EQ(TilingRowsPerBatch({100003, 100003}, 8192), 8192u);
+  EXPECT_EQ(TilingRowsPerBatch({1000, 2000, 1000}, 8192), 8192u);
+  EXPECT_EQ(TilingRowsPerBatch({5000000}, 8192), 8192u);
+  EXPECT_EQ(TilingRowsPerBatch({1000, 1200}, 1000), 1000u);
+}
+
 TEST(ExternalFiles, AManifestNamingARelativeExternalLocationIsCorrupt) {
   TempDirectory directory;
   WriteParquet(directory.Child("rows.parquet"), Rows(0, 10));

@@ -82,7 +82,16 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(
       }
     }
     ARROW_ASSIGN_OR_RAISE(auto decoded, RowGroup(group));
-    pieces.push_back(decoded->Slice(row - group_start, piece_end - row));
+    // The row group's decoded pieces of rows_per_batch rows that [row, piece_end) overlaps.
+    const auto piece_rows = static_cast<int64_t>(rows_per_batch_);
+    for (int64_t at = row; at < piece_end;) {
+      const auto piece = static_cast<size_t>((at - group_start) / piece_rows);
+      if (piece >= decoded->size()) break;  // cannot happen: the row group's rows were checked
+      const int64_t piece_start = group_start + static_cast<int64_t>(piece) * piece_rows;
+      const int64_t until = std::min(piece_end, piece_start + (*decoded)[piece]->num_rows());
+      pieces.push_back((*decoded)[piece]->Slice(at - piece_start, until - at));
+      at = until;
+    }
     row = piece_end;
   }
   if (pieces.size() == 1) return pieces[0];
@@ -132,7 +141,9 @@ ExternalBatches::Decoded ExternalBatches::RowGroup(int index) const {
     kept_.erase(found);
     return decoded;
   }
-  found->second.bytes = static_cast<int64_t>(arrow::util::TotalBufferSize(**decoded));
+  for (const auto& piece : **decoded) {
+    found->second.bytes += static_cast<int64_t>(arrow::util::TotalBufferSize(*piece));
+  }
   found->second.ready = true;
   kept_bytes_ += found->second.bytes;
   Evict();
@@ -155,28 +166,34 @@ void ExternalBatches::Evict() const {
 }
 
 ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
-  ARROW_ASSIGN_OR_RAISE(auto raw, file_->ReadRowGroup(index, fields_));
-  GlobalReadStatistics().external_rows_decoded += static_cast<uint64_t>(raw->num_rows());
-  const int64_t first_row = file_->row_group_start(index);
-  std::vector<std::shared_ptr<arrow::Array>> columns;
-  for (int c = 0; c < schema_->num_fields(); ++c) {
-    const auto& field = schema_->field(c);
-    // Decoded from a file tessera did not write: checked before anything follows its offsets
-    // (the conversion to the dataset's type included), and again once converted.
-    arrow::Status valid = raw->column(c)->ValidateFull();
-    if (valid.ok()) {
-      ARROW_ASSIGN_OR_RAISE(auto column,
-                            ConformExternalColumn(raw->column(c), field->type(), file_->location(),
-                                                  field->name(), first_row));
-      valid = column->ValidateFull();
-      columns.push_back(std::move(column));
+  ARROW_ASSIGN_OR_RAISE(auto raw,
+                        file_->ReadRowGroup(index, fields_, static_cast<int64_t>(rows_per_batch_)));
+  auto decoded = std::make_shared<DecodedGroup>();
+  int64_t first_row = file_->row_group_start(index);
+  for (const auto& piece : raw) {
+    GlobalReadStatistics().external_rows_decoded += static_cast<uint64_t>(piece->num_rows());
+    std::vector<std::shared_ptr<arrow::Array>> columns;
+    for (int c = 0; c < schema_->num_fields(); ++c) {
+      const auto& field = schema_->field(c);
+      // Decoded from a file tessera did not write: checked before anything follows its offsets
+      // (the conversion to the dataset's type included), and again once converted.
+      arrow::Status valid = piece->column(c)->ValidateFull();
+      if (valid.ok()) {
+        ARROW_ASSIGN_OR_RAISE(
+            auto column, ConformExternalColumn(piece->column(c), field->type(), file_->location(),
+                                               field->name(), first_row));
+        if (column != piece->column(c)) valid = column->ValidateFull();  // converted
+        columns.push_back(std::move(column));
+      }
+      if (!valid.ok()) {
+        return file_->CorruptError(Concat("row group ", index, " column '", field->name(),
+                                          "' decodes to malformed values (", valid.message(), ")"));
+      }
     }
-    if (!valid.ok()) {
-      return file_->CorruptError(Concat("row group ", index, " column '", field->name(),
-                                        "' decodes to malformed values (", valid.message(), ")"));
-    }
+    decoded->push_back(arrow::RecordBatch::Make(schema_, piece->num_rows(), std::move(columns)));
+    first_row += piece->num_rows();
   }
-  return arrow::RecordBatch::Make(schema_, raw->num_rows(), std::move(columns));
+  return std::shared_ptr<const DecodedGroup>(std::move(decoded));
 }
 
 }  // namespace tessera::dataset

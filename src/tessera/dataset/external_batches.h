@@ -4,8 +4,10 @@
 // arithmetically whatever the file's row groups are.
 //
 // Parquet decodes a column chunk from its start, so the unit of decoding is a row group: a
-// batch is sliced from the row group(s) it overlaps, which are decoded once, converted to the
-// dataset's types (external_columns.h) and validated, then kept for the batches that follow.
+// batch is sliced from the row group(s) it overlaps, which are decoded once (in pieces of
+// rows_per_batch rows), converted to the dataset's types (external_columns.h) and validated,
+// then kept for the batches that follow. Registration chooses rows_per_batch to tile the row
+// groups where it can (external_files.h), so that every batch is one piece, without a copy.
 // The decoded row groups kept are bounded (kKeptBytes, at least the last one decoded): unlike a
 // memory-mapped data file, decoded Parquet occupies memory. Two threads asking for one row
 // group decode it once. Thread-safe.
@@ -45,7 +47,11 @@ class ExternalBatches {
       int index, const std::vector<uint32_t>* rows = nullptr) const;
 
  private:
-  using Decoded = arrow::Result<std::shared_ptr<arrow::RecordBatch>>;
+  // A row group's rows in the dataset's types, in pieces of rows_per_batch rows (the last may
+  // be shorter): the pieces the file's reader decodes, so that a batch lying in one piece is a
+  // slice of it, never a copy.
+  using DecodedGroup = std::vector<std::shared_ptr<arrow::RecordBatch>>;
+  using Decoded = arrow::Result<std::shared_ptr<const DecodedGroup>>;
   struct Kept {
     std::shared_future<Decoded> batch;
     bool ready = false;  // decoded (false while a thread decodes it)

@@ -53,6 +53,28 @@ bool IsListOfFloats(const arrow::DataType& type) {
 
 }  // namespace
 
+uint64_t TilingRowsPerBatch(const std::vector<int64_t>& row_group_rows, uint64_t requested) {
+  if (row_group_rows.size() < 2 || requested == 0) return requested;
+  const auto size = static_cast<uint64_t>(row_group_rows[0]);
+  for (size_t i = 1; i < row_group_rows.size(); ++i) {
+    const auto rows = static_cast<uint64_t>(row_group_rows[i]);
+    if (rows != size && !(i + 1 == row_group_rows.size() && rows < size)) return requested;
+  }
+  // The divisor of the row groups' size nearest to the request, within a factor of two of it.
+  uint64_t best = 0;
+  const auto consider = [&](uint64_t divisor) {
+    if (divisor * 2 < requested || divisor > requested * 2) return;
+    const auto distance = [&](uint64_t d) { return d > requested ? d - requested : requested - d; };
+    if (best == 0 || distance(divisor) < distance(best)) best = divisor;
+  };
+  for (uint64_t d = 1; d * d <= size; ++d) {
+    if (size % d != 0) continue;
+    consider(d);
+    consider(size / d);
+  }
+  return best == 0 ? requested : best;
+}
+
 arrow::Result<std::vector<std::string>> ExpandExternalPaths(
     const std::vector<std::string>& patterns) {
   if (patterns.empty()) return InvalidArgument("no external files given");
@@ -159,6 +181,11 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
     return InvalidArgument("external file ", path, " would be read in more than ", INT32_MAX,
                            " batches of ", rows_per_batch, " rows; choose more rows per batch");
   }
+  std::vector<int64_t> row_group_rows;
+  for (int i = 0; i < file->num_row_groups(); ++i) {
+    row_group_rows.push_back(file->row_group_start(i + 1) - file->row_group_start(i));
+  }
+  rows_per_batch = TilingRowsPerBatch(row_group_rows, rows_per_batch);
   ARROW_ASSIGN_OR_RAISE(std::string digest, file->FooterDigest());
   format::Fragment fragment;
   fragment.set_physical_rows(static_cast<uint64_t>(file->num_rows()));

@@ -51,8 +51,15 @@ arrow::Result<std::vector<std::string>> ExpandExternalPaths(
 arrow::Result<std::shared_ptr<arrow::Schema>> ExternalFileSchema(const std::string& path,
                                                                  const ExternalOptions& options);
 
+// The rows per batch an external file is read in, near `requested`: when its row groups all
+// hold one number of rows (the last may hold fewer), the divisor of that number nearest to the
+// request within a factor of two, so that batches tile the row groups and each is a slice of
+// one decoded piece (external_batches.h); otherwise the request.
+uint64_t TilingRowsPerBatch(const std::vector<int64_t>& row_group_rows, uint64_t requested);
+
 // A fragment (id 0: the commit assigns it) over external file `path` (absolute), whose columns
-// must match `schema` (external_columns.h); its vector columns are read to check every row.
+// must match `schema` (external_columns.h); its vector columns are read to check every row. Its
+// rows per batch are TilingRowsPerBatch of `rows_per_batch`.
 // Errors name the file: InvalidArgument for another schema, a bad vector row, a file inside
 // the dataset's own directories or of more rows than a fragment addresses; Corrupt for a file
 // that is not readable Parquet.

@@ -213,8 +213,8 @@ arrow::Status ExternalParquetFile::CheckUnchanged() const {
                "Restore it, or run `tessera refresh` to record what it holds now");
 }
 
-arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalParquetFile::ReadRowGroup(
-    int index, const std::vector<int>& fields) const {
+arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetFile::ReadRowGroup(
+    int index, const std::vector<int>& fields, int64_t piece_rows) const {
   // A reader kept open (a snapshot, a server) must not decode new bytes through the footer of
   // what the file held when it was opened: a writer that rewrote it in place changed both.
   ARROW_RETURN_NOT_OK(CheckUnchanged());
@@ -224,41 +224,53 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalParquetFile::ReadRowG
     leaves.insert(leaves.end(), leaves_[field].begin(), leaves_[field].end());
     selected.push_back(schema_->field(field));
   }
-  std::shared_ptr<arrow::Table> table;
+  const auto selected_schema = arrow::schema(selected);
+  const int64_t expected_rows = row_group_starts_[index + 1] - row_group_starts_[index];
+  std::vector<std::shared_ptr<arrow::RecordBatch>> pieces;
+  int64_t rows = 0;
   try {
-    auto parquet_reader =
-        parquet::ParquetFileReader::Open(input_, parquet::default_reader_properties(), metadata_);
+    // Pages are read through a small buffer rather than each column chunk into memory at once.
+    parquet::ReaderProperties reader_properties = parquet::default_reader_properties();
+    reader_properties.enable_buffered_stream();
+    reader_properties.set_buffer_size(kReadBufferBytes);
+    auto parquet_reader = parquet::ParquetFileReader::Open(input_, reader_properties, metadata_);
     parquet::ArrowReaderProperties properties = parquet::default_arrow_reader_properties();
     properties.set_use_threads(false);  // the callers already read batches on several threads
+    // Pieces of the size the caller slices: decoded in pieces, a row group's values are never
+    // reallocated as they grow, and a batch that is one piece is taken without a copy.
+    properties.set_batch_size(piece_rows);
     auto reader = parquet::arrow::FileReader::Make(arrow::default_memory_pool(),
                                                    std::move(parquet_reader), properties);
     if (!reader.ok()) return CorruptError(reader.status().message());
-    auto read = (*reader)->ReadRowGroup(index, leaves);
-    if (!read.ok()) {
-      return CorruptError(Concat("row group ", index, ": ", read.status().message()));
+    auto batches = (*reader)->GetRecordBatchReader({index}, leaves);
+    if (!batches.ok()) {
+      return CorruptError(Concat("row group ", index, ": ", batches.status().message()));
     }
-    table = std::move(*read);
+    while (true) {
+      std::shared_ptr<arrow::RecordBatch> batch;
+      arrow::Status read = (*batches)->ReadNext(&batch);
+      if (!read.ok()) return CorruptError(Concat("row group ", index, ": ", read.message()));
+      if (batch == nullptr) break;
+      std::vector<std::shared_ptr<arrow::Array>> columns;
+      for (const auto& field : selected) {
+        auto column = batch->GetColumnByName(field->name());
+        if (column == nullptr) {
+          return CorruptError(Concat("column '", field->name(), "' is missing"));
+        }
+        columns.push_back(std::move(column));
+      }
+      rows += batch->num_rows();
+      pieces.push_back(
+          arrow::RecordBatch::Make(selected_schema, batch->num_rows(), std::move(columns)));
+    }
   } catch (const std::exception& error) {
     return CorruptError(Concat("row group ", index, ": ", error.what()));
   }
-  const int64_t expected_rows = row_group_starts_[index + 1] - row_group_starts_[index];
-  if (table->num_rows() != expected_rows) {
-    return CorruptError(Concat("row group ", index, " decodes to ", table->num_rows(),
-                               " rows; its footer says ", expected_rows));
+  if (rows != expected_rows) {
+    return CorruptError(Concat("row group ", index, " decodes to ", rows, " rows; its footer says ",
+                               expected_rows));
   }
-  std::vector<std::shared_ptr<arrow::Array>> columns;
-  for (const auto& field : selected) {
-    auto column = table->GetColumnByName(field->name());
-    if (column == nullptr) return CorruptError(Concat("column '", field->name(), "' is missing"));
-    if (column->num_chunks() == 1) {
-      columns.push_back(column->chunk(0));
-    } else {
-      ARROW_ASSIGN_OR_RAISE(auto combined, arrow::Concatenate(column->chunks()));
-      columns.push_back(std::move(combined));
-    }
-  }
-  return arrow::RecordBatch::Make(arrow::schema(std::move(selected)), expected_rows,
-                                  std::move(columns));
+  return pieces;
 }
 
 }  // namespace tessera::dataset

@@ -37,6 +37,9 @@ namespace tessera::dataset {
 
 class ExternalParquetFile {
  public:
+  // Pages are read through a buffer of this size.
+  static constexpr int64_t kReadBufferBytes = 1 << 20;
+
   // `location`: an absolute path. `expected`: the DataFile whose fingerprint the file must
   // match (null when registering it); `check_footer`: also compare the footer's digest when
   // size and time match.
@@ -59,9 +62,10 @@ class ExternalParquetFile {
   const std::shared_ptr<arrow::Schema>& schema() const { return schema_; }
 
   // Columns `fields` (positions in schema()) of row group `index`, in the order given, as Arrow
-  // reads them. Corrupt naming the file when it cannot be decoded.
-  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadRowGroup(
-      int index, const std::vector<int>& fields) const;
+  // reads them, in pieces of `piece_rows` rows (the last may be shorter). Corrupt naming the
+  // file when it cannot be decoded; Stale when it changed since it was opened.
+  arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadRowGroup(
+      int index, const std::vector<int>& fields, int64_t piece_rows) const;
 
   // Stale unless the file at the location still has the size and modification time it had
   // when opened (checked before each row group is decoded).
