@@ -8,6 +8,7 @@
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/dataset/scanner.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::dataset {
 
@@ -141,21 +142,40 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
     takes.push_back(std::move(take));
   }
 
-  // Each touched batch read once, the rows copied out in the caller's order.
-  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
-  std::vector<RowOfBatches> sources(row_addresses.size());
+  // Each touched batch read once (in parallel: an external file's batches are decoded, not
+  // mapped), then the rows copied out in the caller's order.
+  struct Run {
+    const FragmentTake* take;
+    int batch_index;
+    std::vector<uint32_t> local;
+    size_t first;
+  };
+  std::vector<Run> runs;
   for (const FragmentTake& take : takes) {
     ARROW_RETURN_NOT_OK(ForEachBatchRun(
         *take.reader, take.offsets,
         [&](int batch_index, const std::vector<uint32_t>& local, size_t first) -> arrow::Status {
-          ARROW_ASSIGN_OR_RAISE(auto batch, ReadTouchedBatch(*take.reader, batch_index, local,
-                                                             /*whole_batches=*/false));
-          for (size_t i = 0; i < local.size(); ++i) {
-            sources[static_cast<size_t>(take.positions[first + i])] = {batches.size(), local[i]};
-          }
-          batches.push_back(std::move(batch));
+          runs.push_back({&take, batch_index, local, first});
           return arrow::Status::OK();
         }));
+  }
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches(runs.size());
+  ARROW_RETURN_NOT_OK(util::ParallelFor(
+      static_cast<int64_t>(runs.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
+        for (int64_t r = begin; r < end; ++r) {
+          const Run& run = runs[static_cast<size_t>(r)];
+          ARROW_ASSIGN_OR_RAISE(batches[static_cast<size_t>(r)],
+                                ReadTouchedBatch(*run.take->reader, run.batch_index, run.local,
+                                                 /*whole_batches=*/false));
+        }
+        return arrow::Status::OK();
+      }));
+  std::vector<RowOfBatches> sources(row_addresses.size());
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Run& run = runs[r];
+    for (size_t i = 0; i < run.local.size(); ++i) {
+      sources[static_cast<size_t>(run.take->positions[run.first + i])] = {r, run.local[i]};
+    }
   }
   ARROW_ASSIGN_OR_RAISE(auto gathered, Gather(output_schema, batches, sources));
   GlobalReadStatistics().rows_taken += row_addresses.size();

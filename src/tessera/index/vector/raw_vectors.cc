@@ -4,6 +4,7 @@
 
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
@@ -84,7 +85,14 @@ const float* RawVectors::Fetched::Find(uint64_t address) const {
 
 arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
     const std::vector<uint64_t>& addresses) const {
-  Fetched fetched;
+  // The runs of addresses inside one batch of a fragment read on demand.
+  struct Run {
+    uint32_t fragment_id;
+    const Fragment* fragment;
+    uint64_t batch_index;
+    std::vector<uint32_t> rows;  // distinct, ascending, within the batch
+  };
+  std::vector<Run> runs;
   size_t i = 0;
   while (i < addresses.size()) {
     const uint32_t fragment_id = dataset::FragmentOf(addresses[i]);
@@ -94,28 +102,43 @@ arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
       continue;
     }
     const Fragment& fragment = found->second;
-    const uint64_t batch_index = dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch;
-    const uint64_t first = batch_index * fragment.rows_per_batch;
-    // The distinct rows of this batch among the addresses, ascending: one read for them all.
-    std::vector<uint32_t> rows;
+    Run run{fragment_id, &fragment, dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch, {}};
+    const uint64_t first = run.batch_index * fragment.rows_per_batch;
     for (; i < addresses.size() && dataset::FragmentOf(addresses[i]) == fragment_id &&
-           dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch == batch_index;
+           dataset::OffsetOf(addresses[i]) / fragment.rows_per_batch == run.batch_index;
          ++i) {
       const auto row = static_cast<uint32_t>(dataset::OffsetOf(addresses[i]) - first);
-      if (rows.empty() || rows.back() != row) rows.push_back(row);
+      if (run.rows.empty() || run.rows.back() != row) run.rows.push_back(row);
     }
-    if (batch_index >= static_cast<uint64_t>(fragment.reader->num_batches())) continue;
-    ARROW_ASSIGN_OR_RAISE(auto batch,
-                          fragment.reader->ReadRowsOfBatch(static_cast<int>(batch_index), rows));
-    const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batch->column(0));
+    if (run.batch_index < static_cast<uint64_t>(fragment.reader->num_batches())) {
+      runs.push_back(std::move(run));
+    }
+  }
+  // One read per batch, in parallel (external files are decoded, not mapped).
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches(runs.size());
+  ARROW_RETURN_NOT_OK(util::ParallelFor(
+      static_cast<int64_t>(runs.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
+        for (int64_t r = begin; r < end; ++r) {
+          const Run& run = runs[static_cast<size_t>(r)];
+          ARROW_ASSIGN_OR_RAISE(
+              batches[static_cast<size_t>(r)],
+              run.fragment->reader->ReadRowsOfBatch(static_cast<int>(run.batch_index), run.rows));
+        }
+        return arrow::Status::OK();
+      }));
+  Fetched fetched;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Run& run = runs[r];
+    const uint64_t first = run.batch_index * run.fragment->rows_per_batch;
+    const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batches[r]->column(0));
     const auto& values = *vectors.values();
-    for (uint32_t row : rows) {
+    for (uint32_t row : run.rows) {
       const uint64_t address =
-          dataset::MakeRowAddress(fragment_id, static_cast<uint32_t>(first + row));
+          dataset::MakeRowAddress(run.fragment_id, static_cast<uint32_t>(first + row));
       const int64_t begin = (vectors.offset() + row) * dim_;
       bool has_vector = vectors.IsValid(row);
-      for (int64_t i = begin; has_vector && values.null_count() != 0 && i < begin + dim_; ++i) {
-        has_vector = values.IsValid(i);  // a null element: no vector, as Find says of mapped rows
+      for (int64_t v = begin; has_vector && values.null_count() != 0 && v < begin + dim_; ++v) {
+        has_vector = values.IsValid(v);  // a null element: no vector, as Find says of mapped rows
       }
       if (!has_vector) {
         fetched.offsets_[address] = -1;
