@@ -63,6 +63,28 @@ void RemoveEmptyCreatedDirectories(const io::Storage& storage, bool root_existed
   if (!root_existed) ::rmdir(storage.AbsolutePath("").c_str());
 }
 
+// AlreadyExists when `storage` holds a dataset.
+arrow::Status CheckNoDataset(const io::Storage& storage) {
+  ARROW_ASSIGN_OR_RAISE(auto existing, LatestVersionNumber(storage));
+  if (!existing) return arrow::Status::OK();
+  return AlreadyExists("a dataset already exists at ", storage.root(), " (version ", *existing,
+                       "); append to it, overwrite it, or choose another path");
+}
+
+// Commits version 1 of a new dataset of `fragments` (already written or registered).
+arrow::Result<std::shared_ptr<Dataset>> CommitCreate(std::shared_ptr<io::Storage> storage,
+                                                     std::vector<format::Fragment> fragments,
+                                                     const std::shared_ptr<arrow::Schema>& schema,
+                                                     const WriteOptions& options) {
+  auto empty = std::make_shared<format::Manifest>();
+  empty->set_format_version(kManifestFormatVersion);
+  // The dataset's identity; every later commit copies it from its base (operation.h).
+  empty->set_dataset_uuid(io::NewUuid());
+  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
+  return Dataset::FromManifest(std::move(storage), std::move(manifest));
+}
+
 }  // namespace
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
@@ -70,11 +92,7 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
     const WriteOptions& options) {
   ARROW_RETURN_NOT_OK(CheckSource(source));
   ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
-  ARROW_ASSIGN_OR_RAISE(auto existing, LatestVersionNumber(*storage));
-  if (existing) {
-    return AlreadyExists("a dataset already exists at ", storage->root(), " (version ", *existing,
-                         "); append to it, overwrite it, or choose another path");
-  }
+  ARROW_RETURN_NOT_OK(CheckNoDataset(*storage));
   auto schema = source->schema()->RemoveMetadata();
   ARROW_RETURN_NOT_OK(ValidateSchema(*schema, storage->root()));
   ARROW_ASSIGN_OR_RAISE(const bool root_existed, storage->Exists(""));
@@ -85,14 +103,7 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Create(
     RemoveEmptyCreatedDirectories(*storage, root_existed);
     return written.status();
   }
-  std::vector<format::Fragment> fragments = std::move(*written);
-  auto empty = std::make_shared<format::Manifest>();
-  empty->set_format_version(kManifestFormatVersion);
-  // The dataset's identity; every later commit copies it from its base (operation.h).
-  empty->set_dataset_uuid(io::NewUuid());
-  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
-  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
-  return FromManifest(std::move(storage), std::move(manifest));
+  return CommitCreate(std::move(storage), std::move(*written), schema, options);
 }
 
 namespace {
@@ -127,20 +138,11 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::CreateExternal(
     const WriteOptions& options) {
   ARROW_RETURN_NOT_OK(InitializeCompute());
   ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
-  ARROW_ASSIGN_OR_RAISE(auto existing, LatestVersionNumber(*storage));
-  if (existing) {
-    return AlreadyExists("a dataset already exists at ", storage->root(), " (version ", *existing,
-                         "); append to it, overwrite it, or choose another path");
-  }
+  ARROW_RETURN_NOT_OK(CheckNoDataset(*storage));
   std::shared_ptr<arrow::Schema> schema;
   ARROW_ASSIGN_OR_RAISE(auto fragments,
                         RegisterExternalFiles(*storage, files, external, &schema, options));
-  auto empty = std::make_shared<format::Manifest>();
-  empty->set_format_version(kManifestFormatVersion);
-  empty->set_dataset_uuid(io::NewUuid());
-  OverwriteOperation operation(std::move(fragments), schema, /*is_create=*/true);
-  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage, empty, operation, options));
-  return FromManifest(std::move(storage), std::move(manifest));
+  return CommitCreate(std::move(storage), std::move(fragments), schema, options);
 }
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::AppendExternal(
