@@ -6,6 +6,7 @@
 #include "explain_output.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/external_refresh.h"
+#include "tessera/dataset/position_deletes.h"
 #include "tessera/query/filtered_read.h"
 #include "tessera/query/snapshot.h"
 #include "tessera/status.h"
@@ -219,11 +220,34 @@ arrow::Status RunRefresh(const std::string& path) {
 struct DeleteArguments {
   std::string dataset;
   std::string filter;
+  std::string deleted_rows;  // a file of position deletes instead of a filter
   bool explain = false;
 };
 
+// `delete --deleted-rows FILE`: rows of external files named by (file_path, pos).
+arrow::Status RunPositionDeletes(const DeleteArguments& args) {
+  ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
+  ARROW_ASSIGN_OR_RAISE(auto addresses, dataset::ReadPositionDeletes(*current, args.deleted_rows));
+  ARROW_ASSIGN_OR_RAISE(
+      auto after, current->DeleteRows(addresses, "position deletes from " + args.deleted_rows));
+  if (after->version() == current->version()) {
+    std::cout << "every row named is deleted already; " << after->uri() << " stays at version "
+              << after->version() << std::endl;
+    return arrow::Status::OK();
+  }
+  std::cout << "deleted the rows of " << args.deleted_rows << " from " << after->uri() << ": ";
+  PrintSnapshot(*after);
+  return arrow::Status::OK();
+}
+
 // The rows to delete are found through indexes where they answer the filter (query::Delete).
 arrow::Status RunDelete(const DeleteArguments& args) {
+  if (!args.deleted_rows.empty()) return RunPositionDeletes(args);
+  if (args.filter.empty()) {
+    return InvalidArgument(
+        "delete needs --where EXPR (--where true deletes every row) or "
+        "--deleted-rows FILE");
+  }
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   query::Explain explain;
   ARROW_ASSIGN_OR_RAISE(auto after, query::Delete(*query::Snapshot::Make(current), args.filter, {},
@@ -282,7 +306,14 @@ void AddWriteCommands(CommandSet& commands) {
     CLI::App* command = commands.Add("delete", "Delete the rows matching a filter",
                                      [args] { return RunDelete(*args); });
     AddDatasetArgument(command, &args->dataset);
-    AddWhereOption(command, &args->filter, "use --where true to delete every row")->required();
+    // Exactly one of the two says which rows go.
+    CLI::Option_group* rows = command->add_option_group("rows", "The rows to delete");
+    AddWhereOption(rows, &args->filter, "use --where true to delete every row");
+    rows->add_option("--deleted-rows", args->deleted_rows,
+                     "Instead of --where: a Parquet or Arrow file of position deletes (columns "
+                     "file_path and pos) naming rows of the dataset's external files")
+        ->type_name("FILE");
+    rows->require_option(1);
     command->add_flag("--explain", args->explain,
                       "Print which index or scan found the rows of each group of fragments, on "
                       "standard error");

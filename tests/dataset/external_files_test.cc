@@ -22,6 +22,7 @@
 #include "tessera/dataset/external_refresh.h"
 #include "tessera/dataset/manifest_store.h"
 #include "tessera/dataset/new_files.h"
+#include "tessera/dataset/position_deletes.h"
 #include "tessera/format/paths.h"
 #include "tessera/status.h"
 
@@ -387,6 +388,57 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
     EXPECT_NE(appended.status().message().find("keep external files outside"), std::string::npos)
         << appended.status().message();
   }
+}
+
+// Position deletes (file_path, pos) of external files, as lakehouse tools write them, delete
+// exactly those rows; importing them again changes nothing; a file or position the version does
+// not have is named.
+TEST(ExternalFiles, PositionDeletesDeleteTheRowsTheyName) {
+  TempDirectory directory;
+  const std::string first = directory.Child("first.parquet");
+  const std::string second = directory.Child("second.parquet");
+  WriteParquet(first, Rows(0, 100));
+  WriteParquet(second, Rows(100, 100));
+  ASSERT_OK_AND_ASSIGN(
+      auto registered,
+      Dataset::CreateExternal(directory.Child("ds"), {first, second}, Vectors(), Batches()));
+  const auto deletes = [&](const std::string& name, std::vector<std::string> paths,
+                           std::vector<int64_t> positions) {
+    arrow::StringBuilder path_builder;
+    arrow::Int64Builder position_builder;
+    EXPECT_TRUE(path_builder.AppendValues(paths).ok());
+    EXPECT_TRUE(position_builder.AppendValues(positions).ok());
+    std::shared_ptr<arrow::Array> path_array = path_builder.Finish().ValueOrDie();
+    std::shared_ptr<arrow::Array> position_array = position_builder.Finish().ValueOrDie();
+    const std::string file = directory.Child(name);
+    WriteParquet(file,
+                 arrow::RecordBatch::Make(arrow::schema({arrow::field("file_path", arrow::utf8()),
+                                                         arrow::field("pos", arrow::int64())}),
+                                          static_cast<int64_t>(paths.size()),
+                                          arrow::ArrayVector{path_array, position_array}));
+    return file;
+  };
+  const std::string file =
+      deletes("deletes.parquet", {first, second, second, first}, {3, 0, 99, 3});
+  ASSERT_OK_AND_ASSIGN(auto addresses, ReadPositionDeletes(*registered, file));
+  ASSERT_OK_AND_ASSIGN(auto after, registered->DeleteRows(addresses, "position deletes"));
+  EXPECT_EQ(after->version(), registered->version() + 1);
+  EXPECT_EQ(after->CountRows(), 197u);
+  ASSERT_OK_AND_ASSIGN(auto left, after->CountRows("id = 3 or id = 100 or id = 199"));
+  EXPECT_EQ(left, 0u);
+  ASSERT_OK_AND_ASSIGN(auto again, after->DeleteRows(addresses, "position deletes"));
+  EXPECT_EQ(again->version(), after->version());  // already deleted: nothing to commit
+
+  auto unknown =
+      ReadPositionDeletes(*after, deletes("unknown.parquet", {"/elsewhere.parquet"}, {0}));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("/elsewhere.parquet"), std::string::npos);
+  auto beyond = ReadPositionDeletes(*after, deletes("beyond.parquet", {first}, {100}));
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.status().message().find("has 100 rows"), std::string::npos);
+  auto missing = after->DeleteRows({MakeRowAddress(99, 0)}, "by hand");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(KindOf(missing.status()), ErrorKind::kNotFound);
 }
 
 TEST(ExternalFiles, BatchesTileRowGroupsOfOneSize) {

@@ -77,13 +77,36 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
       std::string::npos);
   EXPECT_EQ(RunOk({"count", ds, "--where", "id >= 540"}), "10\n");
 
+  // Position deletes of a file, then the same again (nothing left to delete); --where or
+  // --deleted-rows, exactly one.
+  {
+    arrow::StringBuilder paths;
+    arrow::Int64Builder positions;
+    ASSERT_TRUE(paths.AppendValues({Path("later.parquet"), Path("later.parquet")}).ok());
+    ASSERT_TRUE(positions.AppendValues({0, 9}).ok());
+    std::shared_ptr<arrow::Array> path_array = paths.Finish().ValueOrDie();
+    std::shared_ptr<arrow::Array> position_array = positions.Finish().ValueOrDie();
+    WriteParquet(Path("deletes.parquet"),
+                 arrow::RecordBatch::Make(arrow::schema({arrow::field("file_path", arrow::utf8()),
+                                                         arrow::field("pos", arrow::int64())}),
+                                          2, arrow::ArrayVector{path_array, position_array}));
+  }
+  EXPECT_NE(RunOk({"delete", ds, "--deleted-rows", Path("deletes.parquet")}).find("548 rows"),
+            std::string::npos);
+  EXPECT_NE(
+      RunOk({"delete", ds, "--deleted-rows", Path("deletes.parquet")}).find("deleted already"),
+      std::string::npos);
+  RunFails({"delete", ds, "--where", "true", "--deleted-rows", Path("deletes.parquet")},
+           "InvalidArgument", 2);
+  EXPECT_EQ(RunOk({"count", ds, "--where", "id >= 500"}), "48\n");
+
   // The file changes: reads are Stale naming it until a refresh records it.
   WriteRows("later.parquet", 500, 60);
   EXPECT_NE(RunFails({"count", ds}, "Stale").find(Path("later.parquet")), std::string::npos);
   const std::string refreshed = RunOk({"refresh", ds});
   EXPECT_NE(refreshed.find("registered again: " + Path("later.parquet")), std::string::npos)
       << refreshed;
-  EXPECT_EQ(RunOk({"count", ds}), "560\n");
+  EXPECT_EQ(RunOk({"count", ds}), "560\n");  // its new rows: the old deletions went with it
   EXPECT_NE(RunOk({"refresh", ds}).find("no external file changed"), std::string::npos);
 }
 

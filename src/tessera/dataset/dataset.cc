@@ -298,6 +298,37 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Delete(std::string_view filter,
   return FromManifest(storage_, std::move(manifest));
 }
 
+arrow::Result<std::shared_ptr<Dataset>> Dataset::DeleteRows(
+    const std::vector<uint64_t>& row_addresses, std::string description,
+    const WriteOptions& options) const {
+  std::map<uint32_t, uint64_t> physical_rows;
+  for (const auto& fragment : manifest_->fragments()) {
+    physical_rows[fragment.id()] = fragment.physical_rows();
+  }
+  auto rows = std::make_shared<std::map<uint32_t, Roaring>>();
+  for (uint64_t address : row_addresses) {
+    auto found = physical_rows.find(FragmentOf(address));
+    if (found == physical_rows.end() || OffsetOf(address) >= found->second) {
+      return NotFound("row address ", address, " (fragment ", FragmentOf(address), ", row ",
+                      OffsetOf(address), ") is not a row of version ", version(), " of dataset ",
+                      uri());
+    }
+    (*rows)[FragmentOf(address)].add(OffsetOf(address));
+  }
+  // The rows are named, not found: the finder gives each fragment's, less those deleted since.
+  RowFinder finder = [rows](const format::Fragment& fragment,
+                            const Roaring& deleted) -> arrow::Result<Roaring> {
+    auto found = rows->find(fragment.id());
+    if (found == rows->end()) return Roaring();
+    return found->second - deleted;
+  };
+  ARROW_ASSIGN_OR_RAISE(auto operation,
+                        DeleteOperation::Plan(storage_, *manifest_, schema_, "true",
+                                              std::move(finder), nullptr, std::move(description)));
+  ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, *operation, options));
+  return FromManifest(storage_, std::move(manifest));
+}
+
 arrow::Result<std::shared_ptr<Dataset>> Dataset::CommitIndexChange(
     IndexChange change, const WriteOptions& options) const {
   IndexOperation operation(std::move(change));

@@ -144,6 +144,14 @@ class Dataset {
                                                  const WriteOptions& options = {},
                                                  const DeletionVectors* deletions = nullptr) const;
 
+  // Deletes exactly the rows at `row_addresses` (rows already deleted are skipped; when none is
+  // left it commits nothing and returns this snapshot). NotFound naming an address whose
+  // fragment or offset this version lacks. `description` is what the transaction records
+  // ("position deletes from FILE").
+  arrow::Result<std::shared_ptr<Dataset>> DeleteRows(const std::vector<uint64_t>& row_addresses,
+                                                     std::string description,
+                                                     const WriteOptions& options = {}) const;
+
   // Commits a change of one logical index (index/lifecycle.h builds these; segment files must
   // already be written). Conflicts per docs/design.md, "Commit protocol": a concurrent change of
   // the same index or an overwrite is a retryable CommitConflict.

@@ -129,7 +129,7 @@ NewFiles OverwriteOperation::new_files() const { return DataFilesOf(fragments_);
 arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
     std::shared_ptr<io::Storage> storage, const format::Manifest& base,
     const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder,
-    const DeletionVectors* base_deletions) {
+    const DeletionVectors* base_deletions, std::string description) {
   ARROW_ASSIGN_OR_RAISE(auto filter, expr::Filter::Parse(predicate, schema));
   if (!finder) {
     finder = [storage, schema, filter](const format::Fragment& fragment, const Roaring& deleted) {
@@ -138,6 +138,7 @@ arrow::Result<std::unique_ptr<DeleteOperation>> DeleteOperation::Plan(
   }
   std::unique_ptr<DeleteOperation> operation(
       new DeleteOperation(std::move(storage), std::move(filter), std::move(finder)));
+  operation->description_ = std::move(description);
   for (const auto& fragment : base.fragments()) {
     std::shared_ptr<const Roaring> deleted;
     if (base_deletions != nullptr) {
@@ -199,7 +200,7 @@ arrow::Status DeleteOperation::PlanFragment(const format::Manifest& manifest,
 
 void DeleteOperation::Describe(format::Transaction* transaction) const {
   auto* description = transaction->mutable_delete_();
-  description->set_predicate(filter_->text());
+  description->set_predicate(description_.empty() ? filter_->text() : description_);
   for (const auto& [fragment_id, plan] : plans_) {
     if (plan.deletion_file.path().empty()) {
       description->add_removed_fragment_ids(fragment_id);

@@ -138,10 +138,12 @@ class DeleteOperation : public Operation {
   // Finds the rows of `predicate` on every fragment of `base` (with `finder`, or by evaluating
   // the predicate when it is empty) and writes the new deletion vectors. `base_deletions`: the
   // deletion vectors of `base` when the caller has them loaded (null loads them).
+  // `description`: what the transaction records instead of the predicate's text, for a
+  // delete whose rows a finder names without one (imported positions).
   static arrow::Result<std::unique_ptr<DeleteOperation>> Plan(
       std::shared_ptr<io::Storage> storage, const format::Manifest& base,
       const std::shared_ptr<arrow::Schema>& schema, std::string predicate, RowFinder finder = {},
-      const DeletionVectors* base_deletions = nullptr);
+      const DeletionVectors* base_deletions = nullptr, std::string description = {});
 
   // True when the predicate matches no live row: there is nothing to commit.
   bool IsNoop() const override { return plans_.empty(); }
@@ -173,6 +175,7 @@ class DeleteOperation : public Operation {
   std::shared_ptr<io::Storage> storage_;
   std::shared_ptr<const expr::Filter> filter_;
   RowFinder finder_;
+  std::string description_;                 // empty: the predicate's text
   std::map<uint32_t, FragmentPlan> plans_;  // fragments with newly deleted rows
 };
 
