@@ -176,16 +176,17 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
                            " rows; a fragment addresses at most ", UINT32_MAX, " (split the file)");
   }
   if (rows_per_batch == 0) return InvalidArgument("rows per batch must be at least 1");
+  std::vector<int64_t> row_group_rows;
+  for (int i = 0; i < file->num_row_groups(); ++i) {
+    row_group_rows.push_back(file->row_group_start(i + 1) - file->row_group_start(i));
+  }
+  // Checked after tiling, which may halve the rows per batch.
+  rows_per_batch = TilingRowsPerBatch(row_group_rows, rows_per_batch);
   if ((static_cast<uint64_t>(file->num_rows()) + rows_per_batch - 1) / rows_per_batch >
       static_cast<uint64_t>(INT32_MAX)) {
     return InvalidArgument("external file ", path, " would be read in more than ", INT32_MAX,
                            " batches of ", rows_per_batch, " rows; choose more rows per batch");
   }
-  std::vector<int64_t> row_group_rows;
-  for (int i = 0; i < file->num_row_groups(); ++i) {
-    row_group_rows.push_back(file->row_group_start(i + 1) - file->row_group_start(i));
-  }
-  rows_per_batch = TilingRowsPerBatch(row_group_rows, rows_per_batch);
   ARROW_ASSIGN_OR_RAISE(std::string digest, file->FooterDigest());
   format::Fragment fragment;
   fragment.set_physical_rows(static_cast<uint64_t>(file->num_rows()));

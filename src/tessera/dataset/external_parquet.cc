@@ -81,6 +81,10 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* l
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+int64_t ModifiedNanos(const struct stat& status) {
+  return static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
+}
+
 }  // namespace
 
 arrow::Status ExternalParquetFile::CorruptError(const std::string& what) const {
@@ -115,8 +119,7 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
     return InvalidArgument("external file ", location, " is not a regular file");
   }
   file->size_bytes_ = status.st_size;
-  file->modified_nanos_ =
-      static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
+  file->modified_nanos_ = ModifiedNanos(status);
   ARROW_ASSIGN_OR_RAISE(file->input_, arrow::io::ReadableFile::Open(fd));  // owns fd now
   if (expected != nullptr) {
     if (static_cast<uint64_t>(file->size_bytes_) != expected->size_bytes()) {
@@ -202,11 +205,8 @@ arrow::Result<std::string> ExternalParquetFile::FooterDigest() const {
 arrow::Status ExternalParquetFile::CheckUnchanged() const {
   auto size = input_->GetSize();
   struct stat status {};
-  const bool same =
-      ::stat(location_.c_str(), &status) == 0 && size.ok() && *size == size_bytes_ &&
-      status.st_size == size_bytes_ &&
-      static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec ==
-          modified_nanos_;
+  const bool same = ::stat(location_.c_str(), &status) == 0 && size.ok() && *size == size_bytes_ &&
+                    status.st_size == size_bytes_ && ModifiedNanos(status) == modified_nanos_;
   if (same) return arrow::Status::OK();
   return Error(ErrorKind::kStale, "external file ", location_,
                " changed while it was being read (its size or modification time differs). "
