@@ -92,7 +92,7 @@ arrow::Result<std::shared_ptr<const format::Manifest>> CommitAttempts(
     ARROW_RETURN_NOT_OK(WriteTransaction(storage, transaction, transaction_path));
 
     ARROW_ASSIGN_OR_RAISE(format::Manifest manifest, operation.Apply(*base));
-    manifest.set_format_version(kManifestFormatVersion);
+    manifest.set_format_version(FormatVersionFor(manifest));
     manifest.set_version(base->version() + 1);
     manifest.set_created_at_micros(transaction.created_at_micros());
     manifest.set_transaction_file(transaction_path);

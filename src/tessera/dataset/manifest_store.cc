@@ -35,6 +35,15 @@ bool CreationTimeIsRepresentable(int64_t micros) {
 
 }  // namespace
 
+uint32_t FormatVersionFor(const format::Manifest& manifest) {
+  for (const auto& fragment : manifest.fragments()) {
+    for (const auto& file : fragment.files()) {
+      if (file.has_external()) return kExternalFilesFormatVersion;
+    }
+  }
+  return kManifestFormatVersion;
+}
+
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -68,20 +77,20 @@ arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::St
     }
     return manifest.status();
   }
-  if (manifest->format_version() != kManifestFormatVersion) {
-    const uint32_t found = manifest->format_version();
+  const uint32_t found = manifest->format_version();
+  if (found != kManifestFormatVersion && found != kExternalFilesFormatVersion) {
+    const std::string reads = Concat("; this build of tessera reads versions ",
+                                     kManifestFormatVersion, " and ", kExternalFilesFormatVersion);
     if (found >= 1) {
       return Unsupported(
-          "manifest ", storage.AbsolutePath(path), " has format version ", found,
-          "; this build of tessera reads version ", kManifestFormatVersion,
+          "manifest ", storage.AbsolutePath(path), " has format version ", found, reads,
           found < kManifestFormatVersion
               ? ": the dataset was written before files had block checksums; export its rows "
                 "with the tessera that wrote it (`tessera scan --format arrow`) and create it "
                 "anew with this one"
               : ": the dataset was written by a newer tessera; read it with that one");
     }
-    return Corrupt("manifest ", storage.AbsolutePath(path), " has format version ", found,
-                   "; this build of tessera reads version ", kManifestFormatVersion);
+    return Corrupt("manifest ", storage.AbsolutePath(path), " has format version ", found, reads);
   }
   if (manifest->version() != version) {
     return Corrupt("manifest ", storage.AbsolutePath(path), " claims to be version ",

@@ -22,6 +22,14 @@ namespace tessera::dataset {
 // 2: data files have block checksums (`<file>.crc32c`) and manifests a dataset identity.
 // Format 1 datasets are refused with Unsupported: their files have no checksums to verify.
 inline constexpr uint32_t kManifestFormatVersion = 2;
+// 3: a data file may be external (DataFile.external, docs/external.md). A build that reads only
+// 2 would ignore that field and take the user's Parquet file for a file of its own, so a
+// manifest naming an external file is written at 3 and one without at 2: datasets without
+// external files stay readable by such builds.
+inline constexpr uint32_t kExternalFilesFormatVersion = 3;
+
+// The format version `manifest` is written at: the oldest that can express it.
+uint32_t FormatVersionFor(const format::Manifest& manifest);
 
 // Committed version numbers, ascending.
 arrow::Result<std::vector<uint64_t>> ListVersionNumbers(const io::Storage& storage);
