@@ -125,6 +125,7 @@ arrow::Result<KnnJoinResult> KnnJoin(
 
   util::BeginPhase("joining", 0, "rows");
   KnnJoinResult result;
+  result.schema = output_schema;
   // Searches left rows [first, first + count) of `batch` as one batch and emits their rows.
   const auto join = [&](const std::shared_ptr<arrow::RecordBatch>& batch, int64_t first,
                         int64_t count) -> arrow::Status {

@@ -47,6 +47,8 @@ struct KnnJoinOptions {
 struct KnnJoinResult {
   int64_t left_rows = 0;
   int64_t output_rows = 0;
+  // The output batches' schema, also when no batch was emitted (an empty left input).
+  std::shared_ptr<arrow::Schema> schema;
 };
 
 // Output columns: the left columns, the right columns (a name the left side also has gets the

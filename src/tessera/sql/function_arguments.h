@@ -41,15 +41,19 @@ arrow::Result<std::vector<float>> VectorArgument(const expr::SyntaxNode& node,
                                                  std::string_view name,
                                                  const ExecutionContext& context);
 
-// The table a function's "table" argument names ("db.tbl"), pinned at "version" when given.
+// The table a function's "table" argument (or `table_key`) names ("db.tbl"), pinned at the
+// "version" argument (or `version_key`) when given.
 arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
                                             const ExecutionContext& context,
-                                            Access access = Access::kSelect);
+                                            Access access = Access::kSelect,
+                                            std::string_view table_key = "table",
+                                            std::string_view version_key = "version");
 
 // search functions (search_functions.cc)
 struct FunctionRows;
 arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionContext& context);
 arrow::Result<FunctionRows> FullTextSearch(const TableRef& call, const ExecutionContext& context);
 arrow::Result<FunctionRows> HybridSearch(const TableRef& call, const ExecutionContext& context);
+arrow::Result<FunctionRows> KnnJoin(const TableRef& call, const ExecutionContext& context);
 
 }  // namespace tessera::sql

@@ -1,12 +1,15 @@
-// vector_search(...) and full_text_search(...): the library's nearest-neighbour and full-text
-// searches as table functions (docs/sql.md, "Search"). Every knob of query::NearestOptions and
+// vector_search(...), full_text_search(...), hybrid_search(...) and knn_join(...): the library's
+// nearest-neighbour, full-text and hybrid searches and its k-nearest-neighbour join as table
+// functions (docs/sql.md, "Search"). Every knob of query::NearestOptions and
 // query::TextSearchOptions is an argument; the result is the table's columns and `_distance`
 // (or `_score`, `_highlight`), in the search's order, which a SELECT around it may filter,
 // join and reorder.
 #include <arrow/table.h>
 
+#include "tessera/dataset/dataset.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/vector/distance.h"
+#include "tessera/query/knn_join.h"
 #include "tessera/query/nearest.h"
 #include "tessera/query/text_search.h"
 #include "tessera/sql/errors.h"
@@ -62,13 +65,9 @@ arrow::Status ReadCommonKnobs(Arguments& arguments, int64_t* k, std::string* fil
   return arrow::Status::OK();
 }
 
-// The vector column and query (under the names given), metric, nprobes, refine_factor.
-arrow::Status ReadVectorKnobs(Arguments& arguments, const std::string& column_key,
-                              const std::string& query_key, query::NearestOptions* options,
-                              const ExecutionContext& context) {
-  ARROW_ASSIGN_OR_RAISE(options->column,
-                        StringArgument(*arguments[column_key], column_key, context));
-  ARROW_ASSIGN_OR_RAISE(options->query, VectorArgument(*arguments[query_key], query_key, context));
+// metric, nprobes and refine_factor.
+arrow::Status ReadVectorTuning(Arguments& arguments, query::NearestOptions* options,
+                               const ExecutionContext& context) {
   if (arguments.count("metric") != 0) {
     ARROW_ASSIGN_OR_RAISE(auto name, StringArgument(*arguments["metric"], "metric", context));
     auto metric = index::vector::ParseMetric(name);
@@ -85,26 +84,45 @@ arrow::Status ReadVectorKnobs(Arguments& arguments, const std::string& column_ke
   return arrow::Status::OK();
 }
 
+// The vector column and query (under the names given), metric, nprobes, refine_factor.
+arrow::Status ReadVectorKnobs(Arguments& arguments, const std::string& column_key,
+                              const std::string& query_key, query::NearestOptions* options,
+                              const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(options->column,
+                        StringArgument(*arguments[column_key], column_key, context));
+  ARROW_ASSIGN_OR_RAISE(options->query, VectorArgument(*arguments[query_key], query_key, context));
+  return ReadVectorTuning(arguments, options, context);
+}
+
+// "a, b ,c": the names of a comma-separated list, trimmed, empty ones left out.
+std::vector<std::string> SplitNames(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string item = list.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) names.push_back(std::move(item));
+    start = end + 1;
+  }
+  return names;
+}
+
 // The text column(s) and query (under the names given), type, operator, slop, fuzziness.
 arrow::Status ReadTextKnobs(Arguments& arguments, const std::string& column_key,
                             const std::string& query_key, const std::string& type_key,
                             query::TextSearchOptions* options, const ExecutionContext& context) {
   ARROW_ASSIGN_OR_RAISE(auto columns, StringArgument(*arguments[column_key], column_key, context));
   // "title^2, body": several columns (multi_match), each with an optional boost.
-  size_t start = 0;
-  while (start <= columns.size()) {
-    size_t end = columns.find(',', start);
-    if (end == std::string::npos) end = columns.size();
-    std::string item = columns.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
+  for (const auto& item : SplitNames(columns)) {
     query::BoostedColumn column{item, 1.0};
     if (const size_t caret = item.find('^'); caret != std::string::npos) {
       column.name = item.substr(0, caret);
       column.boost = std::atof(item.c_str() + caret + 1);
     }
     if (!column.name.empty()) options->columns.push_back(column);
-    start = end + 1;
   }
   ARROW_ASSIGN_OR_RAISE(options->text, StringArgument(*arguments[query_key], query_key, context));
   if (arguments.count(type_key) != 0) {
@@ -294,6 +312,93 @@ arrow::Result<FunctionRows> HybridSearch(const TableRef& call, const ExecutionCo
                             options.vector.query.size(), " dimensions and a ",
                             query::TextQueryTypeName(options.text.type), " query, k ", options.k);
   for (const auto& line : explain.lines) rows.description += "\n  " + line;
+  return rows;
+}
+
+arrow::Result<FunctionRows> KnnJoin(const TableRef& call, const ExecutionContext& context) {
+  ARROW_ASSIGN_OR_RAISE(auto arguments, MatchArguments(call,
+                                                       {{"left", false},
+                                                        {"left_column", true},
+                                                        {"right", true},
+                                                        {"right_column", true},
+                                                        {"k", false},
+                                                        {"metric", false},
+                                                        {"nprobes", false},
+                                                        {"refine_factor", false},
+                                                        {"filter", false},
+                                                        {"use_index", false},
+                                                        {"left_columns", false},
+                                                        {"right_columns", false},
+                                                        {"left_file", false},
+                                                        {"left_version", false},
+                                                        {"right_version", false},
+                                                        {"batch_rows", false}},
+                                                       context));
+  // The left rows: a table's, or a Parquet or Arrow file's.
+  if ((arguments.count("left") != 0) == (arguments.count("left_file") != 0)) {
+    return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                    context.At(call.position),
+                    "knn_join needs exactly one of the arguments 'left' (a table: \"db.tbl\") and "
+                    "'left_file' (a Parquet or Arrow file)");
+  }
+  std::shared_ptr<arrow::RecordBatchReader> left;
+  std::string left_name;
+  if (arguments.count("left") != 0) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto pinned, PinTableArgument(arguments, context, Access::kSelect, "left", "left_version"));
+    ARROW_ASSIGN_OR_RAISE(left, pinned.snapshot->dataset().Scan({}));
+    left_name = Concat(pinned.location.Qualified(), " version ", pinned.snapshot->version());
+  } else {
+    if (arguments.count("left_version") != 0) {
+      return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
+                      context.At(arguments["left_version"]->position),
+                      "argument 'left_version' pins a table given as 'left', not a file");
+    }
+    ARROW_ASSIGN_OR_RAISE(left_name, StringArgument(*arguments["left_file"], "left_file", context));
+    RETURN_NOT_OK(context.Authorize(Access::kReadFile, "", left_name));
+    auto opened = dataset::OpenFilesAsReader({left_name});
+    if (!opened.ok()) return AtCall(opened.status(), call, context);
+    left = std::move(*opened);
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto right, PinTableArgument(arguments, context, Access::kSelect, "right", "right_version"));
+
+  query::KnnJoinOptions options;
+  ARROW_ASSIGN_OR_RAISE(options.left_column,
+                        StringArgument(*arguments["left_column"], "left_column", context));
+  ARROW_ASSIGN_OR_RAISE(options.right.column,
+                        StringArgument(*arguments["right_column"], "right_column", context));
+  for (const char* key : {"left_columns", "right_columns"}) {
+    if (arguments.count(key) == 0) continue;
+    ARROW_ASSIGN_OR_RAISE(auto list, StringArgument(*arguments[key], key, context));
+    (std::string_view(key) == "left_columns" ? options.left_columns : options.right.columns) =
+        SplitNames(list);
+  }
+  RETURN_NOT_OK(ReadVectorTuning(arguments, &options.right, context));
+  bool unused_prefilter = false;  // the join always prefilters (query/knn_join.h)
+  RETURN_NOT_OK(ReadCommonKnobs(arguments, &options.right.k, &options.right.filter,
+                                &unused_prefilter, context));
+  if (arguments.count("use_index") != 0) {
+    ARROW_ASSIGN_OR_RAISE(options.right.use_index,
+                          BooleanArgument(*arguments["use_index"], "use_index", context));
+  }
+  ARROW_ASSIGN_OR_RAISE(options.batch_rows, IntArgument(arguments, "batch_rows", 1, 1 << 20,
+                                                        options.batch_rows, context));
+
+  // The join's rows are kept until the statement reads them: left rows times k.
+  std::vector<std::shared_ptr<arrow::RecordBatch>> batches;
+  auto joined = query::KnnJoin(*left, right.snapshot, options,
+                               [&](const std::shared_ptr<arrow::RecordBatch>& batch) {
+                                 batches.push_back(batch);
+                                 return arrow::Status::OK();
+                               });
+  if (!joined.ok()) return AtCall(joined.status(), call, context);
+  FunctionRows rows;
+  ARROW_ASSIGN_OR_RAISE(rows.reader, arrow::RecordBatchReader::Make(batches, joined->schema));
+  rows.description = Concat("knn_join of ", left_name, " (", joined->left_rows, " rows, column ",
+                            options.left_column, ") with ", right.location.Qualified(), " version ",
+                            right.snapshot->version(), ": column ", options.right.column, ", k ",
+                            options.right.k, options.right.use_index ? "" : ", exact");
   return rows;
 }
 

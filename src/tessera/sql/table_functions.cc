@@ -150,9 +150,11 @@ arrow::Result<std::vector<float>> VectorArgument(const expr::SyntaxNode& node,
 }
 
 arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
-                                            const ExecutionContext& context, Access access) {
-  const expr::SyntaxNode& table_node = *arguments.at("table");
-  ARROW_ASSIGN_OR_RAISE(auto table_name, StringArgument(table_node, "table", context));
+                                            const ExecutionContext& context, Access access,
+                                            std::string_view table_key,
+                                            std::string_view version_key) {
+  const expr::SyntaxNode& table_node = *arguments.at(std::string(table_key));
+  ARROW_ASSIGN_OR_RAISE(auto table_name, StringArgument(table_node, table_key, context));
   auto parsed = ParseScript("SELECT * FROM " + table_name);
   const auto* select = parsed.ok() && parsed->size() == 1
                            ? std::get_if<SelectStatement>(&(*parsed)[0].body)
@@ -160,15 +162,15 @@ arrow::Result<PinnedTable> PinTableArgument(const Arguments& arguments,
   if (select == nullptr || select->from == nullptr ||
       select->from->kind != TableRef::Kind::kTable || !select->from->alias.empty()) {
     return SqlError(SqlCode::kWrongArguments, ErrorKind::kInvalidArgument,
-                    context.At(table_node.position),
-                    "argument 'table' must name a table: \"db.tbl\", got '", table_name, "'");
+                    context.At(table_node.position), "argument '", table_key,
+                    "' must name a table: \"db.tbl\", got '", table_name, "'");
   }
   ObjectName name = select->from->name;
   name.position = table_node.position;
   TimeTravel time_travel;
-  if (arguments.count("version") != 0) {
-    const expr::SyntaxNode& version = *arguments.at("version");
-    ARROW_ASSIGN_OR_RAISE(time_travel.version, UnsignedArgument(version, "version", context));
+  if (const auto found = arguments.find(std::string(version_key)); found != arguments.end()) {
+    const expr::SyntaxNode& version = *found->second;
+    ARROW_ASSIGN_OR_RAISE(time_travel.version, UnsignedArgument(version, version_key, context));
     time_travel.position = version.position;
   }
   return PinTable(context, name, time_travel, access);
@@ -250,11 +252,12 @@ arrow::Result<FunctionRows> OpenTableFunction(const TableRef& call,
   if (call.function == "vector_search") return VectorSearch(call, context);
   if (call.function == "full_text_search") return FullTextSearch(call, context);
   if (call.function == "hybrid_search") return HybridSearch(call, context);
+  if (call.function == "knn_join") return KnnJoin(call, context);
   return SqlError(SqlCode::kUnknownFunction, ErrorKind::kNotFound, context.At(call.position),
                   "FUNCTION ", call.function,
                   " does not exist as a table function; table functions are read_parquet, "
-                  "read_arrow, tessera_index_entries, vector_search, full_text_search and "
-                  "hybrid_search");
+                  "read_arrow, tessera_index_entries, vector_search, full_text_search, "
+                  "hybrid_search and knn_join");
 }
 
 }  // namespace tessera::sql

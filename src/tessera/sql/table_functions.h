@@ -4,6 +4,8 @@
 //   read_arrow('file.arrow')          the rows of an Arrow IPC file
 //   tessera_index_entries("table" = "db.tbl" [, "version" = n])
 //                                     one row per physical index segment
+//   vector_search, full_text_search, hybrid_search, knn_join (search_functions.cc)
+//                                     searches and the k-nearest-neighbour join
 //
 // Arguments are `name => value` or `"name" = value` (or positional, in the order above); values
 // are constant expressions. Every argument is checked: unknown, missing and repeated ones are
