@@ -45,7 +45,8 @@ dataset::WriteOptions Layout() {
 }
 
 // The embedding rows minus the columns tessera cannot take from Parquet as written (tags are
-// list<string>, which round-trips; kept), vectors written as Spark does: plain lists.
+// list<string>, which round-trips; kept), vectors written as Spark does: plain lists, in pages
+// of 40 rows.
 struct Files {
   Files(const testing::TempDirectory& directory, int count, uint64_t seed) {
     auto reader = synthetic::MakeEmbeddingReader(Embeddings(kFileRows * count, seed)).ValueOrDie();
@@ -55,8 +56,12 @@ struct Files {
       batches.push_back(batch);
       paths.push_back(
           directory.Child("s" + std::to_string(seed) + "-" + std::to_string(i) + ".parquet"));
+      // Every other file with a page index, so that sparse reads take its pages alone.
       testing::WriteParquet(paths.back(), testing::VectorsAsLists(batch, "vector"),
-                            {.row_group_rows = 250, .store_schema = false});
+                            {.row_group_rows = 250,
+                             .store_schema = false,
+                             .page_index = i % 2 == 0,
+                             .max_rows_per_page = 40});
     }
   }
   std::shared_ptr<arrow::RecordBatchReader> Rows() const {
@@ -198,6 +203,58 @@ TEST(ExternalIndexes, RefinementDecodesOnlyTheRowGroupsOfItsCandidates) {
   // 4 candidates, then the winner's id: at most 5 row groups of 100 rows out of 40.
   EXPECT_LE(dataset::GlobalReadStatistics().external_rows_decoded.load(), 500u);
   EXPECT_GT(dataset::GlobalReadStatistics().external_rows_decoded.load(), 0u);
+}
+
+// With a page index (as Spark writes files), refinement decodes only the pages holding its
+// candidates, not their row groups: the same answer for a fraction of the rows.
+TEST(ExternalIndexes, WithAPageIndexRefinementDecodesOnlyThePagesOfItsCandidates) {
+  testing::TempDirectory directory;
+  auto rows = synthetic::MakeEmbeddingReader(Embeddings(4000, 8))
+                  .ValueOrDie()
+                  ->ToTable()
+                  .ValueOrDie()
+                  ->CombineChunksToBatch()
+                  .ValueOrDie();
+  dataset::ExternalOptions vectors;
+  vectors.vector_dimensions["vector"] = kDim;
+  index::IndexSpec spec{"v",
+                        "vector",
+                        "IVF_PQ",
+                        {{"num_partitions", "8"}, {"num_sub_vectors", "4"}, {"max_iters", "8"}}};
+  const auto query = synthetic::MakeQueryVectorsFlat(Embeddings(0, 9), 1).ValueOrDie();
+  NearestOptions options;
+  options.column = "vector";
+  options.query = query;
+  options.k = 3;
+  options.nprobes = 8;
+  options.refine_factor = 4;
+  options.columns = {"id", "category"};
+  std::shared_ptr<arrow::Table> answers[2];
+  uint64_t decoded[2] = {0, 0};
+  for (int paged = 0; paged < 2; ++paged) {
+    const std::string path = directory.Child("rows-" + std::to_string(paged) + ".parquet");
+    testing::WriteParquet(path, testing::VectorsAsLists(rows, "vector"),
+                          {.row_group_rows = 1000,
+                           .store_schema = false,
+                           .page_index = paged == 1,
+                           .max_rows_per_page = 50});
+    dataset::WriteOptions layout = Layout();
+    layout.rows_per_batch = 1000;
+    ASSERT_OK_AND_ASSIGN(
+        auto data, dataset::Dataset::CreateExternal(directory.Child("ds-" + std::to_string(paged)),
+                                                    {path}, vectors, layout));
+    ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, spec));
+    dataset::GlobalReadStatistics().Reset();
+    ASSERT_OK_AND_ASSIGN(answers[paged], Nearest(*data, options));
+    decoded[paged] = dataset::GlobalReadStatistics().external_rows_decoded.load();
+  }
+  EXPECT_TRUE(answers[1]->Equals(*answers[0])) << answers[1]->ToString() << answers[0]->ToString();
+  EXPECT_EQ(answers[1]->num_rows(), 3);
+  // Without: whole row groups of 1,000 rows. With: 12 candidates and 3 results, pages of 50 rows
+  // (for each column read).
+  EXPECT_GE(decoded[0], 1000u);
+  EXPECT_LE(decoded[1], 15u * 50u);
+  EXPECT_LT(decoded[1], decoded[0]);
 }
 
 }  // namespace

@@ -18,6 +18,12 @@ void WriteParquet(const std::string& path, const arrow::Table& table, const Parq
   parquet::WriterProperties::Builder properties;
   properties.compression(layout.uncompressed ? parquet::Compression::UNCOMPRESSED
                                              : parquet::Compression::SNAPPY);
+  if (layout.page_index) {
+    properties.enable_write_page_index();
+  } else {
+    properties.disable_write_page_index();
+  }
+  if (layout.max_rows_per_page > 0) properties.max_rows_per_page(layout.max_rows_per_page);
   arrow::Status written =
       parquet::arrow::WriteTable(table, arrow::default_memory_pool(), *out, layout.row_group_rows,
                                  properties.build(), arrow_properties.build());

@@ -17,6 +17,11 @@ struct ParquetLayout {
   bool store_schema = true;
   // Write column chunks uncompressed (so rewrites of equal values keep the file's size).
   bool uncompressed = false;
+  // Write the page index (Spark does, and pyarrow when asked), so that readers can find the
+  // page holding a row.
+  bool page_index = false;
+  // Rows per data page at most (0: the writer's default).
+  int64_t max_rows_per_page = 0;
 };
 
 // Writes `table` to `path`; fails the test (ADD_FAILURE) on error.

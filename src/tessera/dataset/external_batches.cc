@@ -1,11 +1,14 @@
 #include "tessera/dataset/external_batches.h"
 
 #include <arrow/array/concatenate.h>
+#include <arrow/compute/api_vector.h>
+#include <arrow/util/bit_util.h>
 #include <arrow/util/byte_size.h>
 
 #include <algorithm>
 
 #include "tessera/dataset/external_columns.h"
+#include "tessera/dataset/external_pages.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/status.h"
 
@@ -77,6 +80,15 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadBatch(
           nulls.push_back(std::move(null));
         }
         pieces.push_back(arrow::RecordBatch::Make(schema_, piece_end - row, std::move(nulls)));
+        row = piece_end;
+        continue;
+      }
+    }
+    if (rows != nullptr) {
+      // A few rows: the pages holding them, when the file says where they are.
+      ARROW_ASSIGN_OR_RAISE(auto from_pages, ReadFromPages(group, row, piece_end, start, *rows));
+      if (from_pages != nullptr) {
+        pieces.push_back(std::move(from_pages));
         row = piece_end;
         continue;
       }
@@ -165,6 +177,90 @@ void ExternalBatches::Evict() const {
   }
 }
 
+arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadFromPages(
+    int group, int64_t first, int64_t end, int64_t batch_start,
+    const std::vector<uint32_t>& rows) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = kept_.find(group);
+    if (found != kept_.end() && found->second.ready) return nullptr;  // decoded already
+  }
+  const int64_t group_start = file_->row_group_start(group);
+  const int64_t group_rows = file_->row_group_start(group + 1) - group_start;
+  // The wanted rows in [first, end), as offsets within the row group.
+  std::vector<int64_t> wanted;
+  for (auto at =
+           std::lower_bound(rows.begin(), rows.end(), static_cast<uint32_t>(first - batch_start));
+       at != rows.end() && batch_start + *at < end; ++at) {
+    if (wanted.empty() || wanted.back() != batch_start + *at - group_start) {
+      wanted.push_back(batch_start + *at - group_start);
+    }
+  }
+  std::vector<std::vector<PageRun>> fields;
+  for (int field : fields_) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto runs, ReadPagesHolding(*file_, group, field, wanted, group_rows / kPageReadShare));
+    if (!runs) return nullptr;  // the row group it is
+    fields.push_back(std::move(*runs));
+  }
+  // Each column: the wanted rows from the pages read, nulls elsewhere.
+  const int64_t length = end - first;
+  std::vector<std::shared_ptr<arrow::Array>> columns;
+  uint64_t decoded_rows = 0;
+  for (int c = 0; c < schema_->num_fields(); ++c) {
+    arrow::ArrayVector parts;
+    std::vector<int64_t> run_starts;  // position of each run's first row in the concatenation
+    int64_t at = 0;
+    for (const auto& run : fields[static_cast<size_t>(c)]) {
+      ARROW_ASSIGN_OR_RAISE(auto part,
+                            ConformDecoded(run.values, c, group, group_start + run.first_row));
+      run_starts.push_back(at);
+      at += part->length();
+      parts.push_back(std::move(part));
+    }
+    decoded_rows = std::max(decoded_rows, static_cast<uint64_t>(at));
+    ARROW_ASSIGN_OR_RAISE(auto values, arrow::Concatenate(parts));
+    // Take's indices: each wanted row's position in `values`, null for the others.
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> positions,
+                          arrow::AllocateBuffer(length * static_cast<int64_t>(sizeof(int64_t))));
+    auto* position_values = reinterpret_cast<int64_t*>(positions->mutable_data());
+    std::fill(position_values, position_values + length, 0);
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> validity,
+                          arrow::AllocateEmptyBitmap(length));
+    const auto& runs = fields[static_cast<size_t>(c)];
+    size_t run = 0;
+    for (int64_t row : wanted) {
+      while (run + 1 < runs.size() && runs[run + 1].first_row <= row) ++run;
+      const int64_t position = group_start + row - first;
+      position_values[position] = run_starts[run] + (row - runs[run].first_row);
+      arrow::bit_util::SetBit(validity->mutable_data(), position);
+    }
+    const arrow::Int64Array indices(length, positions, validity,
+                                    length - static_cast<int64_t>(wanted.size()));
+    ARROW_ASSIGN_OR_RAISE(auto column, arrow::compute::Take(*values, indices));
+    columns.push_back(std::move(column));
+  }
+  GlobalReadStatistics().external_rows_decoded += decoded_rows;
+  return arrow::RecordBatch::Make(schema_, length, std::move(columns));
+}
+
+arrow::Result<std::shared_ptr<arrow::Array>> ExternalBatches::ConformDecoded(
+    const std::shared_ptr<arrow::Array>& decoded, int column, int group, int64_t first_row) const {
+  const auto& field = schema_->field(column);
+  // Decoded from a file tessera did not write: checked before anything follows its offsets (the
+  // conversion to the dataset's type included), and again once converted.
+  arrow::Status valid = decoded->ValidateFull();
+  if (valid.ok()) {
+    ARROW_ASSIGN_OR_RAISE(
+        auto conformed,
+        ConformExternalColumn(decoded, field->type(), file_->location(), field->name(), first_row));
+    if (conformed != decoded) valid = conformed->ValidateFull();  // converted
+    if (valid.ok()) return conformed;
+  }
+  return file_->CorruptError(Concat("row group ", group, " column '", field->name(),
+                                    "' decodes to malformed values (", valid.message(), ")"));
+}
+
 ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
   ARROW_ASSIGN_OR_RAISE(auto raw,
                         file_->ReadRowGroup(index, fields_, static_cast<int64_t>(rows_per_batch_)));
@@ -174,21 +270,8 @@ ExternalBatches::Decoded ExternalBatches::Decode(int index) const {
     GlobalReadStatistics().external_rows_decoded += static_cast<uint64_t>(piece->num_rows());
     std::vector<std::shared_ptr<arrow::Array>> columns;
     for (int c = 0; c < schema_->num_fields(); ++c) {
-      const auto& field = schema_->field(c);
-      // Decoded from a file tessera did not write: checked before anything follows its offsets
-      // (the conversion to the dataset's type included), and again once converted.
-      arrow::Status valid = piece->column(c)->ValidateFull();
-      if (valid.ok()) {
-        ARROW_ASSIGN_OR_RAISE(
-            auto column, ConformExternalColumn(piece->column(c), field->type(), file_->location(),
-                                               field->name(), first_row));
-        if (column != piece->column(c)) valid = column->ValidateFull();  // converted
-        columns.push_back(std::move(column));
-      }
-      if (!valid.ok()) {
-        return file_->CorruptError(Concat("row group ", index, " column '", field->name(),
-                                          "' decodes to malformed values (", valid.message(), ")"));
-      }
+      ARROW_ASSIGN_OR_RAISE(auto column, ConformDecoded(piece->column(c), c, index, first_row));
+      columns.push_back(std::move(column));
     }
     decoded->push_back(arrow::RecordBatch::Make(schema_, piece->num_rows(), std::move(columns)));
     first_row += piece->num_rows();

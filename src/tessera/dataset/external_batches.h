@@ -32,6 +32,9 @@ class ExternalBatches {
  public:
   // Decoded row groups kept beyond the one last decoded.
   static constexpr int64_t kKeptBytes = 256 << 20;
+  // Pages are read alone while they hold under 1/kPageReadShare of a row group's rows; beyond,
+  // the row group is decoded (and kept for the reads that follow).
+  static constexpr int64_t kPageReadShare = 4;
 
   // `schema`: the dataset's columns to read (each must be in the file, with a type
   // external_columns.h accepts). Stale when the file no longer matches its fingerprint.
@@ -41,8 +44,10 @@ class ExternalBatches {
   int num_batches() const { return num_batches_; }
   const ExternalParquetFile& file() const { return *file_; }
   // Batch `index`: rows [index * rows_per_batch, ...) of the file, validated. With `rows`
-  // (ascending offsets within the batch), only the row groups holding them are decoded and only
-  // those rows may be used (the others may be null).
+  // (ascending offsets within the batch), only the row groups holding them are decoded, or only
+  // their pages where the file has an offset index (external_pages.h) and they lie in under a
+  // kPageReadShare-th of the row group's rows; only those rows may be used (the others may be
+  // null).
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadBatch(
       int index, const std::vector<uint32_t>* rows = nullptr) const;
 
@@ -63,6 +68,16 @@ class ExternalBatches {
   // Row group `index` in the dataset's types, decoded once while kept.
   Decoded RowGroup(int index) const;
   Decoded Decode(int index) const;
+  // Rows [first, end) of row group `group` (file rows; `batch_start` is the batch's first) with
+  // the rows of `rows` (offsets within the batch) read from the pages holding them, others null;
+  // null when page reads do not apply (external_pages.h) or the row group is decoded already.
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> ReadFromPages(
+      int group, int64_t first, int64_t end, int64_t batch_start,
+      const std::vector<uint32_t>& rows) const;
+  // Column `column` of schema_ decoded from rows [first_row, ...) of row group `group`, validated
+  // and converted to the dataset's type (external_columns.h); Corrupt naming the file otherwise.
+  arrow::Result<std::shared_ptr<arrow::Array>> ConformDecoded(
+      const std::shared_ptr<arrow::Array>& decoded, int column, int group, int64_t first_row) const;
   // Drops the least recently used decoded row groups beyond kKeptBytes; mutex_ held.
   void Evict() const;
 

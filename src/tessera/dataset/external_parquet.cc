@@ -273,4 +273,71 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
   return pieces;
 }
 
+arrow::Result<std::shared_ptr<arrow::Buffer>> ExternalParquetFile::ReadRange(int64_t offset,
+                                                                             int64_t length) const {
+  if (offset < 0 || length < 0 || offset > size_bytes_ || length > size_bytes_ - offset) {
+    return CorruptError(Concat("bytes [", offset, ", ", offset + length,
+                               ") lie outside the file of ", size_bytes_, " bytes"));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto bytes, input_->ReadAt(offset, length));
+  if (bytes->size() != length) {
+    return CorruptError(Concat("bytes [", offset, ", ", offset + length, ") cannot be read"));
+  }
+  return bytes;
+}
+
+arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::OffsetIndex(
+    int group, int leaf) const {
+  std::lock_guard<std::mutex> lock(offset_indexes_mutex_);
+  auto found = offset_indexes_.find(group);
+  if (found == offset_indexes_.end()) {
+    const auto row_group = metadata_->RowGroup(group);
+    const int64_t group_rows = row_group->num_rows();
+    std::vector<std::shared_ptr<parquet::OffsetIndex>> indexes(
+        static_cast<size_t>(metadata_->num_columns()));
+    try {
+      auto reader =
+          parquet::ParquetFileReader::Open(input_, parquet::default_reader_properties(), metadata_);
+      auto page_indexes = reader->GetPageIndexReader();
+      auto group_indexes = page_indexes == nullptr ? nullptr : page_indexes->RowGroup(group);
+      for (int column = 0; group_indexes != nullptr && column < metadata_->num_columns();
+           ++column) {
+        auto index = group_indexes->GetOffsetIndex(column);
+        if (index == nullptr) continue;
+        // Checked against the footer: every page inside the column chunk, after the one before,
+        // rows ascending from 0 within the row group. Pages are read by these numbers.
+        const auto chunk = row_group->ColumnChunk(column);
+        const int64_t chunk_start =
+            chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0
+                ? std::min(chunk->dictionary_page_offset(), chunk->data_page_offset())
+                : chunk->data_page_offset();
+        const int64_t chunk_end = chunk_start + chunk->total_compressed_size();
+        const auto& pages = index->page_locations();
+        int64_t previous_end = chunk->data_page_offset();
+        int64_t previous_row = -1;
+        for (size_t p = 0; p < pages.size(); ++p) {
+          const auto& page = pages[p];
+          const bool fits = page.offset >= previous_end && page.compressed_page_size > 0 &&
+                            page.offset + page.compressed_page_size <= chunk_end &&
+                            chunk_end <= size_bytes_;
+          const bool rows =
+              p == 0 ? page.first_row_index == 0
+                     : page.first_row_index > previous_row && page.first_row_index < group_rows;
+          if (!fits || !rows) {
+            return CorruptError(Concat("the offset index of row group ", group, " column ", column,
+                                       " contradicts its footer at page ", p));
+          }
+          previous_end = page.offset + page.compressed_page_size;
+          previous_row = page.first_row_index;
+        }
+        if (!pages.empty()) indexes[static_cast<size_t>(column)] = std::move(index);
+      }
+    } catch (const std::exception& error) {
+      return CorruptError(Concat("the offset index of row group ", group, ": ", error.what()));
+    }
+    found = offset_indexes_.emplace(group, std::move(indexes)).first;
+  }
+  return found->second[static_cast<size_t>(leaf)];
+}
+
 }  // namespace tessera::dataset

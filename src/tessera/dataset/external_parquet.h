@@ -25,9 +25,12 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 #include <parquet/metadata.h>
+#include <parquet/page_index.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,17 @@ class ExternalParquetFile {
   arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ReadRowGroup(
       int index, const std::vector<int>& fields, int64_t piece_rows) const;
 
+  // The Parquet leaf columns of field `field` (a position in schema()), ascending.
+  const std::vector<int>& leaves(int field) const { return leaves_[field]; }
+
+  // The offset index (page locations) of leaf column `leaf` in row group `group`; null when the
+  // file has none for it. Read once per row group and kept. Corrupt when it cannot be parsed or
+  // contradicts the footer (pages outside the column chunk, row indexes not ascending from 0).
+  arrow::Result<std::shared_ptr<parquet::OffsetIndex>> OffsetIndex(int group, int leaf) const;
+
+  // `length` bytes at `offset`, read with pread; Corrupt when the file is shorter.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadRange(int64_t offset, int64_t length) const;
+
   // Stale unless the file at the location still has the size and modification time it had
   // when opened (checked before each row group is decoded).
   arrow::Status CheckUnchanged() const;
@@ -85,6 +99,10 @@ class ExternalParquetFile {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int64_t> row_group_starts_;
   std::vector<std::vector<int>> leaves_;  // by field of schema_: its Parquet leaf columns
+  // Offset indexes by row group, each by leaf column (null: none); an absent row group is not
+  // read yet.
+  mutable std::mutex offset_indexes_mutex_;
+  mutable std::map<int, std::vector<std::shared_ptr<parquet::OffsetIndex>>> offset_indexes_;
 };
 
 }  // namespace tessera::dataset
