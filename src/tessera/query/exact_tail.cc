@@ -47,19 +47,8 @@ ExactTail::ExactTail(const dataset::Dataset& dataset, int column_index, int dim,
 
 arrow::Result<std::vector<index::ScoredRow>> ExactTail::Search(const float* query,
                                                                size_t capacity) const {
-  std::vector<Scorer> scorer;
-  scorer.emplace_back(*this, query, capacity);
-  for (const EligibleFragment* fragment : fragments_) {
-    if (fragment->allowed) {
-      if (fragment->allowed->isEmpty()) continue;
-      if (fragment->allowed->cardinality() * kTakeFraction < fragment->physical_rows()) {
-        ARROW_RETURN_NOT_OK(TakeAllowed(*fragment, scorer));
-        continue;
-      }
-    }
-    ARROW_RETURN_NOT_OK(ScanFragment(*fragment, scorer));
-  }
-  return std::move(scorer[0]).Finish();
+  ARROW_ASSIGN_OR_RAISE(auto results, SearchBatch(&query, 1, capacity));
+  return std::move(results[0]);
 }
 
 arrow::Result<std::vector<std::vector<index::ScoredRow>>> ExactTail::SearchBatch(
@@ -163,17 +152,6 @@ arrow::Status ExactTail::ScanBatch(const EligibleFragment& fragment,
     if (!fragment.Accepts(offset)) continue;
     const uint64_t address = dataset::MakeRowAddress(fragment.id(), offset);
     for (Scorer& scorer : scorers) scorer.Score(vectors, row, address);
-  }
-  return arrow::Status::OK();
-}
-
-arrow::Status ExactTail::ScanFragment(const EligibleFragment& fragment,
-                                      std::vector<Scorer>& scorers) const {
-  ARROW_ASSIGN_OR_RAISE(auto reader,
-                        dataset::FragmentReader::Open(*dataset_.storage(), *fragment.fragment,
-                                                      dataset_.schema(), {column_index_}));
-  for (int index = 0; index < reader->num_batches(); ++index) {
-    ARROW_RETURN_NOT_OK(ScanBatch(fragment, *reader, index, scorers));
   }
   return arrow::Status::OK();
 }

@@ -40,7 +40,8 @@ class ExactTail {
 
   bool empty() const { return fragments_.empty(); }
 
-  // The `capacity` best rows of the fragments for `query` (dim floats), best first.
+  // The `capacity` best rows of the fragments for `query` (dim floats), best first: SearchBatch
+  // of one query (its batches scored in parallel, or serially inside a parallel loop).
   arrow::Result<std::vector<index::ScoredRow>> Search(const float* query, size_t capacity) const;
   // The same for `count` queries at once, result i for queries[i]: each batch of the fragments
   // is read once for all of them (in parallel over batches), not once per query, so a batch of
@@ -53,7 +54,6 @@ class ExactTail {
   class Scorer;
 
   // Each scores rows for every scorer (one per query).
-  arrow::Status ScanFragment(const EligibleFragment& fragment, std::vector<Scorer>& scorers) const;
   arrow::Status ScanBatch(const EligibleFragment& fragment, const dataset::FragmentReader& reader,
                           int index, std::vector<Scorer>& scorers) const;
   arrow::Status TakeAllowed(const EligibleFragment& fragment, std::vector<Scorer>& scorers) const;
