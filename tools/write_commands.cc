@@ -20,7 +20,6 @@ struct SourceArguments {
   std::vector<std::string> files;
   std::vector<std::string> external;  // create and append: files to reference, not copy
   std::vector<std::string> vectors;   // create --external: NAME:DIMENSION
-  bool external_allowed = false;
   uint64_t max_rows_per_file = 0;
   CLI::Option* max_rows_per_file_option = nullptr;
   uint64_t rows_per_batch = 0;
@@ -53,25 +52,27 @@ class CountingReader : public arrow::RecordBatchReader {
 void AddSourceOptions(CLI::App* command, SourceArguments* args, bool external = false,
                       bool vectors = false) {
   AddDatasetArgument(command, &args->dataset);
-  CLI::Option* from =
-      command
-          ->add_option("--from", args->files,
-                       "Input files to copy into the dataset: .parquet, .arrow/.feather/.ipc (IPC "
-                       "file), .arrows (IPC stream); all with one schema")
-          ->expected(1, -1)
-          ->type_name("FILE");
-  args->external_allowed = external;
+  const char* const copied_help =
+      "Input files to copy into the dataset: .parquet, .arrow/.feather/.ipc (IPC file), .arrows "
+      "(IPC stream); all with one schema";
   if (!external) {
-    from->required();
+    command->add_option("--from", args->files, copied_help)
+        ->expected(1, -1)
+        ->type_name("FILE")
+        ->required();
   } else {
+    // Exactly one of the two says where the rows come from.
+    CLI::Option_group* input =
+        command->add_option_group("input", "The rows: copied (--from) or referenced (--external)");
+    input->add_option("--from", args->files, copied_help)->expected(1, -1)->type_name("FILE");
     CLI::Option* referenced =
-        command
+        input
             ->add_option("--external", args->external,
                          "Parquet files (paths or glob patterns) to reference without copying "
                          "(docs/external.md); one fragment each")
             ->expected(1, -1)
-            ->type_name("FILE|GLOB")
-            ->excludes(from);
+            ->type_name("FILE|GLOB");
+    input->require_option(1);
     if (vectors) {
       command
           ->add_option("--vector", args->vectors,
@@ -102,12 +103,8 @@ dataset::WriteOptions WriteOptionsOf(const SourceArguments& args, util::Operatio
   return options;
 }
 
+// The files of --from (the command line requires some).
 arrow::Result<std::shared_ptr<CountingReader>> OpenSource(const SourceArguments& args) {
-  if (args.files.empty()) {
-    return InvalidArgument(
-        "no input given: name files to copy with --from FILE...",
-        args.external_allowed ? " or files to reference with --external FILE..." : "");
-  }
   ARROW_ASSIGN_OR_RAISE(auto reader, dataset::OpenFilesAsReader(args.files));
   return std::make_shared<CountingReader>(std::move(reader));
 }

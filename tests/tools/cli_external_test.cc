@@ -46,8 +46,11 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
                      "InvalidArgument")
                 .find("NAME:DIM"),
             std::string::npos);
+  // --from or --external, exactly one: a usage error otherwise.
   RunFails({"create", ds, "--from", Path("part-0.parquet"), "--external", Path("part-1.parquet")},
            "InvalidArgument", 2);
+  RunFails({"create", ds}, "InvalidArgument", 2);
+  RunFails({"append", ds}, "InvalidArgument", 2);
   EXPECT_NE(RunFails({"create", ds, "--external", Path("none-*.parquet"), "--vector", "vector:4"},
                      "InvalidArgument")
                 .find("matches no file"),
