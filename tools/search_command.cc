@@ -17,6 +17,7 @@
 #include "tessera/index/vector/distance.h"
 #include "tessera/query/nearest.h"
 #include "tessera/query/prepared_nearest.h"
+#include "tessera/query/query_vectors.h"
 #include "tessera/status.h"
 #include "vector_literal.h"
 
@@ -25,11 +26,6 @@ namespace {
 
 // The column of `--queries` results that numbers the query (0-based, in file order).
 constexpr const char* kQueryColumn = "query";
-
-bool IsListLike(const arrow::DataType& type) {
-  return type.id() == arrow::Type::FIXED_SIZE_LIST || type.id() == arrow::Type::LIST ||
-         type.id() == arrow::Type::LARGE_LIST;
-}
 
 // The query vectors of a Parquet or Arrow file: its column `column`, or its only list column.
 // Any list of numbers is accepted (fixed_size_list<float>, list<double>, ...).
@@ -40,7 +36,7 @@ arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& 
   int index = schema.GetFieldIndex(column);
   if (index < 0) {
     for (int i = 0; i < schema.num_fields(); ++i) {
-      if (!IsListLike(*schema.field(i)->type())) continue;
+      if (!query::IsVectorLike(*schema.field(i)->type())) continue;
       if (index >= 0) {
         return InvalidArgument("query file ", path, " has no column '", column,
                                "' and several list columns: name the query column '", column, "'");
@@ -54,7 +50,7 @@ arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& 
     }
   }
   const auto& field = *schema.field(index);
-  if (!IsListLike(*field.type())) {
+  if (!query::IsVectorLike(*field.type())) {
     return InvalidArgument("column '", field.name(), "' of query file ", path,
                            " is not a vector column: its type is ", field.type()->ToString());
   }
@@ -63,26 +59,16 @@ arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& 
     std::shared_ptr<arrow::RecordBatch> batch;
     ARROW_RETURN_NOT_OK(reader->ReadNext(&batch));
     if (batch == nullptr) break;
-    auto cast = arrow::compute::Cast(*batch->column(index), arrow::list(arrow::float32()));
-    if (!cast.ok()) {
-      return InvalidArgument("column '", field.name(), "' of query file ", path,
-                             " does not hold numbers: ", cast.status().message());
-    }
-    const auto& lists = static_cast<const arrow::ListArray&>(**cast);
-    const auto& values = static_cast<const arrow::FloatArray&>(*lists.values());
-    for (int64_t row = 0; row < lists.length(); ++row) {
-      const size_t number = queries.size();
-      if (lists.IsNull(row)) {
-        return InvalidArgument("query ", number, " of ", path, " is null");
-      }
-      std::vector<float>& query = queries.emplace_back();
-      for (int64_t i = lists.value_offset(row); i < lists.value_offset(row + 1); ++i) {
-        if (values.IsNull(i)) {
-          return InvalidArgument("query ", number, " of ", path, " has a null element");
-        }
-        query.push_back(values.Value(i));
-      }
-    }
+    const size_t first = queries.size();
+    ARROW_RETURN_NOT_OK(query::ForEachVector(
+        *batch->column(index), field.name(),
+        [&](int64_t row) {
+          return Concat("query ", first + static_cast<size_t>(row), " of ", path);
+        },
+        [&](int64_t, const float* values, int64_t length) {
+          queries.emplace_back(values, values + length);
+          return arrow::Status::OK();
+        }));
   }
   if (queries.empty()) return InvalidArgument("query file ", path, " holds no query vector");
   return queries;

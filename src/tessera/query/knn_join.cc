@@ -3,7 +3,6 @@
 #include <arrow/array.h>
 #include <arrow/builder.h>
 #include <arrow/compute/api_vector.h>
-#include <arrow/compute/cast.h>
 #include <arrow/datum.h>
 #include <arrow/record_batch.h>
 #include <arrow/table.h>
@@ -13,6 +12,7 @@
 
 #include "tessera/dataset/options.h"
 #include "tessera/query/prepared_nearest.h"
+#include "tessera/query/query_vectors.h"
 #include "tessera/status.h"
 #include "tessera/util/operation_control.h"
 
@@ -20,41 +20,23 @@ namespace tessera::query {
 
 namespace {
 
-bool IsVectorLike(const arrow::DataType& type) {
-  return type.id() == arrow::Type::FIXED_SIZE_LIST || type.id() == arrow::Type::LIST ||
-         type.id() == arrow::Type::LARGE_LIST;
-}
-
 // Rows [first, first + count) of the left vector column as count × dim row-major floats.
 // `row_number`: the left input's number of row `first`, for messages.
 arrow::Status AppendLeftVectors(const std::shared_ptr<arrow::Array>& column, int64_t first,
                                 int64_t count, int dim, int64_t row_number, const std::string& name,
                                 std::vector<float>* flat) {
-  auto cast = arrow::compute::Cast(*column->Slice(first, count), arrow::list(arrow::float32()));
-  if (!cast.ok()) {
-    return InvalidArgument("left column '", name,
-                           "' does not hold numbers: ", cast.status().message());
-  }
-  const auto& lists = static_cast<const arrow::ListArray&>(**cast);
-  const auto& values = static_cast<const arrow::FloatArray&>(*lists.values());
-  for (int64_t row = 0; row < lists.length(); ++row) {
-    if (lists.IsNull(row)) {
-      return InvalidArgument("left row ", row_number + row, " has no vector in column '", name,
-                             "'");
-    }
-    if (lists.value_length(row) != dim) {
-      return InvalidArgument("left row ", row_number + row, " has a vector of ",
-                             lists.value_length(row), " values in column '", name,
-                             "'; the right column holds vectors of ", dim);
-    }
-    for (int64_t i = lists.value_offset(row); i < lists.value_offset(row + 1); ++i) {
-      if (values.IsNull(i)) {
-        return InvalidArgument("left row ", row_number + row, " has a null value in its vector");
-      }
-      flat->push_back(values.Value(i));
-    }
-  }
-  return arrow::Status::OK();
+  return ForEachVector(
+      *column->Slice(first, count), name,
+      [&](int64_t row) { return Concat("left row ", row_number + row); },
+      [&](int64_t row, const float* values, int64_t length) {
+        if (length != dim) {
+          return InvalidArgument("left row ", row_number + row, " has a vector of ", length,
+                                 " values in column '", name,
+                                 "'; the right column holds vectors of ", dim);
+        }
+        flat->insert(flat->end(), values, values + length);
+        return arrow::Status::OK();
+      });
 }
 
 }  // namespace

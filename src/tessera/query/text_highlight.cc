@@ -102,9 +102,9 @@ struct Window {
   }
 };
 
-class Highlighter {
+class PassageMarker {
  public:
-  Highlighter(Analyzer& analyzer, const TermIds& term_ids, const TextSearchOptions& options)
+  PassageMarker(Analyzer& analyzer, const TermIds& term_ids, const TextSearchOptions& options)
       : analyzer_(analyzer),
         term_ids_(term_ids),
         length_(static_cast<uint64_t>(options.highlight_length)),
@@ -280,7 +280,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> HighlightColumn(
   for (const auto& term : query_terms) {
     term_ids.emplace(term, static_cast<int>(term_ids.size()));
   }
-  Highlighter highlighter(*analyzer, term_ids, options);
+  PassageMarker highlighter(*analyzer, term_ids, options);
 
   arrow::StringBuilder builder;
   ARROW_RETURN_NOT_OK(builder.Reserve(values.length()));
