@@ -14,7 +14,9 @@
 // Reported per way: wall time of each step, recall@k against exact, and bytes read from files
 // by read(2)/pread(2) (/proc/self/io rchar; memory-mapped native data is not counted). Also the
 // refinement's bytes when each query is joined alone (--per-query-sample queries, scaled to
-// --queries) against the batch join's.
+// --queries) against the batch join's, and the time per query so joined, external and native
+// (a single search and its take: what one interactive query costs; the file is written with
+// Arrow's default page index, so its pages are read alone).
 #include <arrow/api.h>
 #include <arrow/compute/cast.h>
 #include <arrow/io/file.h>
@@ -324,6 +326,8 @@ int main(int argc, char** argv) {
   double native_build = 0;
   auto native_indexed = BuildIndex(config, native, &native_build);
   const Joined native_join = WarmJoin(config, native_indexed);
+  const Joined native_per_query =
+      Join(config, native_indexed, false, 1, std::min(config.per_query_sample, config.queries));
 
   const double external_recall = Recall(external_join, exact, config.k);
   const double native_recall = Recall(native_join, exact, config.k);
@@ -348,6 +352,13 @@ int main(int argc, char** argv) {
   std::cout << "exact / external join time: " << exact.seconds / external_join.seconds << "x\n";
   std::cout << "external / native join time: " << external_join.seconds / native_join.seconds
             << "x\n";
+  const auto per_query_ms = [](const Joined& joined) {
+    return joined.seconds * 1000 / static_cast<double>(std::max<size_t>(1, joined.ids.size()));
+  };
+  std::cout << "one left row at a time (" << per_query.ids.size()
+            << " queries, a search and a take each): external " << per_query_ms(per_query)
+            << " ms per query, native " << per_query_ms(native_per_query) << " ms; ratio "
+            << per_query_ms(per_query) / per_query_ms(native_per_query) << "x\n";
   std::cout << "per-query refinement bytes (" << per_query.ids.size() << " queries, scaled to "
             << config.queries << "): " << per_query_bytes / (1 << 20)
             << " MiB; batch join: " << external_join.bytes / (1 << 20) << " MiB; ratio "
