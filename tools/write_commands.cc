@@ -20,6 +20,7 @@ struct SourceArguments {
   std::vector<std::string> files;
   std::vector<std::string> external;  // create and append: files to reference, not copy
   std::vector<std::string> vectors;   // create --external: NAME:DIMENSION
+  std::string bad_vectors = "error";  // create and append --external: error | null
   uint64_t max_rows_per_file = 0;
   CLI::Option* max_rows_per_file_option = nullptr;
   uint64_t rows_per_batch = 0;
@@ -73,6 +74,14 @@ void AddSourceOptions(CLI::App* command, SourceArguments* args, bool external = 
             ->expected(1, -1)
             ->type_name("FILE|GLOB");
     input->require_option(1);
+    command
+        ->add_option("--bad-vectors", args->bad_vectors,
+                     "With --external: a row of a vector column with the wrong number of values "
+                     "or a null value fails the registration (error, the default) or is read as a "
+                     "null vector (null), counted")
+        ->check(CLI::IsMember({"error", "null"}))
+        ->type_name("error|null")
+        ->needs(referenced);
     if (vectors) {
       command
           ->add_option("--vector", args->vectors,
@@ -132,7 +141,23 @@ arrow::Result<dataset::ExternalOptions> ExternalOptionsOf(const SourceArguments&
     }
     options.vector_dimensions[declaration.substr(0, colon)] = dimension;
   }
+  options.bad_vectors_as_null = args.bad_vectors == "null";
   return options;
+}
+
+// Rows of the dataset's external files read as null vectors for being bad (--bad-vectors null).
+uint64_t BadVectorRows(const dataset::Dataset& data) {
+  uint64_t rows = 0;
+  for (const auto& fragment : data.manifest().fragments()) {
+    for (const auto& file : fragment.files()) rows += file.external().bad_vector_rows();
+  }
+  return rows;
+}
+
+void PrintBadVectorRows(uint64_t rows) {
+  if (rows == 0) return;
+  std::cout << Quantity(rows, "row") << " with a bad vector (wrong length or a null value) "
+            << (rows == 1 ? "is" : "are") << " read as null vectors" << std::endl;
 }
 
 arrow::Status RunCreate(const SourceArguments& args) {
@@ -145,6 +170,7 @@ arrow::Status RunCreate(const SourceArguments& args) {
                           }));
     std::cout << "created " << created->uri() << " over external files: ";
     PrintSnapshot(*created);
+    PrintBadVectorRows(BadVectorRows(*created));
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
@@ -160,13 +186,15 @@ arrow::Status RunCreate(const SourceArguments& args) {
 arrow::Status RunAppend(const SourceArguments& args) {
   ARROW_ASSIGN_OR_RAISE(auto current, dataset::Dataset::Open(args.dataset));
   if (!args.external.empty()) {
+    ARROW_ASSIGN_OR_RAISE(auto external, ExternalOptionsOf(args));
     ARROW_ASSIGN_OR_RAISE(auto appended, WithProgress([&](util::OperationControl* control) {
-                            return current->AppendExternal(args.external,
+                            return current->AppendExternal(args.external, external,
                                                            WriteOptionsOf(args, control));
                           }));
     std::cout << "appended " << Quantity(args.external.size(), "external file pattern") << " to "
               << appended->uri() << ": ";
     PrintSnapshot(*appended);
+    PrintBadVectorRows(BadVectorRows(*appended) - BadVectorRows(*current));
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));

@@ -5,6 +5,7 @@
 // registration with errors naming them, before anything is committed.
 #include <arrow/api.h>
 #include <arrow/compute/api.h>
+#include <arrow/json/from_string.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -188,7 +189,7 @@ TEST(ExternalFiles, AppendedDeletedCompactedAndCleanedUpWithoutTouchingTheFiles)
       auto external,
       Dataset::CreateExternal(directory.Child("external"), {files.paths[0]}, Vectors(), Batches()));
   ASSERT_OK_AND_ASSIGN(external,
-                       external->AppendExternal({files.paths[1], files.paths[2]}, Batches()));
+                       external->AppendExternal({files.paths[1], files.paths[2]}, {}, Batches()));
   EXPECT_EQ(external->CountRows(), 3 * kFileRows);
   std::vector<std::string> before;
   for (const auto& path : files.paths) before.push_back(Read(path));
@@ -393,6 +394,75 @@ TEST(ExternalFiles, BadFilesFailTheRegistrationNamingThemAndCommitNothing) {
 // Position deletes (file_path, pos) of external files, as lakehouse tools write them, delete
 // exactly those rows; importing them again changes nothing; a file or position the version does
 // not have is named.
+// Rows of a declared vector column with the wrong number of values or a null value fail the
+// registration, or, when asked, are read as null vectors: counted at registration, never
+// searched, and still read so after a refresh or in an appended file.
+TEST(ExternalFiles, BadVectorsAreReadAsNullVectorsWhenAsked) {
+  TempDirectory directory;
+  // Rows 3 (three values) and 7 (a null value) are bad; row 10 is a null vector.
+  const auto write = [&](const std::string& path, int64_t first_id) {
+    std::string json = "[";
+    for (int64_t row = 0; row < 12; ++row) {
+      const std::string v = std::to_string(first_id + row);
+      json += row == 0 ? "" : ",";
+      json += row == 3    ? "[1, 2, 3]"
+              : row == 7  ? "[1, null, 3, 4]"
+              : row == 10 ? "null"
+                          : "[" + v + ", " + v + ", " + v + ", " + v + "]";
+    }
+    json += "]";
+    auto vectors =
+        arrow::json::ArrayFromJSONString(arrow::list(arrow::float32()), json).ValueOrDie();
+    arrow::Int64Builder ids;
+    for (int64_t row = 0; row < 12; ++row) ASSERT_TRUE(ids.Append(first_id + row).ok());
+    auto batch = arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64()),
+                                                         arrow::field("vector", vectors->type())}),
+                                          12, {ids.Finish().ValueOrDie(), vectors});
+    WriteParquet(path, batch, {.row_group_rows = 5, .store_schema = false});
+  };
+  const std::string file = directory.Child("bad.parquet");
+  write(file, 0);
+  auto refused = Dataset::CreateExternal(directory.Child("ds"), {file}, Vectors(), Batches());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("row 3 of column 'vector' holds 3 values"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("--bad-vectors null"), std::string::npos);
+
+  ExternalOptions lenient = Vectors();
+  lenient.bad_vectors_as_null = true;
+  ASSERT_OK_AND_ASSIGN(auto data,
+                       Dataset::CreateExternal(directory.Child("ds"), {file}, lenient, Batches()));
+  EXPECT_EQ(data->manifest().fragments(0).files(0).external().bad_vector_rows(), 2u);
+  const auto null_vector_ids = [](const Dataset& dataset) {
+    ScanOptions scan;
+    scan.filter = "vector is null";
+    scan.columns = {"id"};
+    auto table = dataset.ScanToTable(scan).ValueOrDie();
+    return testing::Int64Column(*table, "id");
+  };
+  EXPECT_EQ(null_vector_ids(*data), (std::vector<int64_t>{3, 7, 10}));
+  EXPECT_EQ(data->CountRows(), 12u);
+  ASSERT_OK_AND_ASSIGN(auto good_rows, data->CountRows("vector is not null"));
+  EXPECT_EQ(good_rows, 9u);
+
+  // Appended: the same choice per call.
+  const std::string more = directory.Child("more.parquet");
+  write(more, 100);
+  EXPECT_FALSE(data->AppendExternal({more}, {}, Batches()).ok());
+  ExternalOptions append_lenient;
+  append_lenient.bad_vectors_as_null = true;
+  ASSERT_OK_AND_ASSIGN(data, data->AppendExternal({more}, append_lenient, Batches()));
+  EXPECT_EQ(null_vector_ids(*data), (std::vector<int64_t>{3, 7, 10, 103, 107, 110}));
+
+  // Refreshed after a rewrite: registered again as it was.
+  write(file, 50);
+  ASSERT_OK_AND_ASSIGN(auto stale, Dataset::Open(data->uri(), {}, /*check_external_files=*/false));
+  ASSERT_OK_AND_ASSIGN(auto refreshed, RefreshExternalFiles(stale));
+  ASSERT_EQ(refreshed.reregistered, std::vector<std::string>{file});
+  EXPECT_EQ(null_vector_ids(*refreshed.dataset), (std::vector<int64_t>{53, 57, 60, 103, 107, 110}));
+}
+
 TEST(ExternalFiles, PositionDeletesDeleteTheRowsTheyName) {
   TempDirectory directory;
   const std::string first = directory.Child("first.parquet");

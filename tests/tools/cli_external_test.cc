@@ -1,6 +1,7 @@
 // The CLI over external Parquet files (docs/external.md, docs/cli.md): `create --external` with
 // a glob and `--vector`, `append --external`, a read failing Stale once a file changed, and
 // `refresh` recording the change.
+#include <arrow/json/from_string.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -51,6 +52,10 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
            "InvalidArgument", 2);
   RunFails({"create", ds}, "InvalidArgument", 2);
   RunFails({"append", ds}, "InvalidArgument", 2);
+  RunFails({"create", ds, "--from", Path("part-0.parquet"), "--bad-vectors", "null"},
+           "InvalidArgument", 2);  // only with --external
+  RunFails({"create", ds, "--external", Path("part-0.parquet"), "--bad-vectors", "skip"},
+           "InvalidArgument", 2);
   EXPECT_NE(RunFails({"create", ds, "--external", Path("none-*.parquet"), "--vector", "vector:4"},
                      "InvalidArgument")
                 .find("matches no file"),
@@ -111,6 +116,31 @@ TEST_F(CliExternalTest, CreateAppendSearchAndRefresh) {
       << refreshed;
   EXPECT_EQ(RunOk({"count", ds}), "560\n");  // its new rows: the old deletions went with it
   EXPECT_NE(RunOk({"refresh", ds}).find("no external file changed"), std::string::npos);
+}
+
+// --bad-vectors null registers a file whose vector rows are bad, reading them as null vectors,
+// and says how many.
+TEST_F(CliExternalTest, BadVectorsReadAsNullAreCounted) {
+  auto vectors = arrow::json::ArrayFromJSONString(arrow::list(arrow::float32()),
+                                                  "[[1, 2], [1], [3, null], null, [5, 6]]")
+                     .ValueOrDie();
+  auto ids = arrow::json::ArrayFromJSONString(arrow::int64(), "[0, 1, 2, 3, 4]").ValueOrDie();
+  WriteParquet(Path("bad.parquet"),
+               arrow::RecordBatch::Make(arrow::schema({arrow::field("id", arrow::int64()),
+                                                       arrow::field("v", vectors->type())}),
+                                        5, {ids, vectors}),
+               {.store_schema = false});
+  const std::string ds = Path("ds");
+  EXPECT_NE(RunFails({"create", ds, "--external", Path("bad.parquet"), "--vector", "v:2"},
+                     "InvalidArgument")
+                .find("row 1 of column 'v' holds 1 value;"),
+            std::string::npos);
+  EXPECT_NE(RunOk({"create", ds, "--external", Path("bad.parquet"), "--vector", "v:2",
+                   "--bad-vectors", "null"})
+                .find("2 rows with a bad vector (wrong length or a null value) are read as null "
+                      "vectors"),
+            std::string::npos);
+  EXPECT_EQ(RunOk({"count", ds, "--where", "v is null"}), "3\n");
 }
 
 // knn-join over an external right dataset writes each left row's k nearest rows to Parquet, the

@@ -124,7 +124,8 @@ arrow::Result<std::vector<format::Fragment>> RegisterExternalFiles(
   for (const auto& path : paths) {
     ARROW_RETURN_NOT_OK(util::CheckCancelled());
     ARROW_ASSIGN_OR_RAISE(auto fragment,
-                          RegisterExternalFile(storage, path, *schema, options.rows_per_batch));
+                          RegisterExternalFile(storage, path, *schema, options.rows_per_batch,
+                                               external.bad_vectors_as_null));
     fragments.push_back(std::move(fragment));
     ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
   }
@@ -146,10 +147,13 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::CreateExternal(
 }
 
 arrow::Result<std::shared_ptr<Dataset>> Dataset::AppendExternal(
-    const std::vector<std::string>& files, const WriteOptions& options) const {
+    const std::vector<std::string>& files, const ExternalOptions& external,
+    const WriteOptions& options) const {
   std::shared_ptr<arrow::Schema> schema = schema_;
+  ExternalOptions appended = external;
+  appended.vector_dimensions.clear();  // the dataset's schema says which columns are vectors
   ARROW_ASSIGN_OR_RAISE(auto fragments,
-                        RegisterExternalFiles(*storage_, files, {}, &schema, options));
+                        RegisterExternalFiles(*storage_, files, appended, &schema, options));
   AppendOperation operation(std::move(fragments));
   ARROW_ASSIGN_OR_RAISE(auto manifest, CommitOperation(*storage_, manifest_, operation, options));
   return FromManifest(storage_, std::move(manifest));

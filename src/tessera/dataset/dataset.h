@@ -126,8 +126,10 @@ class Dataset {
                                                  const WriteOptions& options = {}) const;
   // Appends the external Parquet files `files` (paths or glob patterns) as new fragments,
   // without copying them; their columns must match the schema (a vector column may be a list
-  // of the same floats). Errors name the file; nothing is committed when one fails.
+  // of the same floats). Of `external`, bad_vectors_as_null applies (the schema says which
+  // columns are vectors). Errors name the file; nothing is committed when one fails.
   arrow::Result<std::shared_ptr<Dataset>> AppendExternal(const std::vector<std::string>& files,
+                                                         const ExternalOptions& external = {},
                                                          const WriteOptions& options = {}) const;
   // Replaces all rows (and possibly the schema); fields kept by name and type keep their ids.
   arrow::Result<std::shared_ptr<Dataset>> Overwrite(

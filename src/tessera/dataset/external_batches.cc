@@ -32,6 +32,7 @@ arrow::Result<std::unique_ptr<ExternalBatches>> ExternalBatches::Open(
     }
     batches->fields_.push_back(position);
   }
+  batches->bad_vectors_as_null_ = data_file.external().bad_vectors_as_null();
   batches->rows_per_batch_ = data_file.rows_per_batch();
   batches->num_rows_ = fragment.physical_rows();
   if (fragment.physical_rows() != data_file.num_rows() ||
@@ -251,9 +252,12 @@ arrow::Result<std::shared_ptr<arrow::Array>> ExternalBatches::ConformDecoded(
   // conversion to the dataset's type included), and again once converted.
   arrow::Status valid = decoded->ValidateFull();
   if (valid.ok()) {
+    int64_t bad_rows = 0;
     ARROW_ASSIGN_OR_RAISE(
         auto conformed,
-        ConformExternalColumn(decoded, field->type(), file_->location(), field->name(), first_row));
+        ConformExternalColumn(decoded, field->type(), file_->location(), field->name(), first_row,
+                              bad_vectors_as_null_, &bad_rows));
+    bad_vector_rows_ += static_cast<uint64_t>(bad_rows);
     if (conformed != decoded) valid = conformed->ValidateFull();  // converted
     if (valid.ok()) return conformed;
   }

@@ -3,6 +3,8 @@
 #include <arrow/buffer.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "tessera/status.h"
 
@@ -20,37 +22,56 @@ const arrow::DataType* ListValueType(const arrow::DataType& type) {
 template <typename ListArrayType>
 arrow::Result<std::shared_ptr<arrow::Array>> ListAsVectors(
     const ListArrayType& list, const std::shared_ptr<arrow::DataType>& dataset_type,
-    const std::string& path, const std::string& name, int64_t first_row) {
+    const std::string& path, const std::string& name, int64_t first_row, bool bad_as_null,
+    int64_t* bad_rows) {
   const auto& vector_type = static_cast<const arrow::FixedSizeListType&>(*dataset_type);
   const int64_t dimension = vector_type.list_size();
   const arrow::Array& values = *list.values();
   const int64_t rows = list.length();
-  const auto bad_row = [&](int64_t row, const std::string& defect) {
-    return InvalidArgument("external file ", path, ": row ", first_row + row, " of column '", name,
-                           "' ", defect, "; the dataset reads the column as vectors of ", dimension,
-                           " values. Fix the file (or register it again after fixing)");
+  // The defect of a present row, or empty when it is a vector of `dimension` values.
+  const auto defect = [&](int64_t row) -> std::string {
+    const int64_t length = list.value_length(row);
+    if (length != dimension) return Concat("holds ", length, length == 1 ? " value" : " values");
+    if (values.null_count() != 0) {
+      const int64_t offset = list.value_offset(row);
+      for (int64_t i = offset; i < offset + dimension; ++i) {
+        if (values.IsNull(i)) return Concat("holds a null at position ", i - offset);
+      }
+    }
+    return {};
   };
-  bool contiguous = list.null_count() == 0;
+  // Rows read as null: the list's null rows and, with bad_as_null, its bad ones.
+  std::vector<bool> null_rows;
+  int64_t nulls = list.null_count();
+  bool contiguous = nulls == 0;
   const int64_t base = rows == 0 ? 0 : list.value_offset(0);
   for (int64_t row = 0; row < rows; ++row) {
     if (list.IsNull(row)) continue;
-    const int64_t length = list.value_length(row);
-    if (length != dimension) {
-      return bad_row(row, Concat("holds ", length, " values"));
-    }
-    const int64_t offset = list.value_offset(row);
-    if (values.null_count() != 0) {
-      for (int64_t i = offset; i < offset + dimension; ++i) {
-        if (values.IsNull(i)) return bad_row(row, Concat("holds a null at position ", i - offset));
+    if (std::string bad = defect(row); !bad.empty()) {
+      if (!bad_as_null) {
+        return InvalidArgument("external file ", path, ": row ", first_row + row, " of column '",
+                               name, "' ", bad, "; the dataset reads the column as vectors of ",
+                               dimension,
+                               " values. Fix the file (or register it again after fixing, or "
+                               "with --bad-vectors null to read such rows as null vectors)");
       }
+      if (null_rows.empty()) null_rows.assign(static_cast<size_t>(rows), false);
+      null_rows[static_cast<size_t>(row)] = true;
+      ++nulls;
+      if (bad_rows != nullptr) ++*bad_rows;
+      contiguous = false;
+      continue;
     }
-    contiguous = contiguous && offset == base + row * dimension;
+    contiguous = contiguous && list.value_offset(row) == base + row * dimension;
   }
   if (contiguous) {
     // Every row present and laid end to end: the list's values are the vectors' values.
     return std::make_shared<arrow::FixedSizeListArray>(dataset_type, rows,
                                                        values.Slice(base, rows * dimension));
   }
+  const auto is_null = [&](int64_t row) {
+    return list.IsNull(row) || (!null_rows.empty() && null_rows[static_cast<size_t>(row)]);
+  };
   // Null rows (whose lists may be empty) or gaps: copy each vector into place, nulls zeroed.
   const int width = vector_type.value_type()->byte_width();
   const int64_t row_bytes = dimension * width;
@@ -59,21 +80,21 @@ arrow::Result<std::shared_ptr<arrow::Array>> ListAsVectors(
   const uint8_t* source =
       values.length() == 0 ? nullptr : values.data()->buffers[1]->data() + values.offset() * width;
   for (int64_t row = 0; row < rows; ++row) {
-    if (list.IsNull(row)) continue;
+    if (is_null(row)) continue;
     std::memcpy(buffer->mutable_data() + row * row_bytes, source + list.value_offset(row) * width,
                 static_cast<size_t>(row_bytes));
   }
   auto flat = arrow::MakeArray(arrow::ArrayData::Make(vector_type.value_type(), rows * dimension,
                                                       {nullptr, std::move(buffer)}, 0));
   std::shared_ptr<arrow::Buffer> validity;
-  if (list.null_count() != 0) {
+  if (nulls != 0) {
     ARROW_ASSIGN_OR_RAISE(validity, arrow::AllocateEmptyBitmap(rows));
     for (int64_t row = 0; row < rows; ++row) {
-      if (list.IsValid(row)) arrow::bit_util::SetBit(validity->mutable_data(), row);
+      if (!is_null(row)) arrow::bit_util::SetBit(validity->mutable_data(), row);
     }
   }
   return std::make_shared<arrow::FixedSizeListArray>(dataset_type, rows, std::move(flat),
-                                                     std::move(validity), list.null_count());
+                                                     std::move(validity), nulls);
 }
 
 }  // namespace
@@ -104,7 +125,7 @@ std::shared_ptr<arrow::Schema> ConformExternalSchema(const arrow::Schema& file_s
 arrow::Result<std::shared_ptr<arrow::Array>> ConformExternalColumn(
     const std::shared_ptr<arrow::Array>& column,
     const std::shared_ptr<arrow::DataType>& dataset_type, const std::string& path,
-    const std::string& name, int64_t first_row) {
+    const std::string& name, int64_t first_row, bool bad_as_null, int64_t* bad_rows) {
   if (column->type()->Equals(*dataset_type)) return column;
   if (!ExternalTypeAccepted(*column->type(), *dataset_type)) {
     return InvalidArgument("external file ", path, ": column '", name, "' holds ",
@@ -113,10 +134,10 @@ arrow::Result<std::shared_ptr<arrow::Array>> ConformExternalColumn(
   }
   if (column->type_id() == arrow::Type::LIST) {
     return ListAsVectors(static_cast<const arrow::ListArray&>(*column), dataset_type, path, name,
-                         first_row);
+                         first_row, bad_as_null, bad_rows);
   }
   return ListAsVectors(static_cast<const arrow::LargeListArray&>(*column), dataset_type, path, name,
-                       first_row);
+                       first_row, bad_as_null, bad_rows);
 }
 
 }  // namespace tessera::dataset

@@ -29,12 +29,14 @@ std::shared_ptr<arrow::Schema> ConformExternalSchema(const arrow::Schema& file_s
 
 // `column` (rows [first_row, first_row + length) of column `name` of external file `path`) as
 // `dataset_type`: the column itself when its type is that type, a fixed-size list over the same
-// values (zero-copy when the rows are contiguous and non-null) for a list. InvalidArgument
-// naming the file, the column and the row (counted from the file's first row) for a row of the
-// wrong length or with a null value.
+// values (zero-copy when the rows are contiguous and non-null) for a list. A row of the wrong
+// length or with a null value is InvalidArgument naming the file, the column and the row
+// (counted from the file's first row), or, with `bad_as_null`, a null vector, counted in
+// `*bad_rows` (when given).
 arrow::Result<std::shared_ptr<arrow::Array>> ConformExternalColumn(
     const std::shared_ptr<arrow::Array>& column,
     const std::shared_ptr<arrow::DataType>& dataset_type, const std::string& path,
-    const std::string& name, int64_t first_row);
+    const std::string& name, int64_t first_row, bool bad_as_null = false,
+    int64_t* bad_rows = nullptr);
 
 }  // namespace tessera::dataset

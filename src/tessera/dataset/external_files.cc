@@ -165,7 +165,8 @@ arrow::Result<std::shared_ptr<arrow::Schema>> ExternalFileSchema(const std::stri
 arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
                                                      const std::string& path,
                                                      const std::shared_ptr<arrow::Schema>& schema,
-                                                     uint64_t rows_per_batch) {
+                                                     uint64_t rows_per_batch,
+                                                     bool bad_vectors_as_null) {
   ARROW_RETURN_NOT_OK(CheckOutsideDataset(storage, path));
   ARROW_ASSIGN_OR_RAISE(auto file, ExternalParquetFile::Open(path));
   auto conformed = ConformExternalSchema(*file->schema(), *schema);
@@ -198,6 +199,7 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
   external->set_location(path);
   external->set_modified_nanos(file->modified_nanos());
   external->set_footer_sha256(std::move(digest));
+  external->set_bad_vectors_as_null(bad_vectors_as_null);
   // Columns whose rows the file's types do not guarantee (lists read as vectors) are read
   // now, so that a bad row fails the registration rather than a later query.
   arrow::FieldVector checked;
@@ -211,6 +213,8 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
     for (int b = 0; b < batches->num_batches(); ++b) {
       ARROW_RETURN_NOT_OK(batches->ReadBatch(b).status());
     }
+    // Read in order, each row group is decoded once (the last one decoded is always kept).
+    external->set_bad_vector_rows(batches->bad_vector_rows());
   }
   return fragment;
 }

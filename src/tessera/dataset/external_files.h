@@ -33,6 +33,9 @@ struct ExternalOptions {
   // vectors of this many values: fixed_size_list in the dataset's schema. Only a create
   // declares them; an append reads the dataset's schema.
   std::map<std::string, int32_t> vector_dimensions;
+  // Read rows of those columns with the wrong number of values or a null value as null vectors
+  // (never returned by a search; counted at registration) instead of refusing the file.
+  bool bad_vectors_as_null = false;
 };
 
 inline bool IsExternal(const format::Fragment& fragment) {
@@ -60,13 +63,16 @@ uint64_t TilingRowsPerBatch(const std::vector<int64_t>& row_group_rows, uint64_t
 // A fragment (id 0: the commit assigns it) over external file `path` (absolute), whose columns
 // must match `schema` (external_columns.h); its vector columns are read to check every row. Its
 // rows per batch are TilingRowsPerBatch of `rows_per_batch`.
+// With `bad_vectors_as_null`, bad vector rows are read as null vectors (now and at every read)
+// and counted in ExternalFile.bad_vector_rows; otherwise the first is an error.
 // Errors name the file: InvalidArgument for another schema, a bad vector row, a file inside
 // the dataset's own directories or of more rows than a fragment addresses; Corrupt for a file
 // that is not readable Parquet.
 arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
                                                      const std::string& path,
                                                      const std::shared_ptr<arrow::Schema>& schema,
-                                                     uint64_t rows_per_batch);
+                                                     uint64_t rows_per_batch,
+                                                     bool bad_vectors_as_null = false);
 
 // How long a passed check of a version's external files is trusted: TESSERA_EXTERNAL_CHECK_
 // SECONDS when set (0 checks at every open), else 10 seconds.

@@ -22,8 +22,10 @@ arrow::Result<RefreshResult> RefreshExternalFiles(const std::shared_ptr<Dataset>
     if (KindOf(opened.status()) != ErrorKind::kStale) return opened.status();
     RewriteOperation::Group group;
     group.old_fragment_ids.push_back(fragment.id());
-    auto registered = RegisterExternalFile(*snapshot->storage(), location, snapshot->schema(),
-                                           file.rows_per_batch());
+    // Registered as it was: the same rows per batch, bad vectors read as they were.
+    auto registered =
+        RegisterExternalFile(*snapshot->storage(), location, snapshot->schema(),
+                             file.rows_per_batch(), file.external().bad_vectors_as_null());
     if (registered.ok()) {
       group.new_fragments.push_back(std::move(*registered));
       result.reregistered.push_back(location);
