@@ -304,8 +304,10 @@ arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::Offset
            ++column) {
         auto index = group_indexes->GetOffsetIndex(column);
         if (index == nullptr) continue;
-        // Checked against the footer: every page inside the column chunk, after the one before,
-        // rows ascending from 0 within the row group. Pages are read by these numbers.
+        // Checked against the footer: every page inside the column chunk, each starting where
+        // the one before ends (writers write pages end to end: an offset that points elsewhere
+        // is a lie), rows ascending from 0 within the row group. Pages are read by these
+        // numbers.
         const auto chunk = row_group->ColumnChunk(column);
         const int64_t chunk_start =
             chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0
@@ -317,7 +319,8 @@ arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::Offset
         int64_t previous_row = -1;
         for (size_t p = 0; p < pages.size(); ++p) {
           const auto& page = pages[p];
-          const bool fits = page.offset >= previous_end && page.compressed_page_size > 0 &&
+          const bool fits = (p == 0 ? page.offset >= previous_end : page.offset == previous_end) &&
+                            page.compressed_page_size > 0 &&
                             page.offset + page.compressed_page_size <= chunk_end &&
                             chunk_end <= size_bytes_;
           const bool rows =
