@@ -171,6 +171,26 @@ TEST(ExternalPages, ReadPagesHoldingGivesRunsOfWholePages) {
   EXPECT_FALSE(none.has_value());
 }
 
+// Offset indexes are read once per process: two readers of a registered file share them, with
+// its footer.
+TEST(ExternalPages, OffsetIndexesAreSharedByTheReadersOfAProcess) {
+  TempDirectory directory;
+  const std::string path = directory.Child("paged.parquet");
+  testing::WriteParquet(
+      path, Rows(),
+      {.row_group_rows = kGroupRows, .page_index = true, .max_rows_per_page = kPageRows});
+  ASSERT_OK_AND_ASSIGN(
+      auto data, Dataset::CreateExternal(directory.Child("ds"), {path}, Vectors(), Batches()));
+  const format::DataFile& registered = data->manifest().fragments(0).files(0);
+  ASSERT_OK_AND_ASSIGN(auto first, ExternalParquetFile::Open(path, &registered));
+  ASSERT_OK_AND_ASSIGN(auto second, ExternalParquetFile::Open(path, &registered));
+  ASSERT_OK_AND_ASSIGN(auto index, first->OffsetIndex(2, 0));
+  ASSERT_NE(index, nullptr);
+  ASSERT_OK_AND_ASSIGN(auto again, second->OffsetIndex(2, 0));
+  EXPECT_EQ(again, index);
+  EXPECT_EQ(&first->metadata(), &second->metadata());
+}
+
 // Bytes of a row group's offset indexes damaged in turn (the footer, and so the
 // registration, untouched): a take through those pages returns the right rows or fails Corrupt
 // or InvalidArgument naming the file; never other rows, never a crash.

@@ -17,6 +17,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "tessera/io/sha256.h"
@@ -29,33 +30,38 @@ namespace {
 constexpr char kParquetMagic[] = "PAR1";
 constexpr int64_t kFooterTail = 8;  // the footer's length (4 bytes) and the magic
 
-// Parsed footers of the process, keyed by what identifies one content of a file.
+// Parsed footers of the process, with the offset indexes read so far, keyed by what identifies
+// one content of a file.
 class FooterCache {
  public:
   using Key = std::tuple<std::string, int64_t, int64_t>;  // location, size, modified
+  struct Parsed {
+    std::shared_ptr<parquet::FileMetaData> metadata;
+    std::shared_ptr<ExternalParquetFile::OffsetIndexes> offset_indexes;
+  };
   static FooterCache& Instance() {
     static FooterCache* cache = new FooterCache();  // never destroyed: used at exit
     return *cache;
   }
 
-  std::shared_ptr<parquet::FileMetaData> Find(const Key& key) {
+  std::optional<Parsed> Find(const Key& key) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = entries_.find(key);
-    if (found == entries_.end()) return nullptr;
+    if (found == entries_.end()) return std::nullopt;
     recency_.splice(recency_.begin(), recency_, found->second.recency);
-    return found->second.metadata;
+    return found->second.parsed;
   }
 
-  void Keep(const Key& key, std::shared_ptr<parquet::FileMetaData> metadata) {
+  void Keep(const Key& key, Parsed parsed) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = entries_.find(key);
     if (found != entries_.end()) {
       // Parsed anew (a registration): it replaces what the same size and time held before.
-      found->second.metadata = std::move(metadata);
+      found->second.parsed = std::move(parsed);
       return;
     }
     recency_.push_front(key);
-    entries_.emplace(key, Entry{std::move(metadata), recency_.begin()});
+    entries_.emplace(key, Entry{std::move(parsed), recency_.begin()});
     while (entries_.size() > kEntries) {
       entries_.erase(recency_.back());
       recency_.pop_back();
@@ -63,10 +69,11 @@ class FooterCache {
   }
 
  private:
-  // Footers are small (kilobytes to a few megabytes for files of many row groups and columns).
+  // Footers are small (kilobytes to a few megabytes for files of many row groups and columns),
+  // offset indexes a few bytes per page.
   static constexpr size_t kEntries = 1024;
   struct Entry {
-    std::shared_ptr<parquet::FileMetaData> metadata;
+    Parsed parsed;
     std::list<Key>::iterator recency;
   };
   std::mutex mutex_;
@@ -146,12 +153,18 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
   // time (rsync -t, cp -p) must not get a cached footer of what it held before.
   const bool use_cache = expected != nullptr && !check_footer;
   const FooterCache::Key key{location, file->size_bytes_, file->modified_nanos_};
-  if (use_cache) file->metadata_ = FooterCache::Instance().Find(key);
+  if (use_cache) {
+    if (auto parsed = FooterCache::Instance().Find(key)) {
+      file->metadata_ = std::move(parsed->metadata);
+      file->offset_indexes_ = std::move(parsed->offset_indexes);
+    }
+  }
   try {
     if (file->metadata_ == nullptr) {
       if (file->size_bytes_ < 12) return file->CorruptError("it is too short for a Parquet file");
       file->metadata_ = parquet::ReadMetaData(file->input_);
-      FooterCache::Instance().Keep(key, file->metadata_);
+      file->offset_indexes_ = std::make_shared<OffsetIndexes>();
+      FooterCache::Instance().Keep(key, {file->metadata_, file->offset_indexes_});
     }
     parquet::arrow::SchemaManifest manifest;
     ARROW_RETURN_NOT_OK(parquet::arrow::SchemaManifest::Make(
@@ -288,9 +301,10 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> ExternalParquetFile::ReadRange(int
 
 arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::OffsetIndex(
     int group, int leaf) const {
-  std::lock_guard<std::mutex> lock(offset_indexes_mutex_);
-  auto found = offset_indexes_.find(group);
-  if (found == offset_indexes_.end()) {
+  std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
+  auto& groups = offset_indexes_->groups;
+  auto found = groups.find(group);
+  if (found == groups.end()) {
     const auto row_group = metadata_->RowGroup(group);
     const int64_t group_rows = row_group->num_rows();
     std::vector<std::shared_ptr<parquet::OffsetIndex>> indexes(
@@ -338,7 +352,7 @@ arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::Offset
     } catch (const std::exception& error) {
       return CorruptError(Concat("the offset index of row group ", group, ": ", error.what()));
     }
-    found = offset_indexes_.emplace(group, std::move(indexes)).first;
+    found = groups.emplace(group, std::move(indexes)).first;
   }
   return found->second[static_cast<size_t>(leaf)];
 }

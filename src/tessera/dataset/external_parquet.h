@@ -12,8 +12,9 @@
 // fast path; the footer's digest is also compared when asked (a copy that kept the time of
 // another file of the same size).
 //
-// The parsed footer is shared by every reader of the process through a small cache keyed by
-// (location, size, modification time), so repeated queries do not parse it again; registration
+// The parsed footer, and the offset indexes read so far (external_pages.h), are shared by every
+// reader of the process through a small cache keyed by (location, size, modification time), so
+// repeated queries do not parse them again; registration
 // and checks of the footer's digest parse it anew. Every row group read checks first that the
 // file still has the size and time it had when opened (Stale otherwise): a file rewritten in
 // place under a long-lived reader is never decoded through its old footer.
@@ -40,6 +41,14 @@ namespace tessera::dataset {
 
 class ExternalParquetFile {
  public:
+  // Offset indexes of one content of a file, by row group, each by leaf column (null: none; an
+  // absent row group is not read yet). Shared by every opening of that content in the process,
+  // with its footer.
+  struct OffsetIndexes {
+    std::mutex mutex;
+    std::map<int, std::vector<std::shared_ptr<parquet::OffsetIndex>>> groups;
+  };
+
   // Pages are read through a buffer of this size.
   static constexpr int64_t kReadBufferBytes = 1 << 20;
 
@@ -74,7 +83,8 @@ class ExternalParquetFile {
   const std::vector<int>& leaves(int field) const { return leaves_[field]; }
 
   // The offset index (page locations) of leaf column `leaf` in row group `group`; null when the
-  // file has none for it. Read once per row group and kept. Corrupt when it cannot be parsed or
+  // file has none for it. Read once per row group and kept with the footer, for every query of
+  // the process. Corrupt when it cannot be parsed or
   // contradicts the footer (pages outside the column chunk, row indexes not ascending from 0).
   arrow::Result<std::shared_ptr<parquet::OffsetIndex>> OffsetIndex(int group, int leaf) const;
 
@@ -99,10 +109,7 @@ class ExternalParquetFile {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int64_t> row_group_starts_;
   std::vector<std::vector<int>> leaves_;  // by field of schema_: its Parquet leaf columns
-  // Offset indexes by row group, each by leaf column (null: none); an absent row group is not
-  // read yet.
-  mutable std::mutex offset_indexes_mutex_;
-  mutable std::map<int, std::vector<std::shared_ptr<parquet::OffsetIndex>>> offset_indexes_;
+  std::shared_ptr<OffsetIndexes> offset_indexes_;
 };
 
 }  // namespace tessera::dataset
