@@ -65,6 +65,47 @@ TEST(KMeans, IsDeterministicInItsSeed) {
   EXPECT_NE(a.centroids, b.centroids);
 }
 
+// A dense blob of 1,000 points and 12 far outliers, 10 clusters, one Lloyd iteration:
+// k-means++ spends seeds on the outliers (each far from every seed before), random points put
+// nearly all of them in the blob, where the points are (what PQ codebooks want). Both are
+// deterministic in the seed.
+TEST(KMeans, RandomPointSeedsSitWhereThePointsAreDense) {
+  Random random(3);
+  std::vector<float> points;
+  for (int i = 0; i < 1000; ++i) {
+    points.push_back(static_cast<float>(random.Uniform()));
+    points.push_back(static_cast<float>(random.Uniform()));
+  }
+  for (int i = 0; i < 12; ++i) {
+    points.push_back(1000.0f * static_cast<float>(i + 1));
+    points.push_back(-1000.0f);
+  }
+  const auto in_blob = [](const KMeansResult& result) {
+    int count = 0;
+    for (int c = 0; c < result.num_clusters; ++c) {
+      count += std::abs(result.centroids[static_cast<size_t>(c) * 2]) < 2.0f ? 1 : 0;
+    }
+    return count;
+  };
+  KMeansOptions options;
+  options.num_clusters = 10;
+  options.max_iterations = 1;
+  options.seed = 5;
+  const KMeansResult spread = Train(points, 2, options);
+  options.seeding = KMeansSeeding::kRandomPoints;
+  const KMeansResult dense = Train(points, 2, options);
+  EXPECT_LE(in_blob(spread), 3);
+  EXPECT_GE(in_blob(dense), 9);
+  EXPECT_EQ(Train(points, 2, options).centroids, dense.centroids);
+  // Seeds are distinct points: as many clusters as points is every point once.
+  std::vector<float> few = {0, 0, 1, 0, 2, 0, 3, 0};
+  options.num_clusters = 4;
+  const KMeansResult all = Train(few, 2, options);
+  std::multiset<float> xs;
+  for (int c = 0; c < 4; ++c) xs.insert(all.centroids[static_cast<size_t>(c) * 2]);
+  EXPECT_EQ(xs, (std::multiset<float>{0, 1, 2, 3}));
+}
+
 TEST(KMeans, RecoversWellSeparatedClusters) {
   for (Metric metric : {Metric::kL2, Metric::kDot}) {
     std::vector<int> truth;

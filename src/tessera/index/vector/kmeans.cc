@@ -19,6 +19,22 @@ namespace {
 // Points per piece of the seeding sums: fixed, so the sums do not depend on the thread count.
 constexpr int64_t kSeedPiece = 4096;
 
+// num_clusters distinct points of `points`, drawn uniformly (a partial Fisher-Yates shuffle of
+// the indexes), as the seeds.
+std::vector<float> RandomPoints(const float* points, int64_t count, int dim, int num_clusters,
+                                Random& random) {
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) order[static_cast<size_t>(i)] = i;
+  std::vector<float> centroids(static_cast<size_t>(num_clusters) * dim);
+  for (int c = 0; c < num_clusters; ++c) {
+    const auto pick = c + static_cast<int64_t>(random.Below(static_cast<uint64_t>(count - c)));
+    std::swap(order[static_cast<size_t>(c)], order[static_cast<size_t>(pick)]);
+    const float* point = points + order[static_cast<size_t>(c)] * dim;
+    std::copy(point, point + dim, centroids.begin() + static_cast<ptrdiff_t>(c) * dim);
+  }
+  return centroids;
+}
+
 // k-means++ seeding (Arthur & Vassilvitskii 2007): each next centroid is a point drawn with
 // probability proportional to its squared distance to the nearest centroid so far. Squared L2
 // for every metric: on the unit vectors of cosine it orders like cosine distance, and for dot
@@ -213,8 +229,12 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
   Random random(options.seed);
   KMeansResult result;
   result.num_clusters = options.num_clusters;
-  ARROW_ASSIGN_OR_RAISE(result.centroids, SeedCentroids(points, count, dim, options.num_clusters,
-                                                        random, options.max_threads));
+  if (options.seeding == KMeansSeeding::kRandomPoints) {
+    result.centroids = RandomPoints(points, count, dim, options.num_clusters, random);
+  } else {
+    ARROW_ASSIGN_OR_RAISE(result.centroids, SeedCentroids(points, count, dim, options.num_clusters,
+                                                          random, options.max_threads));
+  }
   if (options.metric == Metric::kCosine) {
     for (int c = 0; c < options.num_clusters; ++c) {
       Normalize(result.centroids.data() + static_cast<size_t>(c) * dim, dim);

@@ -1,7 +1,7 @@
 // K-means clustering of float32 vectors: the training step of IVF indexes.
 //
 // Deterministic: the result is a function of (points, options) alone, whatever the thread count
-// (options.max_threads); every random choice (k-means++ seeding) comes from options.seed. Lloyd
+// (options.max_threads); every random choice (the seeding) comes from options.seed. Lloyd
 // iterations run until no point changes cluster or options.max_iterations is reached. A cluster
 // left empty is re-seeded with the point its current centroid serves worst, taken from a cluster
 // with more than one point, so clusters stay non-empty whenever the points have at least
@@ -44,8 +44,20 @@ int NearestCentroid(Metric metric, const float* point, const float* centroids, i
 // Scales `vector` to unit length; a zero vector stays zero.
 void Normalize(float* vector, int dim);
 
+// How the first centroids are chosen.
+enum class KMeansSeeding {
+  // k-means++: spread over the data, each next seed far from those before. Good for coarse
+  // partitions, where every region of the data should get a cell.
+  kPlusPlus,
+  // num_clusters distinct points drawn uniformly: seeds land where the points are dense. Better
+  // for PQ codebooks, whose error should be smallest where most points (and the true neighbours
+  // of most queries) lie; k-means++ spends entries on sparse outskirts instead.
+  kRandomPoints,
+};
+
 struct KMeansOptions {
   int num_clusters = 1;
+  KMeansSeeding seeding = KMeansSeeding::kPlusPlus;
   int max_iterations = 50;
   uint64_t seed = 42;
   Metric metric = Metric::kL2;
