@@ -153,7 +153,8 @@ TEST(ExternalIndexes, AnswerLikeTheSameIndexesOverCopiedRows) {
     }
     ExpectSameAnswers(pair, family, "built");
 
-    ASSERT_OK_AND_ASSIGN(pair.external, pair.external->AppendExternal(appended.paths, {}, Layout()));
+    ASSERT_OK_AND_ASSIGN(pair.external,
+                         pair.external->AppendExternal(appended.paths, {}, Layout()));
     ASSERT_OK_AND_ASSIGN(pair.native, pair.native->Append(appended.Rows(), Layout()));
     ExpectSameAnswers(pair, family, "appended (exact tail)");
 
