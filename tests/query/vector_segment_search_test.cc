@@ -156,6 +156,22 @@ TEST_F(SegmentSearchTest, RaisesProbesUntilEnoughRowsQualify) {
   EXPECT_EQ(Addresses(found.rows), Addresses(BruteForce(rows, query, 3)));
 }
 
+// Without any filter too: asked for more rows than the probed partitions hold, the segment
+// probes more (nprobes is a floor), and says so.
+TEST_F(SegmentSearchTest, RaisesProbesWithoutAFilterWhenThePartitionsHoldTooFewRows) {
+  auto segment = Segment();
+  const VectorSource source = Source(segment);
+  const EligibleRows rows = Live({Roaring(), Roaring(), Roaring()});
+  const VectorSegmentSearch search(source, rows, 2, {});
+  const float query[2] = {0.0f, 0.0f};
+  const size_t k = 2 * kRows / kPartitions + 1;  // more than one partition holds
+  ASSERT_OK_AND_ASSIGN(auto found, search.Search(query, {k, 1, 1}));
+  EXPECT_EQ(segment->probes(), (std::vector<int>{1, 2}));
+  ASSERT_TRUE(found.raised_nprobes);
+  EXPECT_EQ(*found.raised_nprobes, 2);
+  EXPECT_EQ(found.rows.size(), k);
+}
+
 TEST_F(SegmentSearchTest, StopsProbingOnceEveryQualifyingRowIsFound) {
   auto segment = Segment();
   const VectorSource source = Source(segment);
