@@ -1,5 +1,6 @@
 #include <charconv>
 #include <iostream>
+#include <set>
 
 #include "command_progress.h"
 #include "dataset_commands.h"
@@ -145,19 +146,25 @@ arrow::Result<dataset::ExternalOptions> ExternalOptionsOf(const SourceArguments&
   return options;
 }
 
-// Rows of the dataset's external files read as null vectors for being bad (--bad-vectors null).
-uint64_t BadVectorRows(const dataset::Dataset& data) {
-  uint64_t rows = 0;
-  for (const auto& fragment : data.manifest().fragments()) {
-    for (const auto& file : fragment.files()) rows += file.external().bad_vector_rows();
+// Bad vectors read as null (--bad-vectors null) in the external files of `data`'s fragments
+// that `before` (when given) does not have: those a create or an append registered.
+uint64_t BadVectors(const dataset::Dataset& data, const dataset::Dataset* before = nullptr) {
+  std::set<uint32_t> old_fragments;
+  if (before != nullptr) {
+    for (const auto& fragment : before->manifest().fragments()) old_fragments.insert(fragment.id());
   }
-  return rows;
+  uint64_t vectors = 0;
+  for (const auto& fragment : data.manifest().fragments()) {
+    if (old_fragments.count(fragment.id()) != 0) continue;
+    for (const auto& file : fragment.files()) vectors += file.external().bad_vectors();
+  }
+  return vectors;
 }
 
-void PrintBadVectorRows(uint64_t rows) {
-  if (rows == 0) return;
-  std::cout << Quantity(rows, "row") << " with a bad vector (wrong length or a null value) "
-            << (rows == 1 ? "is" : "are") << " read as null vectors" << std::endl;
+void PrintBadVectors(uint64_t vectors) {
+  if (vectors == 0) return;
+  std::cout << Quantity(vectors, "bad vector") << " (wrong length or a null value) "
+            << (vectors == 1 ? "is" : "are") << " read as null" << std::endl;
 }
 
 arrow::Status RunCreate(const SourceArguments& args) {
@@ -170,7 +177,7 @@ arrow::Status RunCreate(const SourceArguments& args) {
                           }));
     std::cout << "created " << created->uri() << " over external files: ";
     PrintSnapshot(*created);
-    PrintBadVectorRows(BadVectorRows(*created));
+    PrintBadVectors(BadVectors(*created));
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));
@@ -194,7 +201,7 @@ arrow::Status RunAppend(const SourceArguments& args) {
     std::cout << "appended " << Quantity(args.external.size(), "external file pattern") << " to "
               << appended->uri() << ": ";
     PrintSnapshot(*appended);
-    PrintBadVectorRows(BadVectorRows(*appended) - BadVectorRows(*current));
+    PrintBadVectors(BadVectors(*appended, current.get()));
     return arrow::Status::OK();
   }
   ARROW_ASSIGN_OR_RAISE(auto source, OpenSource(args));

@@ -433,7 +433,7 @@ TEST(ExternalFiles, BadVectorsAreReadAsNullVectorsWhenAsked) {
   lenient.bad_vectors_as_null = true;
   ASSERT_OK_AND_ASSIGN(auto data,
                        Dataset::CreateExternal(directory.Child("ds"), {file}, lenient, Batches()));
-  EXPECT_EQ(data->manifest().fragments(0).files(0).external().bad_vector_rows(), 2u);
+  EXPECT_EQ(data->manifest().fragments(0).files(0).external().bad_vectors(), 2u);
   const auto null_vector_ids = [](const Dataset& dataset) {
     ScanOptions scan;
     scan.filter = "vector is null";

@@ -65,7 +65,10 @@ std::vector<Layout> Layouts(bool page_index) {
   spark.store_schema = false;
   ParquetLayout plain = base;
   plain.uncompressed = true;
-  return {{"pyarrow", false, base}, {"spark", true, spark}, {"uncompressed lists", true, plain}};
+  plain.dictionary = false;
+  return {{"pyarrow", false, base},
+          {"spark", true, spark},
+          {"uncompressed lists without dictionaries", true, plain}};
 }
 
 WriteOptions Batches() {
@@ -111,16 +114,24 @@ TEST(ExternalPages, TakenRowsEqualTheSameRowsOfANativeDataset) {
       ASSERT_OK_AND_ASSIGN(auto taken, external->Take(addresses));
       EXPECT_TRUE(taken->Equals(*expected)) << taken->ToString() << "\n" << expected->ToString();
       const uint64_t decoded = GlobalReadStatistics().external_rows_decoded.load();
-      if (page_index) {
+      if (page_index && !layout.parquet.dictionary) {
         // At most one page per address, for the column whose pages hold the most rows.
         EXPECT_LE(decoded, addresses.size() * kPageRows);
+      } else if (page_index) {
+        // Reading several runs of pages repeats a chunk's dictionary page: where that costs more
+        // than the chunk, its row group is decoded instead.
+        EXPECT_LE(decoded, static_cast<uint64_t>(kRows));
       } else {
         EXPECT_EQ(decoded, static_cast<uint64_t>(kRows));  // every row group, whole
       }
-      // One column, a few rows.
+      // One column, a few rows: one run of pages in each of two row groups, a dictionary or not.
+      GlobalReadStatistics().Reset();
       ASSERT_OK_AND_ASSIGN(auto names, external->Take({5, 6, 2999}, {"name"}));
       ASSERT_OK_AND_ASSIGN(auto expected_names, native->Take({5, 6, 2999}, {"name"}));
       EXPECT_TRUE(names->Equals(*expected_names));
+      if (page_index) {
+        EXPECT_LE(GlobalReadStatistics().external_rows_decoded.load(), 2u * kPageRows);
+      }
     }
   }
 }
@@ -133,7 +144,8 @@ TEST(ExternalPages, ReadPagesHoldingGivesRunsOfWholePages) {
                         {.row_group_rows = kGroupRows,
                          .store_schema = false,
                          .page_index = true,
-                         .max_rows_per_page = kPageRows});
+                         .max_rows_per_page = kPageRows,
+                         .dictionary = false});
   ASSERT_OK_AND_ASSIGN(auto file, ExternalParquetFile::Open(path));
   const int id = file->schema()->GetFieldIndex("id");
   const int vector = file->schema()->GetFieldIndex("vector");
@@ -191,10 +203,11 @@ TEST(ExternalPages, OffsetIndexesAreSharedByTheReadersOfAProcess) {
   EXPECT_EQ(&first->metadata(), &second->metadata());
 }
 
-// Bytes of a row group's offset indexes damaged in turn (the footer, and so the
-// registration, untouched): a take through those pages returns the right rows or fails Corrupt
-// or InvalidArgument naming the file; never other rows, never a crash.
-TEST(ExternalPages, ADamagedOffsetIndexGivesTheRightRowsOrAnError) {
+// Bytes of a row group's offset indexes damaged in turn (the footer, and so the registration,
+// untouched): a take through those pages still returns the right rows. An offset index that
+// cannot be parsed or contradicts the footer is ignored, and pages that do not decode as it
+// says are left to the row group's own decoding; the file's data is intact.
+TEST(ExternalPages, ADamagedOffsetIndexStillGivesTheRightRows) {
   TempDirectory directory;
   const auto rows = Rows();
   const std::string good = directory.Child("good.parquet");
@@ -223,7 +236,6 @@ TEST(ExternalPages, ADamagedOffsetIndexGivesTheRightRowsOrAnError) {
     }
   }
   ASSERT_GT(positions.size(), 20u);
-  int failed = 0;
   // Every other byte: a damaged varint shows in both halves.
   for (size_t i = 0; i < positions.size(); i += 2) {
     const int64_t at = positions[i];
@@ -238,19 +250,9 @@ TEST(ExternalPages, ADamagedOffsetIndexGivesTheRightRowsOrAnError) {
     ASSERT_OK_AND_ASSIGN(auto external,
                          Dataset::CreateExternal(directory.Child("ds-" + std::to_string(i)), {path},
                                                  Vectors(), Batches()));
-    auto taken = external->Take(addresses);
-    if (taken.ok()) {
-      EXPECT_TRUE((*taken)->Equals(*expected)) << (*taken)->ToString();
-    } else {
-      ++failed;
-      const ErrorKind kind = KindOf(taken.status());
-      EXPECT_TRUE(kind == ErrorKind::kCorrupt || kind == ErrorKind::kInvalidArgument)
-          << taken.status().ToString();
-      EXPECT_NE(taken.status().message().find(path), std::string::npos)
-          << taken.status().ToString();
-    }
+    ASSERT_OK_AND_ASSIGN(auto taken, external->Take(addresses));
+    EXPECT_TRUE(taken->Equals(*expected)) << taken->ToString();
   }
-  EXPECT_GT(failed, 0);  // the damage was seen, not just ignored
 }
 
 }  // namespace

@@ -238,7 +238,8 @@ TEST(ExternalIndexes, WithAPageIndexRefinementDecodesOnlyThePagesOfItsCandidates
                           {.row_group_rows = 1000,
                            .store_schema = false,
                            .page_index = paged == 1,
-                           .max_rows_per_page = 50});
+                           .max_rows_per_page = 50,
+                           .dictionary = false});
     dataset::WriteOptions layout = Layout();
     layout.rows_per_batch = 1000;
     ASSERT_OK_AND_ASSIGN(

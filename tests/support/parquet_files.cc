@@ -24,6 +24,7 @@ void WriteParquet(const std::string& path, const arrow::Table& table, const Parq
     properties.disable_write_page_index();
   }
   if (layout.max_rows_per_page > 0) properties.max_rows_per_page(layout.max_rows_per_page);
+  if (!layout.dictionary) properties.disable_dictionary();
   arrow::Status written =
       parquet::arrow::WriteTable(table, arrow::default_memory_pool(), *out, layout.row_group_rows,
                                  properties.build(), arrow_properties.build());

@@ -22,6 +22,9 @@ struct ParquetLayout {
   bool page_index = false;
   // Rows per data page at most (0: the writer's default).
   int64_t max_rows_per_page = 0;
+  // Dictionary-encode columns (the writers' default; a chunk then starts with a dictionary page,
+  // which a read of a few pages must read too).
+  bool dictionary = true;
 };
 
 // Writes `table` to `path`; fails the test (ADD_FAILURE) on error.

@@ -137,8 +137,7 @@ TEST_F(CliExternalTest, BadVectorsReadAsNullAreCounted) {
             std::string::npos);
   EXPECT_NE(RunOk({"create", ds, "--external", Path("bad.parquet"), "--vector", "v:2",
                    "--bad-vectors", "null"})
-                .find("2 rows with a bad vector (wrong length or a null value) are read as null "
-                      "vectors"),
+                .find("2 bad vectors (wrong length or a null value) are read as null"),
             std::string::npos);
   EXPECT_EQ(RunOk({"count", ds, "--where", "v is null"}), "3\n");
 }

@@ -199,10 +199,17 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadFromPage
   }
   std::vector<std::vector<PageRun>> fields;
   for (int field : fields_) {
-    ARROW_ASSIGN_OR_RAISE(
-        auto runs, ReadPagesHolding(*file_, group, field, wanted, group_rows / kPageReadShare));
-    if (!runs) return nullptr;  // the row group it is
-    fields.push_back(std::move(*runs));
+    auto runs = ReadPagesHolding(*file_, group, field, wanted, group_rows / kPageReadShare);
+    if (!runs.ok()) {
+      // A changed or unreadable file is an error either way. Pages that do not decode as the
+      // offset index says are left to the row group's own decoding, which reads them right or
+      // says what is wrong with them (an offset index is not needed to read the file).
+      const ErrorKind kind = KindOf(runs.status());
+      if (kind == ErrorKind::kStale || kind == ErrorKind::kIOError) return runs.status();
+      return nullptr;
+    }
+    if (!*runs) return nullptr;  // the row group it is
+    fields.push_back(std::move(**runs));
   }
   // Each column: the wanted rows from the pages read, nulls elsewhere.
   const int64_t length = end - first;
@@ -257,7 +264,7 @@ arrow::Result<std::shared_ptr<arrow::Array>> ExternalBatches::ConformDecoded(
         auto conformed,
         ConformExternalColumn(decoded, field->type(), file_->location(), field->name(), first_row,
                               bad_vectors_as_null_, &bad_rows));
-    bad_vector_rows_ += static_cast<uint64_t>(bad_rows);
+    bad_vectors_ += static_cast<uint64_t>(bad_rows);
     if (conformed != decoded) valid = conformed->ValidateFull();  // converted
     if (valid.ok()) return conformed;
   }

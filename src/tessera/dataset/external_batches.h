@@ -43,9 +43,9 @@ class ExternalBatches {
       const format::Fragment& fragment, const std::shared_ptr<arrow::Schema>& schema);
 
   int num_batches() const { return num_batches_; }
-  // Rows of vector columns read as null vectors because they were bad (the file's
-  // ExternalFile.bad_vectors_as_null), over every decode so far.
-  uint64_t bad_vector_rows() const { return bad_vector_rows_.load(); }
+  // Vectors read as null because they were bad (the file's ExternalFile.bad_vectors_as_null),
+  // over every decode so far.
+  uint64_t bad_vectors() const { return bad_vectors_.load(); }
   const ExternalParquetFile& file() const { return *file_; }
   // Batch `index`: rows [index * rows_per_batch, ...) of the file, validated. With `rows`
   // (ascending offsets within the batch), only the row groups holding them are decoded, or only
@@ -89,7 +89,7 @@ class ExternalBatches {
   std::shared_ptr<arrow::Schema> schema_;
   std::vector<int> fields_;  // positions in file_->schema() of schema_'s fields
   bool bad_vectors_as_null_ = false;
-  mutable std::atomic<uint64_t> bad_vector_rows_{0};
+  mutable std::atomic<uint64_t> bad_vectors_{0};
   uint64_t rows_per_batch_ = 0;
   uint64_t num_rows_ = 0;
   int num_batches_ = 0;

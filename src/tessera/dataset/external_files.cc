@@ -214,7 +214,7 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
       ARROW_RETURN_NOT_OK(batches->ReadBatch(b).status());
     }
     // Read in order, each row group is decoded once (the last one decoded is always kept).
-    external->set_bad_vector_rows(batches->bad_vector_rows());
+    external->set_bad_vectors(batches->bad_vectors());
   }
   return fragment;
 }

@@ -64,7 +64,7 @@ uint64_t TilingRowsPerBatch(const std::vector<int64_t>& row_group_rows, uint64_t
 // must match `schema` (external_columns.h); its vector columns are read to check every row. Its
 // rows per batch are TilingRowsPerBatch of `rows_per_batch`.
 // With `bad_vectors_as_null`, bad vector rows are read as null vectors (now and at every read)
-// and counted in ExternalFile.bad_vector_rows; otherwise the first is an error.
+// and counted in ExternalFile.bad_vectors; otherwise the first is an error.
 // Errors name the file: InvalidArgument for another schema, a bad vector row, a file inside
 // the dataset's own directories or of more rows than a fragment addresses; Corrupt for a file
 // that is not readable Parquet.

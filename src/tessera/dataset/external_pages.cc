@@ -100,6 +100,9 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
   const auto& leaves = file.leaves(field);
   if (leaves.size() != 1 || rows.empty()) return Result();
   const int leaf = leaves[0];
+  // Never read the offset index, or decode new bytes, through the footer of what the file held
+  // when it was opened.
+  ARROW_RETURN_NOT_OK(file.CheckUnchanged());
   ARROW_ASSIGN_OR_RAISE(auto offset_index, file.OffsetIndex(group, leaf));
   if (offset_index == nullptr) return Result();
   const auto& pages = offset_index->page_locations();
@@ -132,9 +135,6 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
     while (i < rows.size() && rows[i] < end) ++i;
   }
 
-  // Never decode new bytes through the footer of what the file held when it was opened.
-  ARROW_RETURN_NOT_OK(file.CheckUnchanged());
-
   // The file assembled in memory: the magic, then for each run its chunk (the dictionary page,
   // then the run's data pages as the file holds them).
   const auto chunk = row_group->ColumnChunk(leaf);
@@ -142,11 +142,16 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
       chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0
           ? std::min(chunk->dictionary_page_offset(), chunk->data_page_offset())
           : chunk->data_page_offset();
+  // Non-negative and bounded: OffsetIndex checked the pages against the chunk.
   const int64_t dictionary_bytes = pages[0].offset - chunk_start;
-  if (dictionary_bytes < 0) {
-    return file.CorruptError(Concat("row group ", group, " column ", leaf,
-                                    ": its first data page starts before its column chunk"));
+  // Each run repeats the dictionary: beyond the chunk's own size, decoding it whole is cheaper.
+  int64_t assembled_bytes = 0;
+  for (const auto& run : runs) {
+    const auto& last = pages[run.last_page];
+    assembled_bytes +=
+        dictionary_bytes + last.offset + last.compressed_page_size - pages[run.first_page].offset;
   }
+  if (assembled_bytes > chunk->total_compressed_size()) return Result();
   std::shared_ptr<arrow::Buffer> dictionary;
   if (dictionary_bytes > 0) {
     ARROW_ASSIGN_OR_RAISE(dictionary, file.ReadRange(chunk_start, dictionary_bytes));
@@ -226,8 +231,13 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
       std::shared_ptr<arrow::Array> values;
       if (chunks.size() == 1) {
         values = chunks[0];
-      } else {
+      } else if (!chunks.empty()) {
         ARROW_ASSIGN_OR_RAISE(values, arrow::Concatenate(chunks));
+      }
+      if (values == nullptr) {
+        return file.CorruptError(
+            Concat("row group ", group, " column '", file.schema()->field(field)->name(),
+                   "': the pages from row ", runs[r].first_row, " decode to nothing"));
       }
       if (values->length() != runs[r].rows) {
         return file.CorruptError(

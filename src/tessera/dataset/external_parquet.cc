@@ -292,68 +292,95 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> ExternalParquetFile::ReadRange(int
     return CorruptError(Concat("bytes [", offset, ", ", offset + length,
                                ") lie outside the file of ", size_bytes_, " bytes"));
   }
-  ARROW_ASSIGN_OR_RAISE(auto bytes, input_->ReadAt(offset, length));
+  auto read = input_->ReadAt(offset, length);
+  if (!read.ok()) return WithContext(read.status(), Concat("reading external file ", location_));
+  auto bytes = std::move(*read);
   if (bytes->size() != length) {
     return CorruptError(Concat("bytes [", offset, ", ", offset + length, ") cannot be read"));
   }
   return bytes;
 }
 
+namespace {
+
+// `index` checked against the footer's `chunk`: every page inside the column chunk, each
+// starting where the one before ends (writers write pages end to end: an offset pointing
+// elsewhere is a lie), rows ascending from 0 within the row group's `group_rows`, no sum past
+// int64. Pages are read by these numbers.
+bool OffsetIndexFitsChunk(const parquet::OffsetIndex& index,
+                          const parquet::ColumnChunkMetaData& chunk, int64_t group_rows,
+                          int64_t file_bytes) {
+  const int64_t chunk_start =
+      chunk.has_dictionary_page() && chunk.dictionary_page_offset() > 0
+          ? std::min(chunk.dictionary_page_offset(), chunk.data_page_offset())
+          : chunk.data_page_offset();
+  int64_t chunk_end = 0;
+  if (chunk_start < 4 || chunk.total_compressed_size() < 0 ||
+      __builtin_add_overflow(chunk_start, chunk.total_compressed_size(), &chunk_end) ||
+      chunk_end > file_bytes) {
+    return false;
+  }
+  const auto& pages = index.page_locations();
+  if (pages.empty()) return false;
+  int64_t previous_end = chunk.data_page_offset();
+  int64_t previous_row = -1;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const auto& page = pages[p];
+    int64_t page_end = 0;
+    const bool fits =
+        (p == 0 ? page.offset >= previous_end : page.offset == previous_end) &&
+        page.compressed_page_size > 0 &&
+        !__builtin_add_overflow(page.offset, int64_t{page.compressed_page_size}, &page_end) &&
+        page_end <= chunk_end;
+    const bool rows =
+        p == 0 ? page.first_row_index == 0
+               : page.first_row_index > previous_row && page.first_row_index < group_rows;
+    if (!fits || !rows) return false;
+    previous_end = page_end;
+    previous_row = page.first_row_index;
+  }
+  return true;
+}
+
+}  // namespace
+
 arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::OffsetIndex(
     int group, int leaf) const {
-  std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
-  auto& groups = offset_indexes_->groups;
-  auto found = groups.find(group);
-  if (found == groups.end()) {
-    const auto row_group = metadata_->RowGroup(group);
-    const int64_t group_rows = row_group->num_rows();
-    std::vector<std::shared_ptr<parquet::OffsetIndex>> indexes(
-        static_cast<size_t>(metadata_->num_columns()));
-    try {
-      auto reader =
-          parquet::ParquetFileReader::Open(input_, parquet::default_reader_properties(), metadata_);
-      auto page_indexes = reader->GetPageIndexReader();
-      auto group_indexes = page_indexes == nullptr ? nullptr : page_indexes->RowGroup(group);
-      for (int column = 0; group_indexes != nullptr && column < metadata_->num_columns();
-           ++column) {
-        auto index = group_indexes->GetOffsetIndex(column);
-        if (index == nullptr) continue;
-        // Checked against the footer: every page inside the column chunk, each starting where
-        // the one before ends (writers write pages end to end: an offset that points elsewhere
-        // is a lie), rows ascending from 0 within the row group. Pages are read by these
-        // numbers.
-        const auto chunk = row_group->ColumnChunk(column);
-        const int64_t chunk_start =
-            chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0
-                ? std::min(chunk->dictionary_page_offset(), chunk->data_page_offset())
-                : chunk->data_page_offset();
-        const int64_t chunk_end = chunk_start + chunk->total_compressed_size();
-        const auto& pages = index->page_locations();
-        int64_t previous_end = chunk->data_page_offset();
-        int64_t previous_row = -1;
-        for (size_t p = 0; p < pages.size(); ++p) {
-          const auto& page = pages[p];
-          const bool fits = (p == 0 ? page.offset >= previous_end : page.offset == previous_end) &&
-                            page.compressed_page_size > 0 &&
-                            page.offset + page.compressed_page_size <= chunk_end &&
-                            chunk_end <= size_bytes_;
-          const bool rows =
-              p == 0 ? page.first_row_index == 0
-                     : page.first_row_index > previous_row && page.first_row_index < group_rows;
-          if (!fits || !rows) {
-            return CorruptError(Concat("the offset index of row group ", group, " column ", column,
-                                       " contradicts its footer at page ", p));
-          }
-          previous_end = page.offset + page.compressed_page_size;
-          previous_row = page.first_row_index;
-        }
-        if (!pages.empty()) indexes[static_cast<size_t>(column)] = std::move(index);
-      }
-    } catch (const std::exception& error) {
-      return CorruptError(Concat("the offset index of row group ", group, ": ", error.what()));
-    }
-    found = groups.emplace(group, std::move(indexes)).first;
+  {
+    std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
+    auto found = offset_indexes_->groups.find(group);
+    if (found != offset_indexes_->groups.end()) return found->second[static_cast<size_t>(leaf)];
   }
+  // Read without the lock (another reader of the file may look up other row groups meanwhile);
+  // two threads reading the same row group's both keep the first.
+  std::vector<std::shared_ptr<parquet::OffsetIndex>> indexes;
+  try {
+    const auto row_group = metadata_->RowGroup(group);
+    indexes.resize(static_cast<size_t>(metadata_->num_columns()));
+    auto reader =
+        parquet::ParquetFileReader::Open(input_, parquet::default_reader_properties(), metadata_);
+    auto page_indexes = reader->GetPageIndexReader();
+    auto group_indexes = page_indexes == nullptr ? nullptr : page_indexes->RowGroup(group);
+    for (int column = 0; group_indexes != nullptr && column < metadata_->num_columns(); ++column) {
+      std::shared_ptr<parquet::OffsetIndex> index;
+      try {
+        index = group_indexes->GetOffsetIndex(column);
+      } catch (const std::exception&) {
+        continue;  // unreadable: as if absent, the row group is decoded whole
+      }
+      // One that contradicts the footer is as if absent too: the row group's own decoding is
+      // the judge of its data.
+      if (index != nullptr && OffsetIndexFitsChunk(*index, *row_group->ColumnChunk(column),
+                                                   row_group->num_rows(), size_bytes_)) {
+        indexes[static_cast<size_t>(column)] = std::move(index);
+      }
+    }
+  } catch (const std::exception&) {
+    // The page index as a whole cannot be read: none, the row groups are decoded whole.
+    indexes.assign(static_cast<size_t>(metadata_->num_columns()), nullptr);
+  }
+  std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
+  auto found = offset_indexes_->groups.emplace(group, std::move(indexes)).first;
   return found->second[static_cast<size_t>(leaf)];
 }
 

@@ -83,9 +83,10 @@ class ExternalParquetFile {
   const std::vector<int>& leaves(int field) const { return leaves_[field]; }
 
   // The offset index (page locations) of leaf column `leaf` in row group `group`; null when the
-  // file has none for it. Read once per row group and kept with the footer, for every query of
-  // the process. Corrupt when it cannot be parsed or
-  // contradicts the footer (pages outside the column chunk, row indexes not ascending from 0).
+  // file has none for it, or one that cannot be parsed or contradicts the footer (pages outside
+  // the column chunk or not end to end, row indexes not ascending from 0): the row group is then
+  // decoded whole. Read once per row group and kept with the footer, for every query of the
+  // process.
   arrow::Result<std::shared_ptr<parquet::OffsetIndex>> OffsetIndex(int group, int leaf) const;
 
   // `length` bytes at `offset`, read with pread; Corrupt when the file is shorter.
