@@ -40,21 +40,7 @@ constexpr int64_t kFileRows = 700;
 
 // SimpleBatch rows whose vectors are null where id % 9 == 5.
 std::shared_ptr<arrow::RecordBatch> Rows(int64_t first_id, int64_t rows) {
-  auto batch = SimpleBatch(first_id, rows, kDim);
-  const int position = batch->schema()->GetFieldIndex("vector");
-  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batch->column(position));
-  auto validity = arrow::AllocateEmptyBitmap(rows).ValueOrDie();
-  int64_t nulls = 0;
-  for (int64_t row = 0; row < rows; ++row) {
-    if ((first_id + row) % 9 == 5) {
-      ++nulls;
-    } else {
-      arrow::bit_util::SetBit(validity->mutable_data(), row);
-    }
-  }
-  auto with_nulls = std::make_shared<arrow::FixedSizeListArray>(
-      vectors.type(), rows, vectors.values(), std::move(validity), nulls);
-  return batch->SetColumn(position, batch->schema()->field(position), with_nulls).ValueOrDie();
+  return testing::SimpleBatchWithNullVectors(first_id, rows, kDim);
 }
 
 std::string Read(const std::string& path) {

@@ -35,21 +35,7 @@ constexpr int64_t kPageRows = 32;
 // SimpleBatch rows (id, a double with nulls, a string of five values, a vector) with null
 // vectors where id % 9 == 5.
 std::shared_ptr<arrow::RecordBatch> Rows() {
-  auto batch = testing::SimpleBatch(0, kRows, kDim);
-  const int position = batch->schema()->GetFieldIndex("vector");
-  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batch->column(position));
-  auto validity = arrow::AllocateEmptyBitmap(kRows).ValueOrDie();
-  int64_t nulls = 0;
-  for (int64_t row = 0; row < kRows; ++row) {
-    if (row % 9 == 5) {
-      ++nulls;
-    } else {
-      arrow::bit_util::SetBit(validity->mutable_data(), row);
-    }
-  }
-  auto with_nulls = std::make_shared<arrow::FixedSizeListArray>(
-      vectors.type(), kRows, vectors.values(), std::move(validity), nulls);
-  return batch->SetColumn(position, batch->schema()->field(position), with_nulls).ValueOrDie();
+  return testing::SimpleBatchWithNullVectors(0, kRows, kDim);
 }
 
 struct Layout {

@@ -71,6 +71,16 @@ struct Files {
   std::vector<std::string> paths;
 };
 
+// `rows` embedding rows of `seed` as one batch.
+std::shared_ptr<arrow::RecordBatch> EmbeddingRows(int64_t rows, uint64_t seed) {
+  return synthetic::MakeEmbeddingReader(Embeddings(rows, seed))
+      .ValueOrDie()
+      ->ToTable()
+      .ValueOrDie()
+      ->CombineChunksToBatch()
+      .ValueOrDie();
+}
+
 // Both datasets indexed alike; `check` compares them.
 struct Pair {
   std::shared_ptr<dataset::Dataset> external;
@@ -172,12 +182,7 @@ TEST(ExternalIndexes, AnswerLikeTheSameIndexesOverCopiedRows) {
 // holding its candidates.
 TEST(ExternalIndexes, RefinementDecodesOnlyTheRowGroupsOfItsCandidates) {
   testing::TempDirectory directory;
-  auto rows = synthetic::MakeEmbeddingReader(Embeddings(4000, 8))
-                  .ValueOrDie()
-                  ->ToTable()
-                  .ValueOrDie()
-                  ->CombineChunksToBatch()
-                  .ValueOrDie();
+  const auto rows = EmbeddingRows(4000, 8);
   const std::string path = directory.Child("rows.parquet");
   testing::WriteParquet(path, testing::VectorsAsLists(rows, "vector"),
                         {.row_group_rows = 100, .store_schema = false});
@@ -210,12 +215,7 @@ TEST(ExternalIndexes, RefinementDecodesOnlyTheRowGroupsOfItsCandidates) {
 // candidates, not their row groups: the same answer for a fraction of the rows.
 TEST(ExternalIndexes, WithAPageIndexRefinementDecodesOnlyThePagesOfItsCandidates) {
   testing::TempDirectory directory;
-  auto rows = synthetic::MakeEmbeddingReader(Embeddings(4000, 8))
-                  .ValueOrDie()
-                  ->ToTable()
-                  .ValueOrDie()
-                  ->CombineChunksToBatch()
-                  .ValueOrDie();
+  const auto rows = EmbeddingRows(4000, 8);
   dataset::ExternalOptions vectors;
   vectors.vector_dimensions["vector"] = kDim;
   index::IndexSpec spec{"v",

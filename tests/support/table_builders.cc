@@ -1,5 +1,7 @@
 #include "support/table_builders.h"
 
+#include <arrow/util/bit_util.h>
+
 #include <stdexcept>
 
 #include "support/checked.h"
@@ -32,6 +34,25 @@ std::shared_ptr<arrow::RecordBatch> SimpleBatch(int64_t first_id, int64_t rows, 
   Check(names.Finish(&columns[2]));
   Check(vectors.Finish(&columns[3]));
   return arrow::RecordBatch::Make(SimpleSchema(dim), rows, columns);
+}
+
+std::shared_ptr<arrow::RecordBatch> SimpleBatchWithNullVectors(int64_t first_id, int64_t rows,
+                                                               int dim) {
+  auto batch = SimpleBatch(first_id, rows, dim);
+  const int position = batch->schema()->GetFieldIndex("vector");
+  const auto& vectors = static_cast<const arrow::FixedSizeListArray&>(*batch->column(position));
+  auto validity = arrow::AllocateEmptyBitmap(rows).ValueOrDie();
+  int64_t nulls = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    if ((first_id + row) % 9 == 5) {
+      ++nulls;
+    } else {
+      arrow::bit_util::SetBit(validity->mutable_data(), row);
+    }
+  }
+  auto with_nulls = std::make_shared<arrow::FixedSizeListArray>(
+      vectors.type(), rows, vectors.values(), std::move(validity), nulls);
+  return batch->SetColumn(position, batch->schema()->field(position), with_nulls).ValueOrDie();
 }
 
 std::shared_ptr<arrow::RecordBatchReader> SimpleReader(int64_t first_id, int64_t rows, int dim,

@@ -16,6 +16,9 @@ namespace tessera::testing {
 // name = "name<i % 5>" (null when i % 11 == 4), vector = [id, id + 1, ...].
 std::shared_ptr<arrow::Schema> SimpleSchema(int dim = 4);
 std::shared_ptr<arrow::RecordBatch> SimpleBatch(int64_t first_id, int64_t rows, int dim = 4);
+// SimpleBatch with the vector of every row whose id % 9 == 5 null.
+std::shared_ptr<arrow::RecordBatch> SimpleBatchWithNullVectors(int64_t first_id, int64_t rows,
+                                                               int dim = 4);
 std::shared_ptr<arrow::RecordBatchReader> SimpleReader(int64_t first_id, int64_t rows, int dim = 4,
                                                        int64_t batch_rows = 1000);
 
