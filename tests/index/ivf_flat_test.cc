@@ -3,6 +3,7 @@
 // (all metrics, with accept filters and distance ranges), recall at few probes, merging, and
 // the errors of bad inputs.
 #include "tessera/index/vector/ivf_family.h"
+#include "tessera/index/vector/ivf_partitions.h"
 
 #include <arrow/api.h>
 #include <arrow/util/float16.h>
@@ -304,6 +305,21 @@ TEST_P(IvfFlatExact, ProbingEveryPartitionEqualsBruteForce) {
   int nulls = 0;
   for (int row = 0; row < kRows; ++row) nulls += IsNullRow(row);
   EXPECT_EQ(meta.details().at("num_vectors"), std::to_string(kRows - nulls));
+  // The largest partition and its size over the mean, as the partitions file holds them.
+  {
+    const auto directory_of = DirectoryOf(data.dataset->storage(), meta).ValueOrDie();
+    auto opened =
+        IvfPartitions::Open(*directory_of.storage, directory_of.path + "/" + kIvfPartitionsFile,
+                            PartitionLayout::Vectors(kDim), 8);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    const auto& partitions = *opened;
+    int64_t largest = 0;
+    for (int p = 0; p < 8; ++p) largest = std::max(largest, partitions->size(p));
+    EXPECT_EQ(meta.details().at("largest_partition"), std::to_string(largest));
+    const double mean = static_cast<double>(kRows - nulls) / 8;
+    EXPECT_NEAR(std::stod(meta.details().at("partition_imbalance")),
+                static_cast<double>(largest) / mean, 0.005);
+  }
   auto reader = OpenSegment(*data.dataset, meta);
   ASSERT_NE(reader, nullptr);
   ASSERT_NE(reader->AsVector(), nullptr);

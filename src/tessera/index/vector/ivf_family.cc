@@ -1,6 +1,7 @@
 #include "tessera/index/vector/ivf_family.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -294,7 +295,7 @@ class IvfFamily final : public IndexFamily {
     format::SegmentMeta meta;
     meta.set_model_fingerprint(model->fingerprint);
     meta.set_num_rows(physical_rows);
-    SetDetails(decoded, rows.count, &meta);
+    SetDetails(decoded, rows.count, writer->largest_partition(), &meta);
     ARROW_RETURN_NOT_OK(FillCommonMeta(input, name(), out, &meta));
     return meta;
   }
@@ -404,7 +405,7 @@ class IvfFamily final : public IndexFamily {
     format::SegmentMeta meta;
     meta.set_model_fingerprint(first.model_fingerprint());
     meta.set_num_rows(num_rows);
-    SetDetails(model, num_vectors, &meta);
+    SetDetails(model, num_vectors, writer->largest_partition(), &meta);
     ARROW_RETURN_NOT_OK(FillCommonMeta(merged, name(), out, &meta));
     return meta;
   }
@@ -512,13 +513,25 @@ class IvfFamily final : public IndexFamily {
     return decoded;
   }
 
-  void SetDetails(const DecodedModel& model, uint64_t num_vectors,
+  // What `index describe` shows of a segment. `largest_partition`: the most vectors one partition
+  // holds; with the mean, how unbalanced the partitions are (a search probing the largest scans
+  // that many times the mean).
+  void SetDetails(const DecodedModel& model, uint64_t num_vectors, int64_t largest_partition,
                   format::SegmentMeta* meta) const {
     auto& details = *meta->mutable_details();
     details["metric"] = std::string(MetricName(model.ivf.metric()));
     details["num_partitions"] = std::to_string(model.ivf.num_partitions());
     details["dim"] = std::to_string(model.ivf.dim());
     details["num_vectors"] = std::to_string(num_vectors);
+    details["largest_partition"] = std::to_string(largest_partition);
+    if (num_vectors > 0) {
+      const double mean =
+          static_cast<double>(num_vectors) / static_cast<double>(model.ivf.num_partitions());
+      char imbalance[32];
+      std::snprintf(imbalance, sizeof(imbalance), "%.2f",
+                    static_cast<double>(largest_partition) / mean);
+      details["partition_imbalance"] = imbalance;
+    }
     if (model.quantizer != nullptr) {
       details["code_size"] = std::to_string(model.quantizer->code_size());
     }

@@ -4,6 +4,8 @@
 #include <arrow/buffer.h>
 #include <arrow/util/key_value_metadata.h>
 
+#include <algorithm>
+
 #include "tessera/io/array_verification.h"
 #include "tessera/io/checksummed_output.h"
 #include "tessera/status.h"
@@ -55,6 +57,7 @@ arrow::Status IvfPartitionWriter::Write(const uint64_t* row_addresses, const voi
     return MakeError(ErrorKind::kInternal, "IVF partitions file " + path_ + " already has " +
                                                std::to_string(num_partitions_) + " partitions");
   }
+  largest_partition_ = std::max(largest_partition_, count);
   // Buffers of empty partitions still point somewhere: some writers dislike null data.
   static const uint64_t kNoAddress = 0;
   static const float kNoValue = 0;

@@ -53,6 +53,8 @@ class IvfPartitionWriter {
   // `count` rows: row addresses and count × width values (floats or bytes, by layout).
   arrow::Status Write(const uint64_t* row_addresses, const void* values, int64_t count);
   arrow::Status Finish();
+  // The most rows one partition was given so far.
+  int64_t largest_partition() const { return largest_partition_; }
 
  private:
   IvfPartitionWriter() = default;
@@ -62,6 +64,7 @@ class IvfPartitionWriter {
   PartitionLayout layout_;
   int num_partitions_ = 0;
   int written_ = 0;
+  int64_t largest_partition_ = 0;
   std::shared_ptr<arrow::Schema> schema_;
   std::shared_ptr<arrow::io::OutputStream> stream_;
   std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
