@@ -197,15 +197,16 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadFromPage
       wanted.push_back(batch_start + *at - group_start);
     }
   }
+  // Never read an offset index or pages through the footer of what the file held when opened.
+  ARROW_RETURN_NOT_OK(file_->CheckUnchanged());
   std::vector<std::vector<PageRun>> fields;
   for (int field : fields_) {
     auto runs = ReadPagesHolding(*file_, group, field, wanted, group_rows / kPageReadShare);
     if (!runs.ok()) {
-      // A changed or unreadable file is an error either way. Pages that do not decode as the
-      // offset index says are left to the row group's own decoding, which reads them right or
-      // says what is wrong with them (an offset index is not needed to read the file).
-      const ErrorKind kind = KindOf(runs.status());
-      if (kind == ErrorKind::kStale || kind == ErrorKind::kIOError) return runs.status();
+      // An unreadable file is an error either way. Pages that do not decode as the offset
+      // index says are left to the row group's own decoding, which reads them right or says
+      // what is wrong with them (an offset index is not needed to read the file).
+      if (KindOf(runs.status()) == ErrorKind::kIOError) return runs.status();
       return nullptr;
     }
     if (!*runs) return nullptr;  // the row group it is

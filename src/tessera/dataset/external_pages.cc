@@ -57,11 +57,6 @@ NodePtr CopyNode(const Node& node) {
                          node.field_id());
 }
 
-// The top-level node of the file's schema that leaf column `leaf` belongs to.
-const Node& TopLevelNode(const parquet::SchemaDescriptor& schema, int leaf) {
-  return *schema.GetColumnRoot(leaf);
-}
-
 // A run of consecutive data pages [first_page, last_page] and where its chunk lies in the file
 // assembled in memory.
 struct Run {
@@ -100,10 +95,7 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
   const auto& leaves = file.leaves(field);
   if (leaves.size() != 1 || rows.empty()) return Result();
   const int leaf = leaves[0];
-  // Never read the offset index, or decode new bytes, through the footer of what the file held
-  // when it was opened.
-  ARROW_RETURN_NOT_OK(file.CheckUnchanged());
-  ARROW_ASSIGN_OR_RAISE(auto offset_index, file.OffsetIndex(group, leaf));
+  const auto offset_index = file.OffsetIndex(group, leaf);
   if (offset_index == nullptr) return Result();
   const auto& pages = offset_index->page_locations();
   const auto row_group = file.metadata().RowGroup(group);
@@ -138,10 +130,7 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
   // The file assembled in memory: the magic, then for each run its chunk (the dictionary page,
   // then the run's data pages as the file holds them).
   const auto chunk = row_group->ColumnChunk(leaf);
-  const int64_t chunk_start =
-      chunk->has_dictionary_page() && chunk->dictionary_page_offset() > 0
-          ? std::min(chunk->dictionary_page_offset(), chunk->data_page_offset())
-          : chunk->data_page_offset();
+  const int64_t chunk_start = ColumnChunkStart(*chunk);
   // Non-negative and bounded: OffsetIndex checked the pages against the chunk.
   const int64_t dictionary_bytes = pages[0].offset - chunk_start;
   // Each run repeats the dictionary: beyond the chunk's own size, decoding it whole is cheaper.
@@ -185,7 +174,7 @@ arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
     const parquet::SchemaDescriptor& file_schema = *file.metadata().schema();
     const parquet::ColumnDescriptor& column = *file_schema.Column(leaf);
     auto root = GroupNode::Make("schema", parquet::Repetition::REQUIRED,
-                                {CopyNode(TopLevelNode(file_schema, leaf))}, nullptr);
+                                {CopyNode(*file_schema.GetColumnRoot(leaf))}, nullptr);
     parquet::SchemaDescriptor schema;
     schema.Init(root);
     auto properties =

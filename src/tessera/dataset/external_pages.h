@@ -39,7 +39,9 @@ struct PageRun {
 // consecutive pages, ascending. nullopt when page-level reading does not apply: a field of
 // several leaf columns, no offset index for its column in this row group, or pages holding more
 // than `max_rows` rows. Corrupt naming the file when the pages do not decode to the rows the
-// offset index says they hold.
+// offset index says they hold. The caller checks first that the file is unchanged
+// (ExternalParquetFile::CheckUnchanged), so that neither the offset index nor the pages are read
+// through the footer of what the file held before.
 arrow::Result<std::optional<std::vector<PageRun>>> ReadPagesHolding(
     const ExternalParquetFile& file, int group, int field, const std::vector<int64_t>& rows,
     int64_t max_rows);

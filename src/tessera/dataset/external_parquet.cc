@@ -310,10 +310,7 @@ namespace {
 bool OffsetIndexFitsChunk(const parquet::OffsetIndex& index,
                           const parquet::ColumnChunkMetaData& chunk, int64_t group_rows,
                           int64_t file_bytes) {
-  const int64_t chunk_start =
-      chunk.has_dictionary_page() && chunk.dictionary_page_offset() > 0
-          ? std::min(chunk.dictionary_page_offset(), chunk.data_page_offset())
-          : chunk.data_page_offset();
+  const int64_t chunk_start = ColumnChunkStart(chunk);
   int64_t chunk_end = 0;
   if (chunk_start < 4 || chunk.total_compressed_size() < 0 ||
       __builtin_add_overflow(chunk_start, chunk.total_compressed_size(), &chunk_end) ||
@@ -344,8 +341,13 @@ bool OffsetIndexFitsChunk(const parquet::OffsetIndex& index,
 
 }  // namespace
 
-arrow::Result<std::shared_ptr<parquet::OffsetIndex>> ExternalParquetFile::OffsetIndex(
-    int group, int leaf) const {
+int64_t ColumnChunkStart(const parquet::ColumnChunkMetaData& chunk) {
+  return chunk.has_dictionary_page() && chunk.dictionary_page_offset() > 0
+             ? std::min(chunk.dictionary_page_offset(), chunk.data_page_offset())
+             : chunk.data_page_offset();
+}
+
+std::shared_ptr<parquet::OffsetIndex> ExternalParquetFile::OffsetIndex(int group, int leaf) const {
   {
     std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
     auto found = offset_indexes_->groups.find(group);

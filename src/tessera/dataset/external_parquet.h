@@ -39,6 +39,10 @@
 
 namespace tessera::dataset {
 
+// Where column chunk `chunk` starts in its file: its dictionary page when it has one (as Arrow's
+// reader takes it), else its first data page.
+int64_t ColumnChunkStart(const parquet::ColumnChunkMetaData& chunk);
+
 class ExternalParquetFile {
  public:
   // Offset indexes of one content of a file, by row group, each by leaf column (null: none; an
@@ -87,7 +91,7 @@ class ExternalParquetFile {
   // the column chunk or not end to end, row indexes not ascending from 0): the row group is then
   // decoded whole. Read once per row group and kept with the footer, for every query of the
   // process.
-  arrow::Result<std::shared_ptr<parquet::OffsetIndex>> OffsetIndex(int group, int leaf) const;
+  std::shared_ptr<parquet::OffsetIndex> OffsetIndex(int group, int leaf) const;
 
   // `length` bytes at `offset`, read with pread; Corrupt when the file is shorter.
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadRange(int64_t offset, int64_t length) const;
