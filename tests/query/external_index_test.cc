@@ -177,6 +177,26 @@ TEST(ExternalIndexes, AnswerLikeTheSameIndexesOverCopiedRows) {
   }
 }
 
+// The IVF_PQ index of the refinement tests: 8 partitions, 4 sub-vectors.
+index::IndexSpec SmallPqSpec() {
+  return {"v",
+          "vector",
+          "IVF_PQ",
+          {{"num_partitions", "8"}, {"num_sub_vectors", "4"}, {"max_iters", "8"}}};
+}
+
+// A search of query 0 (seed 9) probing all 8 partitions, re-ranking k × 4 candidates.
+NearestOptions RefinedSearch(int64_t k, std::vector<std::string> columns) {
+  NearestOptions options;
+  options.column = "vector";
+  options.query = synthetic::MakeQueryVectorsFlat(Embeddings(0, 9), 1).ValueOrDie();
+  options.k = k;
+  options.nprobes = 8;
+  options.refine_factor = 4;
+  options.columns = std::move(columns);
+  return options;
+}
+
 // Refinement reads the candidates' rows of an external file, not the whole column: opening the
 // raw vectors of a file read on demand decodes nothing, and a query decodes only the row groups
 // holding its candidates.
@@ -190,19 +210,9 @@ TEST(ExternalIndexes, RefinementDecodesOnlyTheRowGroupsOfItsCandidates) {
   vectors.vector_dimensions["vector"] = kDim;
   ASSERT_OK_AND_ASSIGN(auto data, dataset::Dataset::CreateExternal(directory.Child("ds"), {path},
                                                                    vectors, Layout()));
-  index::IndexSpec spec{"v",
-                        "vector",
-                        "IVF_PQ",
-                        {{"num_partitions", "8"}, {"num_sub_vectors", "4"}, {"max_iters", "8"}}};
+  const index::IndexSpec spec = SmallPqSpec();
   ASSERT_OK_AND_ASSIGN(data, index::CreateIndex(*data, spec));
-  const auto query = synthetic::MakeQueryVectorsFlat(Embeddings(0, 9), 1).ValueOrDie();
-  NearestOptions options;
-  options.column = "vector";
-  options.query = query;
-  options.k = 1;
-  options.nprobes = 8;
-  options.refine_factor = 4;
-  options.columns = {"id"};
+  const NearestOptions options = RefinedSearch(1, {"id"});
   dataset::GlobalReadStatistics().Reset();
   ASSERT_OK_AND_ASSIGN(auto nearest, Nearest(*data, options));
   EXPECT_EQ(nearest->num_rows(), 1);
@@ -218,18 +228,8 @@ TEST(ExternalIndexes, WithAPageIndexRefinementDecodesOnlyThePagesOfItsCandidates
   const auto rows = EmbeddingRows(4000, 8);
   dataset::ExternalOptions vectors;
   vectors.vector_dimensions["vector"] = kDim;
-  index::IndexSpec spec{"v",
-                        "vector",
-                        "IVF_PQ",
-                        {{"num_partitions", "8"}, {"num_sub_vectors", "4"}, {"max_iters", "8"}}};
-  const auto query = synthetic::MakeQueryVectorsFlat(Embeddings(0, 9), 1).ValueOrDie();
-  NearestOptions options;
-  options.column = "vector";
-  options.query = query;
-  options.k = 3;
-  options.nprobes = 8;
-  options.refine_factor = 4;
-  options.columns = {"id", "category"};
+  const index::IndexSpec spec = SmallPqSpec();
+  const NearestOptions options = RefinedSearch(3, {"id", "category"});
   std::shared_ptr<arrow::Table> answers[2];
   uint64_t decoded[2] = {0, 0};
   for (int paged = 0; paged < 2; ++paged) {
