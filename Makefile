@@ -22,9 +22,12 @@ all: build
 bootstrap:
 	bash scripts/bootstrap.sh
 
+# The build also makes the Python package in $(BUILD_DIR)/python importable from the repo's venv
+# (a .pth file, as an editable install does): `.venv/bin/python -c "import tessera"`.
 build: bootstrap
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_UNITY_BUILD=$(UNITY_BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+	.venv/bin/python -c 'import sysconfig, sys; open(sysconfig.get_paths()["purelib"] + "/tessera-build.pth", "w").write(sys.argv[1] + "\n")' "$(abspath $(BUILD_DIR))/python"
 
 # -O1 (with assertions, as Debug keeps them): the sanitized tests run faster than at -O0,
 # and the ASan stage is the longest of `make test`. -g1 (line tables only) is all a

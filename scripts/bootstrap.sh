@@ -3,11 +3,16 @@
 # Debian packages (gcc; clang with the libFuzzer runtime, libclang-rt-14-dev, for the fuzz build
 # of tests/fuzz; protobuf, CRoaring, OpenBLAS, CLI11, ICU and the Snowball stemmers for
 # full-text analysis, WordNet whose glosses are the English corpus of the full-text tests,
-# GoogleTest, Google Benchmark; standalone Asio and OpenSSL for the MySQL-protocol server, the
-# mariadb client its tests connect with) and a venv inside the repo (.venv) with a pinned
+# GoogleTest, Google Benchmark; the Python headers (python3-dev) for the Python package and Java
+# (openjdk-17-jre-headless) for the pyspark of its Spark tests;
+# standalone Asio and OpenSSL for the MySQL-protocol server, the mariadb client its tests connect
+# with) and a venv inside the repo (.venv) with a pinned
 # pyarrow whose bundled C++ headers and shared libraries are the Arrow/Parquet that CMake builds against, a
 # pinned duckdb for the differential test, a pinned tantivy for the full-text benchmark and a
-# pinned PyMySQL, mysql-connector-python and SQLAlchemy, clients of the server's tests.
+# pinned PyMySQL, mysql-connector-python and SQLAlchemy, clients of the server's tests; nanobind,
+# with which the Python package's extension module is built, pytest for its tests, tqdm for its
+# progress bars, pandas, an input it accepts, and pyspark (with py4j), on which tessera.spark is
+# tested (python/, docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +33,22 @@ TYPING_EXTENSIONS_VERSION=4.16.0
 CRYPTOGRAPHY_VERSION=44.0.0
 CFFI_VERSION=1.17.1
 PYCPARSER_VERSION=2.22
+# The Python package (python/): nanobind builds its extension module; pytest (with iniconfig,
+# packaging, pluggy, Pygments) runs its tests; tqdm draws its progress bars; pandas (with
+# python-dateutil and tzdata) is an input it accepts.
+NANOBIND_VERSION=3.1.0
+PYTEST_VERSION=9.2.0
+INICONFIG_VERSION=2.3.1
+PACKAGING_VERSION=26.4
+PLUGGY_VERSION=1.7.0
+PYGMENTS_VERSION=2.21.0
+TQDM_VERSION=4.70.1
+PANDAS_VERSION=3.1.1
+DATEUTIL_VERSION=4.0.0
+TZDATA_VERSION=2026.6
+# tessera.spark's tests run pyspark (with py4j) in local mode, on Debian's Java 17.
+PYSPARK_VERSION=4.3.0
+PY4J_VERSION=0.10.9.9
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -37,7 +58,7 @@ apt_packages=(
   libicu-dev libstemmer-dev wordnet-base libedit-dev
   libasio-dev libssl-dev openssl mariadb-client
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format python3 python3-venv
+  clang-format python3 python3-venv python3-dev openjdk-17-jre-headless
 )
 
 missing=()
@@ -54,7 +75,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION} cryptography==${CRYPTOGRAPHY_VERSION} cffi==${CFFI_VERSION} pycparser==${PYCPARSER_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION} cryptography==${CRYPTOGRAPHY_VERSION} cffi==${CFFI_VERSION} pycparser==${PYCPARSER_VERSION} nanobind==${NANOBIND_VERSION} pytest==${PYTEST_VERSION} iniconfig==${INICONFIG_VERSION} packaging==${PACKAGING_VERSION} pluggy==${PLUGGY_VERSION} Pygments==${PYGMENTS_VERSION} tqdm==${TQDM_VERSION} pandas==${PANDAS_VERSION} python-dateutil==${DATEUTIL_VERSION} tzdata==${TZDATA_VERSION} pyspark==${PYSPARK_VERSION} py4j==${PY4J_VERSION}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv

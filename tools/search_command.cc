@@ -24,9 +24,6 @@
 namespace tessera::cli {
 namespace {
 
-// The column of `--queries` results that numbers the query (0-based, in file order).
-constexpr const char* kQueryColumn = "query";
-
 // The query vectors of a Parquet or Arrow file: its column `column`, or its only list column.
 // Any list of numbers is accepted (fixed_size_list<float>, list<double>, ...).
 arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& path,
@@ -75,16 +72,6 @@ arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& 
 }
 
 // `table` with a first column `query` holding `number` on every row.
-arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
-    const std::shared_ptr<arrow::Table>& table, int64_t number) {
-  arrow::Int64Builder builder;
-  const std::vector<int64_t> numbers(static_cast<size_t>(table->num_rows()), number);
-  ARROW_RETURN_NOT_OK(builder.AppendValues(numbers));
-  ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
-  return table->AddColumn(0, arrow::field(kQueryColumn, arrow::int64(), /*nullable=*/false),
-                          std::make_shared<arrow::ChunkedArray>(column));
-}
-
 arrow::Status PrintTables(const std::vector<std::shared_ptr<arrow::Table>>& tables,
                           OutputFormat format) {
   ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
@@ -178,7 +165,7 @@ arrow::Status RunSearch(const SearchArguments& args) {
     ARROW_ASSIGN_OR_RAISE(auto table,
                           prepared->Materialize(found[i], args.explain ? &explains[i] : nullptr));
     if (from_file) {
-      ARROW_ASSIGN_OR_RAISE(table, WithQueryNumber(table, static_cast<int64_t>(i)));
+      ARROW_ASSIGN_OR_RAISE(table, query::WithQueryNumber(table, static_cast<int64_t>(i)));
     }
     results.push_back(std::move(table));
   }

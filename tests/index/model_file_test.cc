@@ -53,6 +53,30 @@ TEST(ModelFile, RoundTripsWithTheFieldAndNormalizedParameters) {
   EXPECT_GT(record.params().size(), 2u) << "normalized: the defaults are recorded too";
 }
 
+TEST(ModelFile, EqualModelsEncodeToEqualBytes) {
+  // Training is deterministic, and so is the encoding: its parameter map is written in key
+  // order, not in the order of each map instance (which libprotobuf varies), so a model
+  // trained twice, or in two processes, has the same bytes.
+  TempDirectory directory;
+  auto dataset = MakeDataset(directory);
+  ASSERT_TRUE(dataset);
+  ASSERT_OK_AND_ASSIGN(Model first, TrainModel(*dataset, VectorIndex()));
+  ASSERT_OK_AND_ASSIGN(Model second, TrainModel(*dataset, VectorIndex()));
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_OK_AND_ASSIGN(auto a, EncodeModel(first, *dataset, VectorIndex()));
+    ASSERT_OK_AND_ASSIGN(auto b, EncodeModel(second, *dataset, VectorIndex()));
+    ASSERT_EQ(a, b);
+  }
+  ASSERT_OK_AND_ASSIGN(auto bytes, EncodeModel(first, *dataset, VectorIndex()));
+  ASSERT_OK_AND_ASSIGN(format::IndexModel record, DecodeModel(bytes, "test bytes"));
+  EXPECT_EQ(record.bytes(), first.bytes);
+  bytes[bytes.size() / 2] ^= 1;
+  auto damaged = DecodeModel(bytes, "test bytes");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(KindOf(damaged.status()), ErrorKind::kCorrupt);
+  EXPECT_TRUE(Contains(damaged.status().message(), "test bytes")) << damaged.status().message();
+}
+
 TEST(ModelFile, ReplacesAnExistingFileLeavingNoTemporary) {
   TempDirectory directory;
   auto dataset = MakeDataset(directory);

@@ -225,17 +225,61 @@ arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec
   });
 }
 
+arrow::Result<std::string> EncodeModel(const Model& model, const dataset::Dataset& dataset,
+                                       const IndexSpec& spec) {
+  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
+  format::IndexModel record;
+  record.set_family(model.family);
+  record.set_fingerprint(model.fingerprint);
+  record.set_bytes(model.bytes);
+  record.set_field_id(resolved.field_id);
+  for (const auto& [key, value] : resolved.params) (*record.mutable_params())[key] = value;
+  return io::Frame(format::SerializeDeterministically(record));
+}
+
+arrow::Result<format::IndexModel> DecodeModel(std::string_view bytes, std::string_view source) {
+  const auto buffer = std::make_shared<arrow::Buffer>(
+      reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int64_t>(bytes.size()));
+  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, source));
+  format::IndexModel record;
+  if (!format::ParseMessage(payload, &record)) {
+    return Corrupt("model ", source, " cannot be decoded");
+  }
+  return record;
+}
+
+arrow::Result<Model> ModelFor(const format::IndexModel& record, std::string_view source,
+                              const dataset::Dataset& dataset, IndexSpec* spec) {
+  Model model{record.family(), record.fingerprint(), record.bytes()};
+  const int column = dataset.schema()->GetFieldIndex(spec->column);
+  if (column < 0) return model;  // BuildSegment reports the unknown column
+  const int32_t field_id = dataset.field_ids()[static_cast<size_t>(column)];
+  if (field_id != record.field_id()) {
+    return InvalidArgument(source, " was trained on field id ", record.field_id(),
+                           ", not on column '", spec->column, "' (field id ", field_id, ")");
+  }
+  const Params trained(record.params().begin(), record.params().end());
+  if (trained.empty()) return model;  // a model that records no parameters
+  if (spec->params.empty()) {
+    spec->params = trained;
+    return model;
+  }
+  ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(spec->family));
+  auto normalized = family->Validate(*dataset.schema()->field(column), spec->params);
+  if (!normalized.ok()) return WithContext(normalized.status(), "index '" + spec->name + "'");
+  if (*normalized != trained) {
+    return InvalidArgument(source, " was trained with ", DescribeParams(trained), ", not with ",
+                           DescribeParams(*normalized),
+                           "; give the parameters of the training, or none to take them "
+                           "from the model");
+  }
+  return model;
+}
+
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
                              const dataset::Dataset& dataset, const IndexSpec& spec) {
-  ARROW_ASSIGN_OR_RAISE(auto resolved, ResolveSpec(dataset, spec));
-  format::IndexModel file;
-  file.set_family(model.family);
-  file.set_fingerprint(model.fingerprint);
-  file.set_bytes(model.bytes);
-  file.set_field_id(resolved.field_id);
-  for (const auto& [key, value] : resolved.params) (*file.mutable_params())[key] = value;
-  return WithContext(io::ReplaceFile(path, io::Frame(file.SerializeAsString())),
-                     "writing model file " + path);
+  ARROW_ASSIGN_OR_RAISE(auto bytes, EncodeModel(model, dataset, spec));
+  return WithContext(io::ReplaceFile(path, bytes), "writing model file " + path);
 }
 
 arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
@@ -243,13 +287,7 @@ arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path) {
   if (!in) return NotFound("model file ", path, " cannot be opened");
   std::stringstream contents;
   contents << in.rdbuf();
-  auto buffer = arrow::Buffer::FromString(contents.str());
-  ARROW_ASSIGN_OR_RAISE(auto payload, io::Unframe(*buffer, path));
-  format::IndexModel record;
-  if (!format::ParseMessage(payload, &record)) {
-    return Corrupt("model file ", path, " cannot be decoded");
-  }
-  return record;
+  return DecodeModel(contents.str(), path);
 }
 
 arrow::Result<Model> ReadModelFile(const std::string& path) {
@@ -260,30 +298,7 @@ arrow::Result<Model> ReadModelFile(const std::string& path) {
 arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Dataset& dataset,
                                       IndexSpec* spec) {
   ARROW_ASSIGN_OR_RAISE(format::IndexModel record, ReadModelRecord(path));
-  Model model{record.family(), record.fingerprint(), record.bytes()};
-  const int column = dataset.schema()->GetFieldIndex(spec->column);
-  if (column < 0) return model;  // BuildSegment reports the unknown column
-  const int32_t field_id = dataset.field_ids()[static_cast<size_t>(column)];
-  if (field_id != record.field_id()) {
-    return InvalidArgument("model file ", path, " was trained on field id ", record.field_id(),
-                           ", not on column '", spec->column, "' (field id ", field_id, ")");
-  }
-  const Params trained(record.params().begin(), record.params().end());
-  if (trained.empty()) return model;  // a model file that records no parameters
-  if (spec->params.empty()) {
-    spec->params = trained;
-    return model;
-  }
-  ARROW_ASSIGN_OR_RAISE(const IndexFamily* family, GetFamily(spec->family));
-  auto normalized = family->Validate(*dataset.schema()->field(column), spec->params);
-  if (!normalized.ok()) return WithContext(normalized.status(), "index '" + spec->name + "'");
-  if (*normalized != trained) {
-    return InvalidArgument("model file ", path, " was trained with ", DescribeParams(trained),
-                           ", not with ", DescribeParams(*normalized),
-                           "; give the parameters of the training, or none to take them "
-                           "from the model");
-  }
-  return model;
+  return ModelFor(record, "model file " + path, dataset, spec);
 }
 
 arrow::Result<format::SegmentMeta> BuildSegment(const dataset::Dataset& dataset,

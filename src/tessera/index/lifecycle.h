@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/dataset/dataset.h"
@@ -95,6 +96,19 @@ arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec
 // Model files (`tessera index train --out FILE`): the model with the field id and the
 // normalized parameters it was trained with. Written all at once (io::ReplaceFile), replacing
 // any file at `path`: a worker never reads half a model.
+// A model as bytes (`tessera index train --out` writes exactly these to its file; Python's
+// Model.to_bytes): framed and checksummed, with the field id and the normalized parameters of
+// `spec`, so that a worker in another process can check it builds the same index.
+arrow::Result<std::string> EncodeModel(const Model& model, const dataset::Dataset& dataset,
+                                       const IndexSpec& spec);
+// The record of EncodeModel's bytes; `source` names them in errors (a model file's path):
+// Corrupt when they are damaged.
+arrow::Result<format::IndexModel> DecodeModel(std::string_view bytes, std::string_view source);
+// The model of `record` for building segments of `spec` over `dataset`: InvalidArgument when
+// it was trained on another column, or with other parameters than `spec->params`. With
+// `spec->params` empty, sets them to the model's, so that workers need not repeat them.
+arrow::Result<Model> ModelFor(const format::IndexModel& record, std::string_view source,
+                              const dataset::Dataset& dataset, IndexSpec* spec);
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
                              const dataset::Dataset& dataset, const IndexSpec& spec);
 arrow::Result<Model> ReadModelFile(const std::string& path);

@@ -1,5 +1,7 @@
 #include "tessera/query/prepared_nearest.h"
 
+#include <arrow/builder.h>
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -419,6 +421,16 @@ arrow::Result<std::shared_ptr<arrow::Table>> PreparedNearest::Materialize(
                                       " rows found in " + impl_->DescribeColumn());
   return util::GuardExceptions(util::CurrentOperation(),
                                [&] { return impl_->Materialize(rows, explain); });
+}
+
+arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
+    const std::shared_ptr<arrow::Table>& table, int64_t number) {
+  arrow::Int64Builder builder;
+  const std::vector<int64_t> numbers(static_cast<size_t>(table->num_rows()), number);
+  ARROW_RETURN_NOT_OK(builder.AppendValues(numbers));
+  ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
+  return table->AddColumn(0, arrow::field(kQueryNumberColumn, arrow::int64(), /*nullable=*/false),
+                          std::make_shared<arrow::ChunkedArray>(column));
 }
 
 }  // namespace tessera::query

@@ -74,4 +74,13 @@ class PreparedNearest {
   std::unique_ptr<Impl> impl_;
 };
 
+// The column of a batch's results that numbers the query (0-based, in batch order).
+inline constexpr const char* kQueryNumberColumn = "query";
+
+// `table` (the result of query `number`) with kQueryNumberColumn (int64, not null) first: how
+// batch results are told apart once concatenated (`tessera search --queries`, Python's search
+// of a 2-D array).
+arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
+    const std::shared_ptr<arrow::Table>& table, int64_t number);
+
 }  // namespace tessera::query

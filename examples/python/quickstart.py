@@ -1,0 +1,148 @@
+"""tessera from Python, end to end, on real text: WordNet's glosses embedded with WordLlama.
+
+    make quickstart        # installs examples/python/requirements.txt into .venv, then runs this
+
+1. Reads the 117,659 glosses of WordNet 3.0 (Debian package wordnet-base, /usr/share/wordnet).
+2. Embeds them with WordLlama (256 dimensions), whose weights ship inside its PyPI package:
+   nothing is downloaded.
+3. Creates a dataset, builds an IVF_PQ index with tessera and a BM25 index on the text.
+4. Searches: semantic, full-text, hybrid; then measures recall@10 against the exact answer and
+   the latency of batches of queries for several nprobes, and plots recall against latency
+   (docs/python-quickstart.png).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pyarrow as pa
+
+import tessera
+
+WORDNET = pathlib.Path("/usr/share/wordnet")
+
+
+def read_glosses(directory: pathlib.Path) -> tuple[list[str], list[str]]:
+    words, glosses = [], []
+    for part in ("noun", "verb", "adj", "adv"):
+        path = directory / f"data.{part}"
+        if not path.exists():
+            sys.exit(f"{path} is missing: install the Debian package wordnet-base")
+        with path.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.startswith("  "):  # the license header
+                    continue
+                head, _, gloss = line.partition(" | ")
+                fields = head.split()
+                count = int(fields[3], 16)
+                names = [re.sub(r"\((a|p|ip)\)$", "", fields[4 + 2 * i]) for i in range(count)]
+                words.append(" ".join(names).replace("_", " "))
+                glosses.append(gloss.rstrip())
+    return words, glosses
+
+
+def embedder():
+    import wordllama
+    from wordllama import WordLlama
+
+    # The package directory holds weights/ and tokenizers/: load from there, offline.
+    home = pathlib.Path(wordllama.__file__).parent
+    return WordLlama.load(cache_dir=home, disable_download=True)
+
+
+def recall(found: pa.Table, exact: pa.Table, k: int) -> float:
+    hits = 0
+    queries = exact["query"].to_numpy()
+    for q in np.unique(queries):
+        want = set(exact.filter(pa.compute.equal(exact["query"], q))["_rowaddr"].to_pylist())
+        got = set(found.filter(pa.compute.equal(found["query"], q))["_rowaddr"].to_pylist())
+        hits += len(want & got)
+    return hits / (len(np.unique(queries)) * k)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parents[2] / "docs" / "python-quickstart.png"))
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    words, glosses = read_glosses(WORDNET)
+    model = embedder()
+    started = time.perf_counter()
+    vectors = model.embed(glosses, norm=True).astype(np.float32)
+    print(f"embedded {len(glosses):,} glosses into {vectors.shape[1]} dimensions "
+          f"in {time.perf_counter() - started:.1f} s")
+
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="tessera-quickstart-"))
+    try:
+        ds = tessera.create(workdir / "glosses", {
+            "words": pa.array(words),
+            "gloss": pa.array(glosses),
+            "vector": tessera.vectors(vectors),   # shares the array's memory
+        })
+        started = time.perf_counter()
+        ds.create_index("vector", "IVF_PQ", num_partitions=256, num_sub_vectors=32, metric="cosine")
+        print(f"IVF_PQ built in {time.perf_counter() - started:.1f} s")
+        ds.create_index("gloss", "INVERTED")
+        print(ds.list_indexes())
+
+        question = "a small boat used on rivers"
+        query = model.embed([question], norm=True).astype(np.float32)[0]
+        print("semantic:", ds.search(query, k=5, nprobes=16, refine_factor=4, columns=["words"])["words"].to_pylist())
+        print("full-text:", ds.text_search(question, k=5, columns=["words"])["words"].to_pylist())
+        print("hybrid:", ds.hybrid_search(question, query, k=5, columns=["words"])["words"].to_pylist())
+
+        rng = np.random.default_rng(0)
+        picks = rng.choice(len(glosses), size=args.queries, replace=False)
+        queries = model.embed([words[i] for i in picks], norm=True).astype(np.float32)
+        k = 10
+        exact = ds.search(queries, k=k, use_index=False, columns=[], with_row_address=True)
+        points = []
+        for nprobes in (1, 2, 4, 8, 16, 32, 64):
+            for refine in (1, 4):
+                times = []
+                for _ in range(args.repeats):
+                    started = time.perf_counter()
+                    found = ds.search(queries, k=k, nprobes=nprobes, refine_factor=refine,
+                                      columns=[], with_row_address=True)
+                    times.append(time.perf_counter() - started)
+                latency_ms = 1000 * float(np.median(times)) / args.queries
+                points.append((nprobes, refine, recall(found, exact, k), latency_ms))
+                print(f"nprobes={nprobes:3d} refine_factor={refine}: recall@10 {points[-1][2]:.3f}, "
+                      f"{latency_ms:.3f} ms per query (median of {args.repeats} batches)")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for refine, marker in ((1, "o"), (4, "s")):
+        series = [(latency, r, n) for n, rf, r, latency in points if rf == refine]
+        axes.plot([s[0] for s in series], [s[1] for s in series], marker=marker,
+                  label=f"IVF_PQ, refine_factor={refine}")
+        for latency, r, n in series:
+            axes.annotate(str(n), (latency, r), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    axes.set_xlabel("ms per query (batch of %d, median of %d)" % (args.queries, args.repeats))
+    axes.set_ylabel("recall@10")
+    axes.set_title("WordNet glosses, WordLlama 256-d, cosine (labels: nprobes)")
+    axes.grid(True, alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(args.out, dpi=120)
+    print(f"plot written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+#include "arrow_streams.h"
+
+#include <Python.h>
+#include <arrow/c/abi.h>
+#include <arrow/c/bridge.h>
+
+#include "errors.h"
+
+namespace nb = nanobind;
+
+namespace tessera::python {
+namespace {
+
+constexpr const char* kStreamCapsule = "arrow_array_stream";
+constexpr const char* kSchemaCapsule = "arrow_schema";
+
+void ReleaseStreamCapsule(PyObject* capsule) noexcept {
+  auto* stream = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, kStreamCapsule));
+  if (stream == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  if (stream->release != nullptr) stream->release(stream);
+  delete stream;
+}
+
+void ReleaseSchemaCapsule(PyObject* capsule) noexcept {
+  auto* schema = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, kSchemaCapsule));
+  if (schema == nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  if (schema->release != nullptr) schema->release(schema);
+  delete schema;
+}
+
+}  // namespace
+
+std::shared_ptr<arrow::RecordBatchReader> ImportStream(nb::handle capsule) {
+  if (!PyCapsule_IsValid(capsule.ptr(), kStreamCapsule)) {
+    Check(InvalidArgument("expected an Arrow C stream (a PyCapsule named '", kStreamCapsule,
+                          "', as __arrow_c_stream__() returns)"));
+  }
+  auto* stream =
+      static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule.ptr(), kStreamCapsule));
+  if (stream->release == nullptr) {
+    Check(InvalidArgument("the Arrow C stream was already consumed: a stream is read once"));
+  }
+  return Unwrap(arrow::ImportRecordBatchReader(stream));
+}
+
+nb::capsule ExportStream(std::shared_ptr<arrow::RecordBatchReader> reader) {
+  auto stream = std::make_unique<ArrowArrayStream>();
+  Check(arrow::ExportRecordBatchReader(std::move(reader), stream.get()));
+  PyObject* capsule = PyCapsule_New(stream.get(), kStreamCapsule, ReleaseStreamCapsule);
+  if (capsule == nullptr) {
+    stream->release(stream.get());
+    throw nb::python_error();
+  }
+  stream.release();
+  return nb::steal<nb::capsule>(capsule);
+}
+
+nb::capsule ExportTable(std::shared_ptr<arrow::Table> table) {
+  return ExportStream(std::make_shared<arrow::TableBatchReader>(std::move(table)));
+}
+
+nb::capsule ExportSchema(const arrow::Schema& schema) {
+  auto exported = std::make_unique<ArrowSchema>();
+  Check(arrow::ExportSchema(schema, exported.get()));
+  PyObject* capsule = PyCapsule_New(exported.get(), kSchemaCapsule, ReleaseSchemaCapsule);
+  if (capsule == nullptr) {
+    exported->release(exported.get());
+    throw nb::python_error();
+  }
+  exported.release();
+  return nb::steal<nb::capsule>(capsule);
+}
+
+void BindArrowStreams(nb::module_& module) {
+  module.def(
+      "_echo_stream", [](nb::handle capsule) { return ExportStream(ImportStream(capsule)); },
+      "Imports an Arrow C stream and exports the same batches (tests of zero-copy).");
+}
+
+}  // namespace tessera::python

@@ -1,0 +1,19 @@
+// tessera._native: the extension module of the Python package (python/CMakeLists.txt).
+#include <nanobind/nanobind.h>
+
+#include "arrow_streams.h"
+#include "bindings.h"
+#include "control.h"
+#include "errors.h"
+
+NB_MODULE(_native, module) {
+  module.doc() = "tessera's engine, called by the tessera package; use tessera, not this module.";
+  tessera::python::BindErrors(module);
+  tessera::python::BindArrowStreams(module);
+  tessera::python::BindControl(module);
+  tessera::python::BindDatasets(module);
+  tessera::python::BindIndexes(module);
+  tessera::python::BindSearch(module);
+  tessera::python::BindTextSearch(module);
+  tessera::python::BindSql(module);
+}

@@ -1,0 +1,209 @@
+"""tessera on Spark: distributed index builds with one commit, and distributed k-NN joins.
+
+Both follow the segment contract's distributed shape: the driver pins one version of the
+dataset, every task opens that same version, and only the driver commits.
+
+- :func:`build_index` trains the model once on the driver, builds one uncommitted segment per
+  balanced group of fragments in executor tasks (the model travels as a broadcast of bytes,
+  the segments come back as JSON), optionally merges them, and commits them in one commit.
+  A failed task is retried by Spark on its own; segments of failed attempts are never
+  committed and are removed by ``Dataset.cleanup``.
+- :func:`knn_join` runs as one stage with no shuffle: each task opens the dataset once and
+  joins its left rows in batches (one batch search and one read of the rows found per batch).
+
+Executors must be able to import ``tessera`` and to read the dataset's path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Optional, Sequence
+
+import pyarrow as pa
+
+from . import _native
+from .dataset import Dataset, Model, open as _open
+from .errors import AlreadyExistsError, InvalidArgumentError
+
+
+def balanced_groups(fragments: Sequence[tuple[int, int]], groups: int) -> list[list[int]]:
+    """Fragment ids split into at most ``groups`` groups of nearly equal row counts.
+
+    Largest fragments first, each to the group with the fewest rows so far (the LPT rule:
+    within 4/3 of the best split); ids ascending within a group; empty groups dropped.
+    """
+    if groups < 1:
+        raise InvalidArgumentError(f"the number of groups must be at least 1, got {groups}")
+    sizes = [0] * groups
+    members: list[list[int]] = [[] for _ in range(groups)]
+    for fragment, rows in sorted(fragments, key=lambda item: (-item[1], item[0])):
+        smallest = min(range(groups), key=lambda g: (sizes[g], g))
+        sizes[smallest] += rows
+        members[smallest].append(fragment)
+    return [sorted(group) for group in members if group]
+
+
+def build_index(
+    spark: Any,
+    path: str,
+    column: str,
+    type: str,  # noqa: A002 - as Dataset.create_index names it
+    name: Optional[str] = None,
+    params: Optional[Mapping[str, Any]] = None,
+    *,
+    num_workers: Optional[int] = None,
+    merge: bool = False,
+    replace: bool = False,
+    version: Optional[int] = None,
+    model: Optional[Model] = None,
+) -> Dataset:
+    """Builds index ``name`` (default ``<column>_idx``) of ``type`` on Spark; commits once.
+
+    ``num_workers``: fragment groups, one task each (default: the context's default
+    parallelism). ``merge``: merge the built segments into one before committing.
+    ``replace``: the index's existing segments leave in the same commit (otherwise an
+    existing index is :class:`~tessera.AlreadyExistsError`). ``version``: the version to
+    index (default: the latest); a commit that lands meanwhile is handled by the conflict
+    rules (appended rows stay unindexed until ``optimize``; a conflicting change raises
+    :class:`~tessera.CommitConflictError`). ``model``: a model trained before (by
+    ``Dataset.train_model`` on this column and type) instead of training one on the driver;
+    ``params`` are then the model's. Returns the dataset at the committed version.
+    """
+    dataset = _open(path, version)
+    index_name = name if name is not None else f"{column}_idx"
+    existing = [entry for entry in dataset.list_indexes() if entry["name"].lower() == index_name.lower()]
+    if existing and not replace:
+        raise AlreadyExistsError(
+            f"index '{index_name}' already exists on dataset {dataset.uri}: pass replace=True "
+            "to rebuild it"
+        )
+    replaced = [entry["segment"] for entry in dataset.index_entries(index_name)] if existing else []
+    settings = dict(params or {})
+
+    context = spark.sparkContext
+    workers = num_workers if num_workers is not None else context.defaultParallelism
+    groups = balanced_groups(dataset.fragments(), workers)
+    if not groups:
+        raise InvalidArgumentError(f"dataset {dataset.uri} has no fragment to index")
+
+    if model is not None:
+        if model.column != column or model.type.upper() != type.upper():
+            raise InvalidArgumentError(
+                f"the model was trained for {model.type} on column '{model.column}', not for "
+                f"{type} on column '{column}'"
+            )
+    elif _native.family_has_model(type):
+        model = dataset.train_model(column, type, progress=False, **settings)
+    shared_model = context.broadcast(model) if model is not None else None
+    uri, pinned = dataset.uri, dataset.version
+
+    def build(partition: Any) -> Any:
+        from tessera import open as open_dataset
+
+        worker_dataset = open_dataset(uri, pinned)
+        for fragment_ids in partition:
+            if shared_model is not None:
+                yield worker_dataset.build_segment(
+                    index_name, model=shared_model.value, fragments=fragment_ids, progress=False
+                )
+            else:
+                yield worker_dataset.build_segment(
+                    index_name, column=column, type=type, fragments=fragment_ids,
+                    progress=False, **settings,
+                )
+
+    context.setJobDescription(f"tessera: build index '{index_name}' on {uri}@{pinned}")
+    segments = context.parallelize(groups, len(groups)).mapPartitions(build).collect()
+    if shared_model is not None:
+        shared_model.unpersist()
+    if merge and len(segments) > 1:
+        segments = [dataset.merge_segments(segments, progress=False)]
+    dataset.commit_segments(index_name, segments, replaced=replaced)
+    return dataset
+
+
+def _spark_compatible(schema: pa.Schema) -> pa.Schema:
+    """Arrow types Spark lacks mapped to ones it has: unsigned to signed, fixed-size lists to
+    lists. Row addresses fit int64 (fragment ids are below 2^31)."""
+
+    def compatible(data_type: pa.DataType) -> pa.DataType:
+        if pa.types.is_uint64(data_type) or pa.types.is_uint32(data_type):
+            return pa.int64()
+        if pa.types.is_uint16(data_type):
+            return pa.int32()
+        if pa.types.is_uint8(data_type):
+            return pa.int16()
+        if pa.types.is_fixed_size_list(data_type) or pa.types.is_list(data_type):
+            return pa.list_(compatible(data_type.value_type))
+        if pa.types.is_float16(data_type):
+            return pa.float32()
+        return data_type
+
+    return pa.schema([pa.field(f.name, compatible(f.type), f.nullable) for f in schema])
+
+
+def knn_join(
+    spark: Any,
+    left_df: Any,
+    query_column: str,
+    dataset_path: str,
+    vector_column: str,
+    k: int = 10,
+    *,
+    version: Optional[int] = None,
+    left_columns: Optional[Sequence[str]] = None,
+    columns: Optional[Sequence[str]] = None,
+    nprobes: int = 20,
+    refine_factor: int = 1,
+    metric: Optional[str] = None,
+    where: Optional[str] = None,
+    use_index: bool = True,
+    batch_rows: int = 1024,
+    target_rows_per_task: int = 1024,
+) -> Any:
+    """For every row of ``left_df``, its ``k`` nearest rows of the dataset, as a DataFrame.
+
+    Columns and semantics are those of :meth:`Dataset.knn_join` (left columns, right
+    columns, ``_distance``, ``_rank``, ``_rowaddr``), with Spark's types (unsigned integers
+    become signed, vectors arrays). One stage, no shuffle: each task opens the pinned version
+    once and joins its rows ``batch_rows`` at a time. Tasks: ceil(left rows /
+    ``target_rows_per_task``), capped at the smaller of the default parallelism and
+    ``spark.sql.shuffle.partitions``; the left side is repartitioned only to raise its count.
+    """
+    from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+    dataset = _open(dataset_path, version)
+    uri, pinned = dataset.uri, dataset.version
+    options = dict(
+        column=vector_column,
+        left_columns=list(left_columns) if left_columns is not None else None,
+        columns=list(columns) if columns is not None else None,
+        nprobes=nprobes,
+        refine_factor=refine_factor,
+        metric=metric,
+        where=where,
+        use_index=use_index,
+        batch_rows=batch_rows,
+    )
+    # The output's schema, from a join of no rows (checks every argument on the driver).
+    left_schema = to_arrow_schema(left_df.schema)
+    empty = dataset.knn_join(left_schema.empty_table(), query_column, k, **options)
+    output_schema = _spark_compatible(empty.schema)
+
+    left_rows = left_df.count()
+    context = spark.sparkContext
+    cap = min(context.defaultParallelism, int(spark.conf.get("spark.sql.shuffle.partitions")))
+    tasks = max(1, min(cap, math.ceil(left_rows / max(1, target_rows_per_task))))
+    if tasks > left_df.rdd.getNumPartitions():
+        left_df = left_df.repartition(tasks)
+
+    def join(batches: Any) -> Any:
+        from tessera import open as open_dataset
+
+        right = open_dataset(uri, pinned)
+        for batch in batches:
+            joined = right.knn_join(batch, query_column, k, **options)
+            for out in joined.cast(output_schema).to_batches():
+                yield out
+
+    return left_df.mapInArrow(join, from_arrow_schema(output_schema))
