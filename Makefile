@@ -15,7 +15,7 @@ FUZZ_SECONDS ?= 20
 UNITY_BUILD ?= ON
 CMAKE_FLAGS ?=
 
-.PHONY: all bootstrap build build-asan build-fuzz demo test test-release test-asan test-fuzz bench bench-ann format check-format clean
+.PHONY: quickstart all bootstrap build build-asan build-fuzz demo test test-release test-asan test-fuzz bench bench-ann format check-format clean
 
 all: build
 
@@ -49,6 +49,12 @@ build-fuzz: bootstrap
 
 demo: build
 	bash scripts/demo.sh $(BUILD_DIR)/tessera
+
+# The Python quickstart (docs/python.md): WordNet's glosses embedded with WordLlama, indexed and
+# searched; writes docs/python-quickstart.png. Its extra packages go into the repo's venv.
+quickstart: build
+	.venv/bin/python -m pip install -q -r examples/python/requirements.txt
+	.venv/bin/python examples/python/quickstart.py
 
 test-release: build
 	bash scripts/check_format.sh

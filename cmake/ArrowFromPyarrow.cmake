@@ -20,7 +20,15 @@ message(STATUS "Arrow C++ from pyarrow: ${ARROW_LIBRARY_DIR}")
 foreach(_lib arrow arrow_compute arrow_acero arrow_dataset parquet)
   set(_path "${ARROW_LIBRARY_DIR}/lib${_lib}.so")
   if(NOT EXISTS "${_path}")
-    message(FATAL_ERROR "${_path} is missing: run scripts/bootstrap.sh (it creates the symlinks)")
+    # A wheel ships only libarrow.so.NNNN (scripts/bootstrap.sh adds the unversioned links to
+    # the repo's venv; a wheel build's isolated environment has none): link the versioned file.
+    file(GLOB _versioned "${ARROW_LIBRARY_DIR}/lib${_lib}.so.*")
+    list(SORT _versioned)
+    list(LENGTH _versioned _count)
+    if(_count EQUAL 0)
+      message(FATAL_ERROR "${_path} is missing: run scripts/bootstrap.sh (it creates the symlinks)")
+    endif()
+    list(GET _versioned 0 _path)
   endif()
   add_library(pyarrow::${_lib} SHARED IMPORTED)
   set_target_properties(pyarrow::${_lib} PROPERTIES

@@ -17,11 +17,12 @@ Control::Control(nb::object callback) : callback_(std::move(callback)), error_(n
 
 void Control::Report(const util::ProgressReport& report) {
   nb::gil_scoped_acquire gil;
-  if (!error_.is_none()) return;  // cancellation is under way
+  if (failed_) return;  // cancellation is under way
   try {
     callback_(std::string(report.phase), report.done, report.total, std::string(report.unit));
   } catch (nb::python_error& raised) {
     error_ = nb::borrow(raised.value());
+    failed_ = true;
     control_->RequestCancel();
   }
 }
@@ -33,8 +34,8 @@ void BindControl(nb::module_& module) {
       .def("cancel", &Control::Cancel,
            "Requests cancellation; honoured until the operation begins its commit.")
       .def_prop_ro("cancel_requested", &Control::cancel_requested)
-      .def_prop_ro("error", &Control::error,
-                   "The exception the progress callback raised, or None.");
+      .def("take_error", &Control::TakeError,
+           "The exception the progress callback raised (None if none), handed over once.");
 }
 
 }  // namespace tessera::python

@@ -5,7 +5,8 @@
 // Python callable, called as callback(phase, done, total, unit) on the operation's thread with
 // the GIL taken for the call (the engine never calls it concurrently with itself). An exception
 // raised by the callback requests cancellation: the operation stops before its commit with a
-// Cancelled error, and `error` holds the callback's exception for the caller to raise instead.
+// Cancelled error, and take_error() hands over the callback's exception for the caller to raise
+// instead.
 // cancel() only sets an atomic flag, so any thread may call it at any time; tessera's Python
 // layer calls it when KeyboardInterrupt reaches the thread waiting for the operation.
 #pragma once
@@ -13,6 +14,7 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <utility>
 
 #include "tessera/util/operation_control.h"
 
@@ -27,14 +29,17 @@ class Control {
   util::OperationControl* get() { return control_.get(); }
   void Cancel() { control_->RequestCancel(); }
   bool cancel_requested() const { return control_->cancel_requested(); }
-  // The exception the callback raised (None when it raised none).
-  nanobind::object error() const { return error_; }
+  // The exception the callback raised (None when it raised none), handed over once: the
+  // control keeps no reference to it, since raising it adds the caller's frames, which hold
+  // the control, to its traceback — a cycle the garbage collector cannot see into.
+  nanobind::object TakeError() { return std::exchange(error_, nanobind::none()); }
 
  private:
   void Report(const util::ProgressReport& report);
 
   nanobind::object callback_;
   nanobind::object error_;
+  bool failed_ = false;  // the callback raised: no more reports
   std::unique_ptr<util::OperationControl> control_;
 };
 

@@ -78,8 +78,9 @@ def _finish(control: Any, call: Callable[[], T]) -> T:
     try:
         return call()
     except CancelledError:
-        if control.error is not None:  # the progress callback raised: that is the error
-            raise control.error from None
+        callback_error = control.take_error()
+        if callback_error is not None:  # the progress callback raised: that is the error
+            raise callback_error from None
         raise
 
 
@@ -117,8 +118,9 @@ def _run_interruptible(work: Callable[[Any], T], control: Any) -> T:
         raise interrupted
     if "error" in outcome:
         error = outcome["error"]
-        if isinstance(error, CancelledError) and control.error is not None:
-            raise control.error from None
+        callback_error = control.take_error() if isinstance(error, CancelledError) else None
+        if callback_error is not None:
+            raise callback_error from None
         raise error
     return outcome["result"]
 

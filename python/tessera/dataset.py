@@ -126,38 +126,61 @@ class Dataset:
 
     def __init__(self, handle: Any) -> None:
         self._handle = handle
+        self._uri = handle.uri
 
     def __repr__(self) -> str:
+        if self._handle is None:
+            return f"tessera.Dataset({self._uri!r}, closed)"
         return f"tessera.Dataset({self.uri!r}, version={self.version})"
+
+    def close(self) -> None:
+        """Releases what the handle holds (opened index segments, deletion vectors); any
+        later call raises InvalidArgumentError. Also done by ``with tessera.open(...) as ds``.
+        Other handles on the dataset are unaffected."""
+        self._handle = None
+
+    def __enter__(self) -> "Dataset":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def _live(self) -> Any:
+        handle = self._handle
+        if handle is None:
+            raise InvalidArgumentError(
+                f"dataset {self._uri} was closed: open it again with tessera.open()"
+            )
+        return handle
 
     # --- the version -------------------------------------------------------------------
     @property
     def uri(self) -> str:
-        return self._handle.uri
+        return self._live().uri
 
     @property
     def version(self) -> int:
-        return self._handle.version
+        return self._live().version
 
     @property
     def schema(self) -> pa.Schema:
-        return pa.schema(_SchemaCapsule(self._handle.schema()))
+        return pa.schema(_SchemaCapsule(self._live().schema()))
 
     def __len__(self) -> int:
-        return self._handle.count_rows()
+        return self._live().count_rows()
 
     def count_rows(self, where: Optional[str] = None) -> int:
         """Live rows, or those matching the filter ``where`` (docs/filters.md)."""
         if not where:
-            return self._handle.count_rows()
-        return self._handle.count(where)
+            return self._live().count_rows()
+        return self._live().count(where)
 
     count = count_rows
 
     def versions(self) -> list[Version]:
         """Every version of the dataset, oldest first."""
         versions = []
-        for number, created, operation, rows, fragments, unreadable in self._handle.versions():
+        for number, created, operation, rows, fragments, unreadable in self._live().versions():
             when = (
                 None
                 if unreadable
@@ -172,7 +195,7 @@ class Dataset:
 
     def fragments(self) -> list[tuple[int, int]]:
         """(fragment id, physical rows) of every fragment of the version."""
-        return list(self._handle.fragments())
+        return list(self._live().fragments())
 
     # --- reads -------------------------------------------------------------------------
     def to_batches(
@@ -187,7 +210,7 @@ class Dataset:
         Scalar indexes answer the filter where they can. ``_rowaddr`` (uint64) is added with
         ``with_row_address``: the address :meth:`take` reads by.
         """
-        capsule = self._handle.scan(_columns(columns), where or "", limit, with_row_address)
+        capsule = self._live().scan(_columns(columns), where or "", limit, with_row_address)
         return _arrow.reader_from_native(capsule)
 
     def to_table(
@@ -203,7 +226,7 @@ class Dataset:
     def take(self, rows: Iterable[int], columns: Optional[Sequence[str]] = None) -> pa.Table:
         """Rows by address (``_rowaddr``), in the order given, duplicates allowed."""
         addresses = [int(row) for row in np.asarray(rows, dtype=np.uint64).reshape(-1)]
-        return _arrow.table_from_native(self._handle.take(addresses, _columns(columns)))
+        return _arrow.table_from_native(self._live().take(addresses, _columns(columns)))
 
     def search(
         self,
@@ -237,7 +260,7 @@ class Dataset:
         matrix, batch = _arrow.query_matrix(query)
         lower, upper = distance_range
         capsule = _native.search(
-            self._handle,
+            self._live(),
             matrix,
             batch,
             column if column is not None else self._vector_column(),
@@ -284,7 +307,7 @@ class Dataset:
         one batch search and one read of the rows found per batch (docs/external.md).
         """
         capsule = _native.knn_join(
-            self._handle,
+            self._live(),
             _arrow.stream_capsule(left),
             query_column,
             _columns(left_columns),
@@ -348,7 +371,7 @@ class Dataset:
             "projection": _columns(columns),
             "with_row_address": with_row_address,
         }
-        return _arrow.table_from_native(_native.text_search(self._handle, options))
+        return _arrow.table_from_native(_native.text_search(self._live(), options))
 
     def hybrid_search(
         self,
@@ -400,7 +423,7 @@ class Dataset:
             "projection": _columns(columns),
             "with_row_address": with_row_address,
         }
-        return _arrow.table_from_native(_native.hybrid_search(self._handle, matrix[0], options))
+        return _arrow.table_from_native(_native.hybrid_search(self._live(), matrix[0], options))
 
     def _text_columns(self, column: TextColumns) -> list[tuple[str, float]]:
         if column is None:
@@ -445,7 +468,7 @@ class Dataset:
         """Appends ``data`` (what :func:`tessera.create` accepts) as a new version."""
         capsule = _arrow.stream_capsule(data)
         self._handle = _operations.run(
-            lambda control: self._handle.append(capsule, control, max_rows_per_file), progress
+            lambda control: self._live().append(capsule, control, max_rows_per_file), progress
         )
 
     def overwrite(
@@ -454,18 +477,18 @@ class Dataset:
         """Replaces every row (and possibly the schema) with ``data`` in a new version."""
         capsule = _arrow.stream_capsule(data)
         self._handle = _operations.run(
-            lambda control: self._handle.overwrite(capsule, control, max_rows_per_file), progress
+            lambda control: self._live().overwrite(capsule, control, max_rows_per_file), progress
         )
 
     def delete(self, where: str) -> None:
         """Deletes the rows matching ``where`` ("true" deletes all); nothing when none match."""
-        self._handle = self._handle.delete(where)
+        self._handle = self._live().delete(where)
 
     def cleanup(
         self, older_than: _datetime.timedelta = _datetime.timedelta(days=7), dry_run: bool = False
     ) -> dict[str, Any]:
         """Removes versions older than ``older_than`` (never the latest) and unreferenced files."""
-        versions, files, size = self._handle.cleanup(older_than.total_seconds(), dry_run)
+        versions, files, size = self._live().cleanup(older_than.total_seconds(), dry_run)
         return {"removed_versions": versions, "removed_files": files, "bytes_removed": size}
 
     # --- indexes -----------------------------------------------------------------------
@@ -490,23 +513,23 @@ class Dataset:
         flat = _params(params)
         self._handle = _operations.run(
             lambda control: _native.create_index(
-                self._handle, index_name, column, type, flat, replace, if_not_exists, control
+                self._live(), index_name, column, type, flat, replace, if_not_exists, control
             ),
             progress,
         )
 
     def drop_index(self, name: str, *, if_exists: bool = False) -> None:
-        self._handle = _native.drop_index(self._handle, name, if_exists)
+        self._handle = _native.drop_index(self._live(), name, if_exists)
 
     def list_indexes(self, include_system: bool = False) -> list[dict[str, Any]]:
         """One dict per logical index: name, column, type, params, segments and coverage."""
         return _arrow.table_from_native(
-            _native.list_indexes(self._handle, include_system)
+            _native.list_indexes(self._live(), include_system)
         ).to_pylist()
 
     def index_entries(self, name: Optional[str] = None) -> list[dict[str, Any]]:
         """One dict per physical segment (of index ``name``, or of all indexes)."""
-        return _arrow.table_from_native(_native.index_entries(self._handle, name)).to_pylist()
+        return _arrow.table_from_native(_native.index_entries(self._live(), name)).to_pylist()
 
     def optimize(
         self,
@@ -522,7 +545,7 @@ class Dataset:
         train a new model and rebuild every segment.
         """
         handle, built, merged, removed = _operations.run(
-            lambda control: _native.optimize(self._handle, name, str(merge), retrain, control),
+            lambda control: _native.optimize(self._live(), name, str(merge), retrain, control),
             progress,
         )
         self._handle = handle
@@ -540,7 +563,7 @@ class Dataset:
         """Trains the model of a vector index on this version (a sample of ``column``)."""
         flat = _params(params)
         data = _operations.run(
-            lambda control: _native.train_model(self._handle, column, type, flat, control),
+            lambda control: _native.train_model(self._live(), column, type, flat, control),
             progress,
         )
         return Model(column, type, flat, data)
@@ -571,7 +594,7 @@ class Dataset:
         ids = [int(fragment) for fragment in fragments] if fragments is not None else []
         text = _operations.run(
             lambda control: _native.build_segment(
-                self._handle, name, column, type, flat, ids, data, control
+                self._live(), name, column, type, flat, ids, data, control
             ),
             progress,
         )
@@ -583,7 +606,7 @@ class Dataset:
             raise InvalidArgumentError("merge_segments: no segment given")
         texts = [segment.json for segment in segments]
         text = _operations.run(
-            lambda control: _native.merge_segments(self._handle, texts, control), progress
+            lambda control: _native.merge_segments(self._live(), texts, control), progress
         )
         return Segment(segments[0].column, segments[0].type, text)
 
@@ -598,7 +621,7 @@ class Dataset:
             raise InvalidArgumentError("commit_segments: no segment given")
         first = segments[0]
         self._handle = _native.commit_segments(
-            self._handle,
+            self._live(),
             name,
             first.column,
             first.type,

@@ -145,3 +145,15 @@ def test_dataset_with_many_fragments_reads_in_order(tmp_path):
     ds = tessera.create(tmp_path / "ds", table, max_rows_per_file=7)
     assert len(ds.fragments()) == 15
     assert ds.to_table()["id"].to_pylist() == list(range(100))
+
+
+def test_a_closed_dataset_refuses_every_call(dataset):
+    other = dataset.checkout()
+    with dataset as ds:
+        assert ds.count_rows() == 1000
+    assert "closed" in repr(dataset)
+    for call in (lambda: dataset.to_table(), lambda: dataset.search([0.0] * 16),
+                 lambda: dataset.append({"id": [1]}), lambda: dataset.version):
+        with pytest.raises(tessera.InvalidArgumentError, match="was closed"):
+            call()
+    assert other.count_rows() == 1000  # other handles are unaffected
