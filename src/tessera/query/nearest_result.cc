@@ -12,13 +12,13 @@
 
 namespace tessera::query {
 
-NearestResult::NearestResult(const dataset::Dataset& dataset, std::vector<int> projection,
+NearestResult::NearestResult(const Snapshot& snapshot, std::vector<int> projection,
                              bool with_row_address, std::shared_ptr<const expr::Filter> postfilter)
-    : dataset_(dataset),
+    : snapshot_(snapshot),
       projection_(std::move(projection)),
       with_row_address_(with_row_address),
       postfilter_(std::move(postfilter)) {
-  const auto& schema = *dataset_.schema();
+  const auto& schema = *snapshot_.schema();
   arrow::FieldVector fields;
   for (int index : projection_) {
     fields.push_back(schema.field(index));
@@ -56,9 +56,9 @@ arrow::Result<std::shared_ptr<arrow::Table>> NearestResult::Materialize(
   ARROW_RETURN_NOT_OK(address_builder.AppendValues(addresses));
   ARROW_ASSIGN_OR_RAISE(auto address_array, address_builder.Finish());
 
-  ARROW_ASSIGN_OR_RAISE(auto table, dataset_.Take(addresses, take_columns_));
+  ARROW_ASSIGN_OR_RAISE(auto table, snapshot_.Take(addresses, take_columns_));
   ARROW_ASSIGN_OR_RAISE(auto taken, table->CombineChunksToBatch());
-  const auto& schema = *dataset_.schema();
+  const auto& schema = *snapshot_.schema();
   std::vector<std::shared_ptr<arrow::Array>> columns;
   for (int index : projection_) {
     columns.push_back(taken->GetColumnByName(schema.field(index)->name()));

@@ -17,14 +17,16 @@
 #include "tessera/expr/filter.h"
 #include "tessera/index/index_family.h"
 #include "tessera/query/explain.h"
+#include "tessera/query/snapshot.h"
 
 namespace tessera::query {
 
 class NearestResult {
  public:
-  // `projection`: indexes into dataset.schema(); `postfilter`: null when none. `dataset` must
-  // outlive this.
-  NearestResult(const dataset::Dataset& dataset, std::vector<int> projection, bool with_row_address,
+  // `projection`: indexes into the snapshot's schema; `postfilter`: null when none. `snapshot`
+  // must outlive this. Rows are read through the snapshot's open fragments, so that the many
+  // Materialize calls of a batch (one per query) open each fragment once, not once per query.
+  NearestResult(const Snapshot& snapshot, std::vector<int> projection, bool with_row_address,
                 std::shared_ptr<const expr::Filter> postfilter);
 
   // The table of `rows`, read by row address; explain gets the postfilter's line.
@@ -34,7 +36,7 @@ class NearestResult {
  private:
   void ExplainPostfilter(size_t searched, size_t kept, Explain* explain) const;
 
-  const dataset::Dataset& dataset_;
+  const Snapshot& snapshot_;
   std::vector<int> projection_;
   bool with_row_address_;
   std::shared_ptr<const expr::Filter> postfilter_;

@@ -112,7 +112,7 @@ class PreparedNearest::Impl {
                                {"vector indexes not used: use_index is false"});
     }
     ARROW_ASSIGN_OR_RAISE(auto allowed, ParseFilter());
-    result_ = std::make_unique<NearestResult>(dataset_, projection_, options_.with_row_address,
+    result_ = std::make_unique<NearestResult>(*snapshot_, projection_, options_.with_row_address,
                                               options_.prefilter ? nullptr : filter_);
     ARROW_ASSIGN_OR_RAISE(auto eligible, EligibleRows::Make(*snapshot_, std::move(allowed)));
     eligible_ = std::make_unique<EligibleRows>(std::move(eligible));
