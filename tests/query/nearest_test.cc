@@ -20,6 +20,7 @@
 #include "support/table_builders.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/read_statistics.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/vector/distance.h"
 #include "tessera/query/prepared_nearest.h"
@@ -510,6 +511,31 @@ TEST(QueryNearest, HugeKnobsAreCappedByTheRows) {
       }
     }
   }
+}
+
+TEST(QueryNearest, MaterializingABatchOpensEachDataFileOnce) {
+  // Materialize runs once per query of a batch; the rows come through the snapshot's open
+  // fragments, so a data file is opened (mapped, its checksums decoded) once for the batch, not
+  // once per query.
+  TempDirectory directory;
+  auto data = PartlyIndexed(directory.Child("vectors"), Metric::kL2, "IVF_FLAT");
+  const auto queries = Queries(20, 5);
+  NearestOptions options;
+  options.column = "vector";
+  options.k = 5;
+  options.nprobes = kPartitions;
+  ASSERT_OK_AND_ASSIGN(auto prepared, PreparedNearest::Make(*data, options));
+  std::vector<float> flat;
+  for (const auto& query : queries) flat.insert(flat.end(), query.begin(), query.end());
+  ASSERT_OK_AND_ASSIGN(auto found, prepared->SearchBatch(flat.data(), 20));
+  auto& statistics = dataset::GlobalReadStatistics();
+  statistics.Reset();
+  for (size_t q = 0; q < queries.size(); ++q) {
+    ASSERT_OK_AND_ASSIGN(auto table, prepared->Materialize(found[q]));
+    ASSERT_EQ(table->num_rows(), 5);
+  }
+  EXPECT_LE(statistics.data_files_opened.load(),
+            static_cast<uint64_t>(data->manifest().fragments_size()));
 }
 
 TEST(QueryNearest, InvalidArgumentsAreRejectedClearly) {
