@@ -71,14 +71,6 @@ arrow::Result<std::vector<std::vector<float>>> ReadQueryFile(const std::string& 
   return queries;
 }
 
-// `table` with a first column `query` holding `number` on every row.
-arrow::Status PrintTables(const std::vector<std::shared_ptr<arrow::Table>>& tables,
-                          OutputFormat format) {
-  ARROW_ASSIGN_OR_RAISE(auto all, arrow::ConcatenateTables(tables));
-  arrow::TableBatchReader reader(*all);
-  return PrintReader(reader, format, std::cout);
-}
-
 arrow::Status RunSearch(const SearchArguments& args) {
   if (WantsTextSearch(args)) return RunTextOrHybridSearch(args);
   ARROW_RETURN_NOT_OK(RejectTextOptions(args));
@@ -160,21 +152,16 @@ arrow::Status RunSearch(const SearchArguments& args) {
     if (!batch.ok() && from_file) return WithContext(batch.status(), "searching " + args.queries);
     ARROW_ASSIGN_OR_RAISE(found, std::move(batch));
   }
-  std::vector<std::shared_ptr<arrow::Table>> results;
-  for (size_t i = 0; i < queries.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto table,
-                          prepared->Materialize(found[i], args.explain ? &explains[i] : nullptr));
-    if (from_file) {
-      ARROW_ASSIGN_OR_RAISE(table, query::WithQueryNumber(table, static_cast<int64_t>(i)));
-    }
-    results.push_back(std::move(table));
-  }
+  ARROW_ASSIGN_OR_RAISE(auto results,
+                        prepared->MaterializeBatch(found, /*numbered=*/from_file,
+                                                   args.explain ? &explains : nullptr));
   if (args.explain) {
     for (size_t i = 0; i < explains.size(); ++i) {
       PrintExplain(explains[i], from_file ? "query " + std::to_string(i) + ": " : "");
     }
   }
-  return PrintTables(results, format);
+  arrow::TableBatchReader reader(*results);
+  return PrintReader(reader, format, std::cout);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <arrow/c/abi.h>
 #include <arrow/c/bridge.h>
 
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+
 #include "errors.h"
 
 namespace nb = nanobind;
@@ -34,7 +37,47 @@ void ReleaseSchemaCapsule(PyObject* capsule) noexcept {
   delete schema;
 }
 
+// Forwards to `reader`, recording a failed read in `errors`.
+class ErrorRecordingReader : public arrow::RecordBatchReader {
+ public:
+  ErrorRecordingReader(std::shared_ptr<arrow::RecordBatchReader> reader,
+                       std::shared_ptr<StreamErrors> errors)
+      : reader_(std::move(reader)), errors_(std::move(errors)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return reader_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    auto status = reader_->ReadNext(batch);
+    if (!status.ok()) errors_->Record(status);
+    return status;
+  }
+  arrow::Status Close() override { return reader_->Close(); }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> reader_;
+  std::shared_ptr<StreamErrors> errors_;
+};
+
 }  // namespace
+
+void StreamErrors::Record(const arrow::Status& status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failure_.ok()) failure_ = status;
+}
+
+void StreamErrors::RaiseIfFailed() const {
+  arrow::Status failure;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failure = failure_;
+  }
+  Check(failure);
+}
+
+std::pair<nb::capsule, std::shared_ptr<StreamErrors>> ExportStreamRecordingErrors(
+    std::shared_ptr<arrow::RecordBatchReader> reader) {
+  auto errors = std::make_shared<StreamErrors>();
+  auto capsule = ExportStream(std::make_shared<ErrorRecordingReader>(std::move(reader), errors));
+  return {std::move(capsule), std::move(errors)};
+}
 
 std::shared_ptr<arrow::RecordBatchReader> ImportStream(nb::handle capsule) {
   if (!PyCapsule_IsValid(capsule.ptr(), kStreamCapsule)) {
@@ -78,6 +121,10 @@ nb::capsule ExportSchema(const arrow::Schema& schema) {
 }
 
 void BindArrowStreams(nb::module_& module) {
+  nb::class_<StreamErrors>(module, "StreamErrors",
+                           "The failure of a stream the engine exported, with its kind.")
+      .def("raise_if_failed", &StreamErrors::RaiseIfFailed,
+           "Raises the engine's error of a failed read (nothing if none failed).");
   module.def(
       "_echo_stream", [](nb::handle capsule) { return ExportStream(ImportStream(capsule)); },
       "Imports an Arrow C stream and exports the same batches (tests of zero-copy).");

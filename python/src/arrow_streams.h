@@ -15,6 +15,8 @@
 #include <nanobind/nanobind.h>
 
 #include <memory>
+#include <mutex>
+#include <utility>
 
 namespace tessera::python {
 
@@ -23,6 +25,24 @@ namespace tessera::python {
 std::shared_ptr<arrow::RecordBatchReader> ImportStream(nanobind::handle capsule);
 
 nanobind::capsule ExportStream(std::shared_ptr<arrow::RecordBatchReader> reader);
+
+// The failure of a stream read lazily (a scan): the C stream interface carries only an errno
+// and a message, so the kind would be lost. The exported reader records its failure here, and
+// the Python layer asks for it when pyarrow reports one (raise_if_failed raises the engine's
+// error, of its kind). Shared by the reader and the Python object.
+class StreamErrors {
+ public:
+  void Record(const arrow::Status& status);
+  void RaiseIfFailed() const;  // throws StatusError
+
+ private:
+  mutable std::mutex mutex_;
+  arrow::Status failure_;
+};
+
+// ExportStream of a reader that records its failures in the returned StreamErrors.
+std::pair<nanobind::capsule, std::shared_ptr<StreamErrors>> ExportStreamRecordingErrors(
+    std::shared_ptr<arrow::RecordBatchReader> reader);
 nanobind::capsule ExportTable(std::shared_ptr<arrow::Table> table);
 // An "arrow_schema" capsule.
 nanobind::capsule ExportSchema(const arrow::Schema& schema);

@@ -1,5 +1,7 @@
 // tessera._native: datasets — create, open, the reads of one version, writes, history.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -67,7 +69,7 @@ void BindDatasets(nb::module_& module) {
             options.filter = std::move(filter);
             options.limit = limit;
             options.with_row_address = with_row_address;
-            return ExportStream(
+            return ExportStreamRecordingErrors(
                 Unwrap(WithoutGil([&] { return query::Read(self.snapshot, options); })));
           },
           nb::arg("columns"), nb::arg("filter"), nb::arg("limit").none(),

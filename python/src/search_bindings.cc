@@ -48,15 +48,7 @@ arrow::Result<std::shared_ptr<arrow::Table>> Search(const DatasetHandle& self,
   } else {
     ARROW_ASSIGN_OR_RAISE(found, prepared->SearchBatch(queries, count));
   }
-  std::vector<std::shared_ptr<arrow::Table>> results;
-  for (size_t i = 0; i < found.size(); ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto table, prepared->Materialize(found[i]));
-    if (arguments.numbered) {
-      ARROW_ASSIGN_OR_RAISE(table, query::WithQueryNumber(table, static_cast<int64_t>(i)));
-    }
-    results.push_back(std::move(table));
-  }
-  return arrow::ConcatenateTables(results);
+  return prepared->MaterializeBatch(found, arguments.numbered);
 }
 
 // The whole join of `left` as one table (with its schema when the left input is empty).

@@ -40,8 +40,10 @@ class SqlSession {
   }
 
   std::string current_database() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return session_->current_database();
+    return WithoutGil([&] {  // a statement may hold the session for long
+      std::lock_guard<std::mutex> lock(mutex_);
+      return session_->current_database();
+    });
   }
 
  private:

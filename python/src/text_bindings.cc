@@ -23,9 +23,12 @@ namespace {
 
 template <typename T>
 void Read(const nb::dict& options, const char* key, T* field) {
-  if (options.contains(key)) {
-    nb::handle value = options[key];
-    if (!value.is_none()) *field = nb::cast<T>(value);
+  if (!options.contains(key)) return;
+  nb::handle value = options[key];
+  if (value.is_none()) return;
+  if (!nb::try_cast<T>(value, *field)) {
+    Check(InvalidArgument("search option '", key, "' has a value of the wrong type: ",
+                          nb::cast<std::string>(nb::repr(value))));
   }
 }
 

@@ -37,6 +37,26 @@ def reader_from_native(capsule: Any) -> pa.RecordBatchReader:
     return pa.RecordBatchReader.from_stream(_Stream(capsule))
 
 
+def lazy_reader_from_native(capsule: Any, errors: Any) -> pa.RecordBatchReader:
+    """A stream the engine reads as it is consumed (a scan). pyarrow reports a failed read
+    as its own exception, without the engine's kind; ``errors`` (the stream's StreamErrors)
+    then raises the engine's error instead."""
+    reader = reader_from_native(capsule)
+
+    def batches() -> Any:
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                return
+            except Exception:  # pyarrow raises OSError, ArrowInvalid, ... by the errno
+                errors.raise_if_failed()
+                raise
+            yield batch
+
+    return pa.RecordBatchReader.from_batches(reader.schema, batches())
+
+
 def table_from_native(capsule: Any) -> pa.Table:
     return reader_from_native(capsule).read_all()
 
@@ -77,9 +97,17 @@ def _column(value: Any) -> Any:
     return value
 
 
-def _lists_as_vectors(table: pa.Table) -> pa.Table:
-    """A pandas column of float32 / float16 arrays arrives as a variable-size list; when
-    every row holds one as long as the others it is a vector column."""
+def _from_pandas(table: pa.Table) -> pa.Table:
+    """A table converted from pandas, in the types other inputs give: pandas strings arrive as
+    large_string (a dataset created from pyarrow or a dict has string), and a column of
+    float32 / float16 arrays as a variable-size list, a vector column when every row holds one
+    as long as the others."""
+    narrow = {pa.large_string(): pa.string(), pa.large_binary(): pa.binary()}
+    if any(field.type in narrow for field in table.schema):
+        table = table.cast(
+            pa.schema([field.with_type(narrow.get(field.type, field.type)) for field in table.schema],
+                      metadata=table.schema.metadata)
+        )
     for index, field in enumerate(table.schema):
         if not (pa.types.is_list(field.type) or pa.types.is_large_list(field.type)):
             continue
@@ -113,7 +141,7 @@ def as_reader(data: Any) -> pa.RecordBatchReader:
     # Before __arrow_c_stream__, which pandas 3 frames have too: their export keeps the index
     # and leaves vectors as variable-size lists.
     if type(data).__module__.startswith("pandas") and type(data).__name__ == "DataFrame":
-        table = _lists_as_vectors(pa.Table.from_pandas(data, preserve_index=False))
+        table = _from_pandas(pa.Table.from_pandas(data, preserve_index=False))
         return pa.RecordBatchReader.from_stream(table)
     if hasattr(data, "__arrow_c_stream__"):
         return pa.RecordBatchReader.from_stream(data)

@@ -2,14 +2,15 @@
 
 A long operation (writing data, building or optimizing an index, training, merging) runs
 with the GIL released. Called from the main thread it runs on a helper thread while the main
-thread waits in short, interruptible joins: Ctrl-C then reaches the waiting thread, which asks
-the engine to cancel. The engine honours the request until the operation begins its commit,
+thread waits, with a SIGINT handler of its own installed: Ctrl-C then asks the engine to
+cancel, and the waiting thread raises KeyboardInterrupt once the engine has stopped. The engine honours the request until the operation begins its commit,
 so an interrupted operation either committed nothing (the usual case) or completed; either
 way KeyboardInterrupt is raised, with a note saying which.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 import threading
 from typing import Any, Callable, Optional, TypeVar, Union
@@ -86,8 +87,6 @@ def _finish(control: Any, call: Callable[[], T]) -> T:
 
 def _run_interruptible(work: Callable[[Any], T], control: Any) -> T:
     outcome: dict[str, Any] = {}
-    # Waited on through an Event, not Thread.join: before Python 3.13 a join interrupted by
-    # KeyboardInterrupt can mark the still running thread as stopped.
     finished = threading.Event()
 
     def target() -> None:
@@ -98,27 +97,53 @@ def _run_interruptible(work: Callable[[Any], T], control: Any) -> T:
         finally:
             finished.set()
 
+    # Ctrl-C is taken by a handler of our own while the operation runs, so that it cancels
+    # wherever the waiting thread happens to be (a KeyboardInterrupt raised between two
+    # statements of the wait loop would escape it without cancelling). A handler the program
+    # installed itself is left alone; the except clause below then cancels.
+    interrupts: list[KeyboardInterrupt] = []
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        control.cancel()
+        interrupts.append(KeyboardInterrupt())
+
+    previous = signal.getsignal(signal.SIGINT)
+    own_handler = previous is signal.default_int_handler
+    if own_handler:
+        signal.signal(signal.SIGINT, on_interrupt)
     thread = threading.Thread(target=target, name="tessera-operation", daemon=True)
-    thread.start()
-    interrupted: Optional[KeyboardInterrupt] = None
-    while not finished.is_set():
-        try:
-            finished.wait(0.05)
-        except KeyboardInterrupt as interrupt:
-            control.cancel()
-            interrupted = interrupt
+    try:
+        thread.start()
+        while not finished.wait(0.05):
+            pass
+    except BaseException:
+        # Anything else raised in this thread meanwhile (a signal handler's SystemExit, a
+        # KeyboardInterrupt of a custom handler): cancel, wait for the engine to stop, and let
+        # it go on. Never leave the operation running behind the caller's back.
+        control.cancel()
+        while not finished.is_set():
+            try:
+                finished.wait(0.05)
+            except BaseException:  # noqa: B036 - still waiting for the engine
+                control.cancel()
+        control.take_error()
+        raise
+    finally:
+        if own_handler:
+            signal.signal(signal.SIGINT, previous)
     thread.join()
-    if interrupted is not None:
-        error = outcome.get("error")
+    error = outcome.get("error")
+    callback_error = control.take_error() if isinstance(error, CancelledError) else None
+    if interrupts:
+        interrupted = interrupts[0]
         if isinstance(error, CancelledError):
             _note(interrupted, f"tessera: cancelled; nothing was committed ({error})")
             raise interrupted from error
         if error is None:
             _note(interrupted, "tessera: the operation had begun its commit and completed")
-        raise interrupted
-    if "error" in outcome:
-        error = outcome["error"]
-        callback_error = control.take_error() if isinstance(error, CancelledError) else None
+            raise interrupted
+        raise interrupted from error
+    if error is not None:
         if callback_error is not None:
             raise callback_error from None
         raise error

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _datetime
 import json
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
@@ -77,6 +78,48 @@ def _params(params: Mapping[str, Any]) -> dict[str, str]:
     return {str(key).lower(): text(value) for key, value in params.items()}
 
 
+_INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+
+
+def _count(name: str, value: Any, minimum: Optional[int] = None, maximum: int = _INT64_MAX) -> int:
+    """``value`` as an int: TypeError for what is not an integer (3.0, "3"), InvalidArgumentError
+    below ``minimum``; values above ``maximum`` are capped (the engine caps k, nprobes and
+    refine_factor by what the data holds anyway)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, got a bool")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
+    if minimum is not None and number < minimum:
+        raise InvalidArgumentError(f"{name} must be at least {minimum}, got {number}")
+    return min(number, maximum)
+
+
+def _rows_per_file(value: Optional[int]) -> Optional[int]:
+    return None if value is None else _count("max_rows_per_file", value, minimum=1)
+
+
+def _row_addresses(rows: Any) -> list[int]:
+    if isinstance(rows, (pa.Array, pa.ChunkedArray)):
+        array = rows.to_numpy(zero_copy_only=False)
+    elif isinstance(rows, (list, tuple, np.ndarray)):
+        array = np.asarray(rows)
+    else:
+        array = np.asarray(list(rows))
+    if array.size == 0:
+        return []
+    if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
+        raise InvalidArgumentError(
+            "rows must be a 1-D sequence of integer row addresses (the _rowaddr column), got "
+            f"an array of {array.dtype} with shape {array.shape}"
+        )
+    if np.issubdtype(array.dtype, np.signedinteger) and int(array.min()) < 0:
+        raise InvalidArgumentError(f"row addresses cannot be negative, got {int(array.min())}")
+    return [int(row) for row in array.astype(np.uint64)]
+
+
 def _columns(columns: Optional[Sequence[str]]) -> list[str]:
     if columns is None:
         return []
@@ -101,6 +144,7 @@ def create(
     """
     capsule = _arrow.stream_capsule(data)
     path = os.fspath(uri)
+    max_rows_per_file = _rows_per_file(max_rows_per_file)
     handle = _operations.run(
         lambda control: _native.create(path, capsule, control, max_rows_per_file), progress
     )
@@ -210,8 +254,10 @@ class Dataset:
         Scalar indexes answer the filter where they can. ``_rowaddr`` (uint64) is added with
         ``with_row_address``: the address :meth:`take` reads by.
         """
-        capsule = self._live().scan(_columns(columns), where or "", limit, with_row_address)
-        return _arrow.reader_from_native(capsule)
+        if limit is not None:
+            limit = _count("limit", limit, minimum=0)
+        capsule, errors = self._live().scan(_columns(columns), where or "", limit, with_row_address)
+        return _arrow.lazy_reader_from_native(capsule, errors)
 
     def to_table(
         self,
@@ -224,9 +270,13 @@ class Dataset:
         return self.to_batches(columns, where, limit, with_row_address).read_all()
 
     def take(self, rows: Iterable[int], columns: Optional[Sequence[str]] = None) -> pa.Table:
-        """Rows by address (``_rowaddr``), in the order given, duplicates allowed."""
-        addresses = [int(row) for row in np.asarray(rows, dtype=np.uint64).reshape(-1)]
-        return _arrow.table_from_native(self._live().take(addresses, _columns(columns)))
+        """Rows by address (``_rowaddr``), in the order given, duplicates allowed.
+
+        ``rows``: integers (a list, a NumPy or pyarrow array, any iterable); NotFoundError for
+        an address that is not a live row of this version."""
+        return _arrow.table_from_native(
+            self._live().take(_row_addresses(rows), _columns(columns))
+        )
 
     def search(
         self,
@@ -264,15 +314,15 @@ class Dataset:
             matrix,
             batch,
             column if column is not None else self._vector_column(),
-            k,
-            nprobes,
-            refine_factor,
+            _count("k", k),
+            _count("nprobes", nprobes, maximum=_INT32_MAX),
+            _count("refine_factor", refine_factor, maximum=_INT32_MAX),
             metric,
             where or "",
             prefilter,
-            lower,
-            upper,
-            offset,
+            None if lower is None else float(lower),
+            None if upper is None else float(upper),
+            _count("offset", offset),
             _columns(columns),
             with_row_address,
             use_index,
@@ -313,13 +363,13 @@ class Dataset:
             _columns(left_columns),
             column if column is not None else self._vector_column(),
             _columns(columns),
-            k,
-            nprobes,
-            refine_factor,
+            _count("k", k),
+            _count("nprobes", nprobes, maximum=_INT32_MAX),
+            _count("refine_factor", refine_factor, maximum=_INT32_MAX),
             metric,
             where or "",
             use_index,
-            batch_rows,
+            _count("batch_rows", batch_rows, minimum=1),
         )
         return _arrow.table_from_native(capsule)
 
@@ -357,17 +407,17 @@ class Dataset:
             "text": text,
             "query_type": query_type,
             "operator": operator,
-            "minimum_should_match": minimum_should_match,
-            "slop": slop,
-            "fuzziness": fuzziness,
-            "max_expansions": max_expansions,
-            "k1": k1,
-            "b": b,
-            "k": k,
+            "minimum_should_match": _count("minimum_should_match", minimum_should_match, maximum=_INT32_MAX),
+            "slop": _count("slop", slop, maximum=_INT32_MAX),
+            "fuzziness": _count("fuzziness", fuzziness, maximum=_INT32_MAX),
+            "max_expansions": _count("max_expansions", max_expansions, maximum=_INT32_MAX),
+            "k1": float(k1),
+            "b": float(b),
+            "k": _count("k", k),
             "filter": where or "",
             "prefilter": prefilter,
             "highlight": highlight,
-            "highlight_length": highlight_length,
+            "highlight_length": _count("highlight_length", highlight_length, maximum=_INT32_MAX),
             "projection": _columns(columns),
             "with_row_address": with_row_address,
         }
@@ -410,14 +460,14 @@ class Dataset:
             "text": text,
             "query_type": query_type,
             "vector_column": vector_column if vector_column is not None else self._vector_column(),
-            "nprobes": nprobes,
-            "refine_factor": refine_factor,
+            "nprobes": _count("nprobes", nprobes, maximum=_INT32_MAX),
+            "refine_factor": _count("refine_factor", refine_factor, maximum=_INT32_MAX),
             "metric": metric or "",
             "fusion": fusion,
-            "rrf_k": rrf_k,
-            "text_weight": text_weight,
-            "candidate_factor": candidate_factor,
-            "k": k,
+            "rrf_k": float(rrf_k),
+            "text_weight": float(text_weight),
+            "candidate_factor": _count("candidate_factor", candidate_factor, maximum=_INT32_MAX),
+            "k": _count("k", k),
             "filter": where or "",
             "prefilter": prefilter,
             "projection": _columns(columns),
@@ -467,8 +517,9 @@ class Dataset:
     ) -> None:
         """Appends ``data`` (what :func:`tessera.create` accepts) as a new version."""
         capsule = _arrow.stream_capsule(data)
+        rows_per_file = _rows_per_file(max_rows_per_file)
         self._handle = _operations.run(
-            lambda control: self._live().append(capsule, control, max_rows_per_file), progress
+            lambda control: self._live().append(capsule, control, rows_per_file), progress
         )
 
     def overwrite(
@@ -476,8 +527,9 @@ class Dataset:
     ) -> None:
         """Replaces every row (and possibly the schema) with ``data`` in a new version."""
         capsule = _arrow.stream_capsule(data)
+        rows_per_file = _rows_per_file(max_rows_per_file)
         self._handle = _operations.run(
-            lambda control: self._live().overwrite(capsule, control, max_rows_per_file), progress
+            lambda control: self._live().overwrite(capsule, control, rows_per_file), progress
         )
 
     def delete(self, where: str) -> None:
@@ -485,10 +537,20 @@ class Dataset:
         self._handle = self._live().delete(where)
 
     def cleanup(
-        self, older_than: _datetime.timedelta = _datetime.timedelta(days=7), dry_run: bool = False
+        self,
+        older_than: Union[_datetime.timedelta, float] = _datetime.timedelta(days=7),
+        dry_run: bool = False,
     ) -> dict[str, Any]:
-        """Removes versions older than ``older_than`` (never the latest) and unreferenced files."""
-        versions, files, size = self._live().cleanup(older_than.total_seconds(), dry_run)
+        """Removes versions older than ``older_than`` (a timedelta or seconds; never the latest)
+        and the files only they referenced (docs/datasets.md, "Cleanup")."""
+        seconds = (
+            older_than.total_seconds()
+            if isinstance(older_than, _datetime.timedelta)
+            else float(older_than)
+        )
+        if seconds < 0:
+            raise InvalidArgumentError(f"older_than cannot be negative, got {older_than}")
+        versions, files, size = self._live().cleanup(seconds, dry_run)
         return {"removed_versions": versions, "removed_files": files, "bytes_removed": size}
 
     # --- indexes -----------------------------------------------------------------------

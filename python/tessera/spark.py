@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from . import _native
 from .dataset import Dataset, Model, open as _open
-from .errors import AlreadyExistsError, InvalidArgumentError
+from .errors import AlreadyExistsError, DefinitionMismatchError, InvalidArgumentError
 
 
 def balanced_groups(fragments: Sequence[tuple[int, int]], groups: int) -> list[list[int]]:
@@ -59,6 +59,9 @@ def build_index(
 ) -> Dataset:
     """Builds index ``name`` (default ``<column>_idx``) of ``type`` on Spark; commits once.
 
+    Raises before any task runs for an existing index without ``replace``, or with another
+    type or column (:class:`~tessera.DefinitionMismatchError`: drop it first).
+
     ``num_workers``: fragment groups, one task each (default: the context's default
     parallelism). ``merge``: merge the built segments into one before committing.
     ``replace``: the index's existing segments leave in the same commit (otherwise an
@@ -76,6 +79,15 @@ def build_index(
         raise AlreadyExistsError(
             f"index '{index_name}' already exists on dataset {dataset.uri}: pass replace=True "
             "to rebuild it"
+        )
+    if existing and (
+        existing[0]["column"] != column or existing[0]["type"].upper() != type.upper()
+    ):
+        # Checked before anything is built: segments replace segments of the same definition.
+        raise DefinitionMismatchError(
+            f"index '{index_name}' of dataset {dataset.uri} is {existing[0]['type']} on column "
+            f"'{existing[0]['column']}': replace=True rebuilds it with the same type and column; "
+            "drop it first to change them"
         )
     replaced = [entry["segment"] for entry in dataset.index_entries(index_name)] if existing else []
     settings = dict(params or {})
@@ -113,9 +125,11 @@ def build_index(
                 )
 
     context.setJobDescription(f"tessera: build index '{index_name}' on {uri}@{pinned}")
-    segments = context.parallelize(groups, len(groups)).mapPartitions(build).collect()
-    if shared_model is not None:
-        shared_model.unpersist()
+    try:
+        segments = context.parallelize(groups, len(groups)).mapPartitions(build).collect()
+    finally:
+        if shared_model is not None:
+            shared_model.unpersist()
     if merge and len(segments) > 1:
         segments = [dataset.merge_segments(segments, progress=False)]
     dataset.commit_segments(index_name, segments, replaced=replaced)
@@ -133,8 +147,14 @@ def _spark_compatible(schema: pa.Schema) -> pa.Schema:
             return pa.int32()
         if pa.types.is_uint8(data_type):
             return pa.int16()
-        if pa.types.is_fixed_size_list(data_type) or pa.types.is_list(data_type):
+        if (
+            pa.types.is_fixed_size_list(data_type)
+            or pa.types.is_list(data_type)
+            or pa.types.is_large_list(data_type)
+        ):
             return pa.list_(compatible(data_type.value_type))
+        if pa.types.is_struct(data_type):
+            return pa.struct([f.with_type(compatible(f.type)) for f in data_type])
         if pa.types.is_float16(data_type):
             return pa.float32()
         return data_type
@@ -165,10 +185,12 @@ def knn_join(
 
     Columns and semantics are those of :meth:`Dataset.knn_join` (left columns, right
     columns, ``_distance``, ``_rank``, ``_rowaddr``), with Spark's types (unsigned integers
-    become signed, vectors arrays). One stage, no shuffle: each task opens the pinned version
-    once and joins its rows ``batch_rows`` at a time. Tasks: ceil(left rows /
-    ``target_rows_per_task``), capped at the smaller of the default parallelism and
-    ``spark.sql.shuffle.partitions``; the left side is repartitioned only to raise its count.
+    become signed, vectors arrays). The join is one stage with no shuffle of the right side:
+    each task opens the pinned version once and joins its rows ``batch_rows`` at a time.
+    Tasks: ceil(left rows / ``target_rows_per_task``), capped at the smaller of the default
+    parallelism and ``spark.sql.shuffle.partitions``; when the left side has fewer partitions
+    it is repartitioned up first (one shuffle of the left rows), never down. Counting the
+    left rows is a job of its own: cache ``left_df`` when it is expensive to compute.
     """
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
@@ -192,7 +214,10 @@ def knn_join(
 
     left_rows = left_df.count()
     context = spark.sparkContext
-    cap = min(context.defaultParallelism, int(spark.conf.get("spark.sql.shuffle.partitions")))
+    cap = context.defaultParallelism
+    shuffle_partitions = spark.conf.get("spark.sql.shuffle.partitions")
+    if shuffle_partitions.isdigit():  # may be "auto" where adaptive execution chooses
+        cap = min(cap, int(shuffle_partitions))
     tasks = max(1, min(cap, math.ceil(left_rows / max(1, target_rows_per_task))))
     if tasks > left_df.rdd.getNumPartitions():
         left_df = left_df.repartition(tasks)

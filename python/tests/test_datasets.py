@@ -157,3 +157,9 @@ def test_a_closed_dataset_refuses_every_call(dataset):
         with pytest.raises(tessera.InvalidArgumentError, match="was closed"):
             call()
     assert other.count_rows() == 1000  # other handles are unaffected
+
+
+def test_pandas_appends_to_a_dataset_made_from_pyarrow(dataset, table):
+    dataset.append(table.slice(0, 5).to_pandas())
+    assert len(dataset) == 1005
+    assert dataset.schema.field("category").type == pa.string()

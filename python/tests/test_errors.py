@@ -73,3 +73,42 @@ def test_a_consumed_stream_is_refused(dataset, table):
         tessera._native._echo_stream(capsule)
     with pytest.raises(tessera.InvalidArgumentError, match="Arrow C stream"):
         tessera._native._echo_stream(object())
+
+
+def test_a_damaged_data_file_read_lazily_is_corrupt(dataset):
+    import pathlib
+
+    data_files = sorted(pathlib.Path(dataset.uri).rglob("*.arrow"))
+    assert data_files
+    damaged = bytearray(data_files[0].read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    data_files[0].write_bytes(bytes(damaged))
+    fresh = tessera.open(dataset.uri)
+    with pytest.raises(tessera.CorruptError, match="checksum"):
+        fresh.to_table()
+    with pytest.raises(tessera.CorruptError):
+        for _ in fresh.to_batches():
+            pass
+
+
+def test_arguments_of_the_wrong_type_or_range(dataset):
+    import numpy as np
+
+    query = np.zeros(16, dtype=np.float32)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        dataset.search(query, k=3.0)
+    with pytest.raises(TypeError, match="slop"):
+        dataset.text_search("x", column="category", slop="2")
+    with pytest.raises(tessera.InvalidArgumentError, match="limit"):
+        dataset.to_table(limit=-1)
+    with pytest.raises(tessera.InvalidArgumentError, match="negative"):
+        dataset.take([-1])
+    with pytest.raises(tessera.InvalidArgumentError, match="integer row addresses"):
+        dataset.take([1.5])
+    with pytest.raises(tessera.InvalidArgumentError, match="older_than"):
+        dataset.cleanup(older_than=-1)
+    with pytest.raises(tessera.InvalidArgumentError, match="max_rows_per_file"):
+        dataset.append({"id": [1]}, max_rows_per_file=0)
+    assert dataset.search(query, k=2**70, nprobes=2**40).num_rows == 1000  # capped
+    assert dataset.take(iter([0, 0]), columns=["id"]).num_rows == 2
+    assert dataset.cleanup(older_than=3600, dry_run=True)["removed_versions"] == []

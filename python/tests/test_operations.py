@@ -113,3 +113,25 @@ def test_default_progress_is_silent_without_a_terminal(big, capsys):
     big.create_index("id", "BTREE")
     captured = capsys.readouterr()
     assert captured.err == "" and captured.out == ""
+
+
+def test_another_exception_while_waiting_cancels_before_it_propagates(big):
+    # A signal handler of the program raising in the waiting thread: the operation is
+    # cancelled and waited for, never left running behind the caller.
+    class Stop(Exception):
+        pass
+
+    def raise_stop(signum, frame):
+        raise Stop("from a signal handler")
+
+    previous = signal.signal(signal.SIGUSR1, raise_stop)
+    try:
+        def poke(phase, done, total, unit):
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGUSR1)
+
+        with pytest.raises(Stop):
+            big.create_index("vector", "IVF_PQ", num_partitions=8, num_sub_vectors=8, progress=poke)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert big.checkout().version == 1
+    assert threading.active_count() == 1  # no operation thread left behind

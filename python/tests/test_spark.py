@@ -92,6 +92,8 @@ def test_distributed_build_equals_a_single_process_build(spark, vectors_dataset)
     )
     with pytest.raises(tessera.AlreadyExistsError, match="replace=True"):
         tessera_spark.build_index(spark, ds.uri, "vector", "IVF_PQ", "v", params)
+    with pytest.raises(tessera.DefinitionMismatchError, match="drop it first"):
+        tessera_spark.build_index(spark, ds.uri, "vector", "IVF_FLAT", "v", replace=True)
     # Trained on the driver from the same version and parameters: the same model, the same index.
     trained = tessera_spark.build_index(
         spark, ds.uri, "vector", "IVF_PQ", "v", params, num_workers=2, replace=True

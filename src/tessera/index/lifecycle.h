@@ -93,12 +93,9 @@ arrow::Result<OptimizeReport> OptimizeIndexes(const dataset::Dataset& dataset,
 // `control` (null for none): a "training" phase in iterations, and cancellation.
 arrow::Result<Model> TrainModel(const dataset::Dataset& dataset, const IndexSpec& spec,
                                 util::OperationControl* control = nullptr);
-// Model files (`tessera index train --out FILE`): the model with the field id and the
-// normalized parameters it was trained with. Written all at once (io::ReplaceFile), replacing
-// any file at `path`: a worker never reads half a model.
-// A model as bytes (`tessera index train --out` writes exactly these to its file; Python's
-// Model.to_bytes): framed and checksummed, with the field id and the normalized parameters of
-// `spec`, so that a worker in another process can check it builds the same index.
+// A model as bytes (what `tessera index train --out` writes to its file and Python's
+// tessera.Model carries): framed and checksummed, with the field id and the normalized
+// parameters of `spec`, so that a worker in another process can check it builds the same index.
 arrow::Result<std::string> EncodeModel(const Model& model, const dataset::Dataset& dataset,
                                        const IndexSpec& spec);
 // The record of EncodeModel's bytes; `source` names them in errors (a model file's path):
@@ -109,15 +106,14 @@ arrow::Result<format::IndexModel> DecodeModel(std::string_view bytes, std::strin
 // `spec->params` empty, sets them to the model's, so that workers need not repeat them.
 arrow::Result<Model> ModelFor(const format::IndexModel& record, std::string_view source,
                               const dataset::Dataset& dataset, IndexSpec* spec);
+// Model files (`tessera index train --out FILE`): EncodeModel's bytes, written all at once
+// (io::ReplaceFile), replacing any file at `path`: a worker never reads half a model.
 arrow::Status WriteModelFile(const std::string& path, const Model& model,
                              const dataset::Dataset& dataset, const IndexSpec& spec);
 arrow::Result<Model> ReadModelFile(const std::string& path);
 // The whole record of a model file.
 arrow::Result<format::IndexModel> ReadModelRecord(const std::string& path);
-// The model of the file at `path`, for building segments of `spec` over `dataset`:
-// InvalidArgument when it was trained on another column, or with other parameters than
-// `spec->params`. With `spec->params` empty, sets them to the model's, so that workers need not
-// repeat them.
+// ModelFor the record of the file at `path`.
 arrow::Result<Model> ReadModelFileFor(const std::string& path, const dataset::Dataset& dataset,
                                       IndexSpec* spec);
 // Builds one uncommitted segment over `fragment_ids` (all fragments when empty). `control`

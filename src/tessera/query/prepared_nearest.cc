@@ -423,14 +423,27 @@ arrow::Result<std::shared_ptr<arrow::Table>> PreparedNearest::Materialize(
                                [&] { return impl_->Materialize(rows, explain); });
 }
 
-arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
-    const std::shared_ptr<arrow::Table>& table, int64_t number) {
-  arrow::Int64Builder builder;
-  const std::vector<int64_t> numbers(static_cast<size_t>(table->num_rows()), number);
-  ARROW_RETURN_NOT_OK(builder.AppendValues(numbers));
-  ARROW_ASSIGN_OR_RAISE(auto column, builder.Finish());
-  return table->AddColumn(0, arrow::field(kQueryNumberColumn, arrow::int64(), /*nullable=*/false),
-                          std::make_shared<arrow::ChunkedArray>(column));
+arrow::Result<std::shared_ptr<arrow::Table>> PreparedNearest::MaterializeBatch(
+    const std::vector<std::vector<index::ScoredRow>>& found, bool numbered,
+    std::vector<Explain>* explains) const {
+  std::vector<std::shared_ptr<arrow::Table>> tables;
+  for (size_t i = 0; i < found.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(auto table,
+                          Materialize(found[i], explains != nullptr ? &(*explains)[i] : nullptr));
+    if (numbered) {
+      arrow::Int64Builder numbers;
+      ARROW_RETURN_NOT_OK(numbers.AppendValues(
+          std::vector<int64_t>(static_cast<size_t>(table->num_rows()), static_cast<int64_t>(i))));
+      ARROW_ASSIGN_OR_RAISE(auto column, numbers.Finish());
+      ARROW_ASSIGN_OR_RAISE(
+          table,
+          table->AddColumn(0, arrow::field(kQueryNumberColumn, arrow::int64(), /*nullable=*/false),
+                           std::make_shared<arrow::ChunkedArray>(column)));
+    }
+    tables.push_back(std::move(table));
+  }
+  if (tables.empty()) return Materialize({});  // the schema of an empty result
+  return arrow::ConcatenateTables(tables);
 }
 
 }  // namespace tessera::query

@@ -31,6 +31,9 @@
 
 namespace tessera::query {
 
+// The column of a batch's results that numbers the query (0-based, in batch order).
+inline constexpr const char* kQueryNumberColumn = "query";
+
 // Per-call settings; a field left at its default (-1) takes the value of NearestOptions.
 struct NearestKnobs {
   int64_t k = -1;
@@ -67,20 +70,18 @@ class PreparedNearest {
   // `_rowaddr` when asked for), with the postfilter applied when there is one.
   arrow::Result<std::shared_ptr<arrow::Table>> Materialize(
       const std::vector<index::ScoredRow>& rows, Explain* explain = nullptr) const;
+  // The results of a batch (SearchBatch's answer) as one table: each query's Materialize, in
+  // query order, with kQueryNumberColumn (int64, not null) first when `numbered` (how the
+  // queries' rows are told apart: `tessera search --queries`, Python's search of a 2-D array).
+  // `explains`: null, or one Explain per query.
+  arrow::Result<std::shared_ptr<arrow::Table>> MaterializeBatch(
+      const std::vector<std::vector<index::ScoredRow>>& found, bool numbered,
+      std::vector<Explain>* explains = nullptr) const;
 
  private:
   class Impl;
   explicit PreparedNearest(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// The column of a batch's results that numbers the query (0-based, in batch order).
-inline constexpr const char* kQueryNumberColumn = "query";
-
-// `table` (the result of query `number`) with kQueryNumberColumn (int64, not null) first: how
-// batch results are told apart once concatenated (`tessera search --queries`, Python's search
-// of a 2-D array).
-arrow::Result<std::shared_ptr<arrow::Table>> WithQueryNumber(
-    const std::shared_ptr<arrow::Table>& table, int64_t number);
 
 }  // namespace tessera::query
