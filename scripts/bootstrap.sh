@@ -11,8 +11,8 @@
 # pinned duckdb for the differential test, a pinned tantivy for the full-text benchmark and a
 # pinned PyMySQL, mysql-connector-python and SQLAlchemy, clients of the server's tests; nanobind,
 # with which the Python package's extension module is built, pytest for its tests, tqdm for its
-# progress bars, pandas, an input it accepts, and pyspark (with py4j), on which tessera.spark is
-# tested (python/, docs/python.md).
+# progress bars, pandas, an input it accepts, and pyspark (with py4j) and Ray, on which
+# tessera.spark and tessera.ray are tested (python/, docs/python.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +49,9 @@ TZDATA_VERSION=2026.6
 # tessera.spark's tests run pyspark (with py4j) in local mode, on Debian's Java 17.
 PYSPARK_VERSION=4.3.0
 PY4J_VERSION=0.10.9.9
+# tessera.ray's tests run Ray (Ray Data included) in local mode; its dependencies, pinned:
+RAY_VERSION=2.60.0
+RAY_DEPENDENCIES="msgpack==1.2.4 click==8.5.1 protobuf==7.36.2 filelock==4.3.2 fsspec==2026.9.0 jsonschema==4.26.0 attrs==26.1.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1 PyYAML==6.0.4 requests==2.34.2 charset-normalizer==3.5.3 idna==3.21 urllib3==2.8.0 certifi==2026.10.19.post1"
 
 apt_packages=(
   build-essential cmake ninja-build pkg-config git
@@ -75,7 +78,7 @@ fi
 
 # The venv is recreated only when missing or when a pinned version differs.
 stamp=".venv/.tessera-bootstrap"
-want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION} cryptography==${CRYPTOGRAPHY_VERSION} cffi==${CFFI_VERSION} pycparser==${PYCPARSER_VERSION} nanobind==${NANOBIND_VERSION} pytest==${PYTEST_VERSION} iniconfig==${INICONFIG_VERSION} packaging==${PACKAGING_VERSION} pluggy==${PLUGGY_VERSION} Pygments==${PYGMENTS_VERSION} tqdm==${TQDM_VERSION} pandas==${PANDAS_VERSION} python-dateutil==${DATEUTIL_VERSION} tzdata==${TZDATA_VERSION} pyspark==${PYSPARK_VERSION} py4j==${PY4J_VERSION}"
+want="pyarrow==${PYARROW_VERSION} numpy==${NUMPY_VERSION} duckdb==${DUCKDB_VERSION} tantivy==${TANTIVY_VERSION} PyMySQL==${PYMYSQL_VERSION} mysql-connector-python==${MYSQL_CONNECTOR_VERSION} SQLAlchemy==${SQLALCHEMY_VERSION} greenlet==${GREENLET_VERSION} typing_extensions==${TYPING_EXTENSIONS_VERSION} cryptography==${CRYPTOGRAPHY_VERSION} cffi==${CFFI_VERSION} pycparser==${PYCPARSER_VERSION} nanobind==${NANOBIND_VERSION} pytest==${PYTEST_VERSION} iniconfig==${INICONFIG_VERSION} packaging==${PACKAGING_VERSION} pluggy==${PLUGGY_VERSION} Pygments==${PYGMENTS_VERSION} tqdm==${TQDM_VERSION} pandas==${PANDAS_VERSION} python-dateutil==${DATEUTIL_VERSION} tzdata==${TZDATA_VERSION} pyspark==${PYSPARK_VERSION} py4j==${PY4J_VERSION} ray==${RAY_VERSION} ${RAY_DEPENDENCIES}"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: preparing .venv with ${want}"
   python3 -m venv .venv

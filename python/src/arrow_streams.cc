@@ -17,25 +17,21 @@ namespace {
 constexpr const char* kStreamCapsule = "arrow_array_stream";
 constexpr const char* kSchemaCapsule = "arrow_schema";
 
-void ReleaseStreamCapsule(PyObject* capsule) noexcept {
-  auto* stream = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, kStreamCapsule));
-  if (stream == nullptr) {
+// The destructor of a capsule holding a heap-allocated C interface struct (ArrowArrayStream,
+// ArrowSchema) named `name`: releases it unless a consumer took it (release set to null).
+template <typename Struct, const char* const* name>
+void ReleaseCapsule(PyObject* capsule) noexcept {
+  auto* held = static_cast<Struct*>(PyCapsule_GetPointer(capsule, *name));
+  if (held == nullptr) {
     PyErr_Clear();
     return;
   }
-  if (stream->release != nullptr) stream->release(stream);
-  delete stream;
+  if (held->release != nullptr) held->release(held);
+  delete held;
 }
 
-void ReleaseSchemaCapsule(PyObject* capsule) noexcept {
-  auto* schema = static_cast<ArrowSchema*>(PyCapsule_GetPointer(capsule, kSchemaCapsule));
-  if (schema == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  if (schema->release != nullptr) schema->release(schema);
-  delete schema;
-}
+constexpr auto ReleaseStreamCapsule = ReleaseCapsule<ArrowArrayStream, &kStreamCapsule>;
+constexpr auto ReleaseSchemaCapsule = ReleaseCapsule<ArrowSchema, &kSchemaCapsule>;
 
 // Forwards to `reader`, recording a failed read in `errors`.
 class ErrorRecordingReader : public arrow::RecordBatchReader {

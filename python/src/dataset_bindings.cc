@@ -32,6 +32,18 @@ dataset::WriteOptions WriteOptionsFor(Control* control, std::optional<uint64_t> 
   return options;
 }
 
+// Append or Overwrite: the batches of `stream` committed as a new version.
+using WriteMethod = arrow::Result<std::shared_ptr<dataset::Dataset>> (dataset::Dataset::*)(
+    std::shared_ptr<arrow::RecordBatchReader>, const dataset::WriteOptions&) const;
+
+DatasetHandle Write(const DatasetHandle& self, WriteMethod method, nb::handle stream,
+                    Control* control, std::optional<uint64_t> max_rows_per_file) {
+  auto source = ImportStream(stream);
+  const auto options = WriteOptionsFor(control, max_rows_per_file);
+  return DatasetHandle::Of(
+      Unwrap(WithoutGil([&] { return (self.dataset().*method)(source, options); })));
+}
+
 // (version, created as seconds since the epoch, operation, live rows, fragments, unreadable).
 using VersionRow = std::tuple<uint64_t, double, std::string, uint64_t, uint64_t, std::string>;
 
@@ -103,20 +115,14 @@ void BindDatasets(nb::module_& module) {
           "append",
           [](const DatasetHandle& self, nb::handle stream, Control* control,
              std::optional<uint64_t> max_rows_per_file) {
-            auto source = ImportStream(stream);
-            const auto options = WriteOptionsFor(control, max_rows_per_file);
-            return DatasetHandle::Of(
-                Unwrap(WithoutGil([&] { return self.dataset().Append(source, options); })));
+            return Write(self, &dataset::Dataset::Append, stream, control, max_rows_per_file);
           },
           nb::arg("stream"), nb::arg("control").none(), nb::arg("max_rows_per_file").none())
       .def(
           "overwrite",
           [](const DatasetHandle& self, nb::handle stream, Control* control,
              std::optional<uint64_t> max_rows_per_file) {
-            auto source = ImportStream(stream);
-            const auto options = WriteOptionsFor(control, max_rows_per_file);
-            return DatasetHandle::Of(
-                Unwrap(WithoutGil([&] { return self.dataset().Overwrite(source, options); })));
+            return Write(self, &dataset::Dataset::Overwrite, stream, control, max_rows_per_file);
           },
           nb::arg("stream"), nb::arg("control").none(), nb::arg("max_rows_per_file").none())
       .def(

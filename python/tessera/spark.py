@@ -16,31 +16,16 @@ Executors must be able to import ``tessera`` and to read the dataset's path.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Mapping, Optional, Sequence
 
 import pyarrow as pa
 
-from . import _native
-from .dataset import Dataset, Model, open as _open
-from .errors import AlreadyExistsError, DefinitionMismatchError, InvalidArgumentError
+from ._distributed import BuildPlan, JoinPlan, balanced_groups
+from .dataset import Dataset, Model
 
-
-def balanced_groups(fragments: Sequence[tuple[int, int]], groups: int) -> list[list[int]]:
-    """Fragment ids split into at most ``groups`` groups of nearly equal row counts.
-
-    Largest fragments first, each to the group with the fewest rows so far (the LPT rule:
-    within 4/3 of the best split); ids ascending within a group; empty groups dropped.
-    """
-    if groups < 1:
-        raise InvalidArgumentError(f"the number of groups must be at least 1, got {groups}")
-    sizes = [0] * groups
-    members: list[list[int]] = [[] for _ in range(groups)]
-    for fragment, rows in sorted(fragments, key=lambda item: (-item[1], item[0])):
-        smallest = min(range(groups), key=lambda g: (sizes[g], g))
-        sizes[smallest] += rows
-        members[smallest].append(fragment)
-    return [sorted(group) for group in members if group]
+__all__ = ["balanced_groups", "build_index", "knn_join"]
 
 
 def build_index(
@@ -72,68 +57,27 @@ def build_index(
     ``Dataset.train_model`` on this column and type) instead of training one on the driver;
     ``params`` are then the model's. Returns the dataset at the committed version.
     """
-    dataset = _open(path, version)
-    index_name = name if name is not None else f"{column}_idx"
-    existing = [entry for entry in dataset.list_indexes() if entry["name"].lower() == index_name.lower()]
-    if existing and not replace:
-        raise AlreadyExistsError(
-            f"index '{index_name}' already exists on dataset {dataset.uri}: pass replace=True "
-            "to rebuild it"
-        )
-    if existing and (
-        existing[0]["column"] != column or existing[0]["type"].upper() != type.upper()
-    ):
-        # Checked before anything is built: segments replace segments of the same definition.
-        raise DefinitionMismatchError(
-            f"index '{index_name}' of dataset {dataset.uri} is {existing[0]['type']} on column "
-            f"'{existing[0]['column']}': replace=True rebuilds it with the same type and column; "
-            "drop it first to change them"
-        )
-    replaced = [entry["segment"] for entry in dataset.index_entries(index_name)] if existing else []
-    settings = dict(params or {})
-
     context = spark.sparkContext
     workers = num_workers if num_workers is not None else context.defaultParallelism
-    groups = balanced_groups(dataset.fragments(), workers)
-    if not groups:
-        raise InvalidArgumentError(f"dataset {dataset.uri} has no fragment to index")
-
-    if model is not None:
-        if model.column != column or model.type.upper() != type.upper():
-            raise InvalidArgumentError(
-                f"the model was trained for {model.type} on column '{model.column}', not for "
-                f"{type} on column '{column}'"
-            )
-    elif _native.family_has_model(type):
-        model = dataset.train_model(column, type, progress=False, **settings)
-    shared_model = context.broadcast(model) if model is not None else None
-    uri, pinned = dataset.uri, dataset.version
+    plan = BuildPlan.make(path, column, type, name, params, workers, replace, version, model)
+    # The model travels once per executor as a broadcast, not inside every task's closure.
+    shared_model = context.broadcast(plan.model) if plan.model is not None else None
+    task_plan = dataclasses.replace(plan, model=None)
 
     def build(partition: Any) -> Any:
-        from tessera import open as open_dataset
-
-        worker_dataset = open_dataset(uri, pinned)
         for fragment_ids in partition:
-            if shared_model is not None:
-                yield worker_dataset.build_segment(
-                    index_name, model=shared_model.value, fragments=fragment_ids, progress=False
-                )
-            else:
-                yield worker_dataset.build_segment(
-                    index_name, column=column, type=type, fragments=fragment_ids,
-                    progress=False, **settings,
-                )
+            yield task_plan.build(fragment_ids, shared_model.value if shared_model else None)
 
-    context.setJobDescription(f"tessera: build index '{index_name}' on {uri}@{pinned}")
+    context.setJobDescription(
+        f"tessera: build index '{plan.index_name}' on {plan.uri}@{plan.version}"
+    )
     try:
+        groups = plan.groups
         segments = context.parallelize(groups, len(groups)).mapPartitions(build).collect()
     finally:
         if shared_model is not None:
             shared_model.unpersist()
-    if merge and len(segments) > 1:
-        segments = [dataset.merge_segments(segments, progress=False)]
-    dataset.commit_segments(index_name, segments, replaced=replaced)
-    return dataset
+    return plan.commit(segments, merge)
 
 
 def _spark_compatible(schema: pa.Schema) -> pa.Schema:
@@ -194,9 +138,8 @@ def knn_join(
     """
     from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
-    dataset = _open(dataset_path, version)
-    uri, pinned = dataset.uri, dataset.version
-    options = dict(
+    plan, dataset = JoinPlan.make(
+        dataset_path, version, query_column, k,
         column=vector_column,
         left_columns=list(left_columns) if left_columns is not None else None,
         columns=list(columns) if columns is not None else None,
@@ -207,10 +150,9 @@ def knn_join(
         use_index=use_index,
         batch_rows=batch_rows,
     )
-    # The output's schema, from a join of no rows (checks every argument on the driver).
-    left_schema = to_arrow_schema(left_df.schema)
-    empty = dataset.knn_join(left_schema.empty_table(), query_column, k, **options)
-    output_schema = _spark_compatible(empty.schema)
+    output_schema = _spark_compatible(
+        plan.output_schema(dataset, to_arrow_schema(left_df.schema))
+    )
 
     left_rows = left_df.count()
     context = spark.sparkContext
@@ -222,13 +164,6 @@ def knn_join(
     if tasks > left_df.rdd.getNumPartitions():
         left_df = left_df.repartition(tasks)
 
-    def join(batches: Any) -> Any:
-        from tessera import open as open_dataset
-
-        right = open_dataset(uri, pinned)
-        for batch in batches:
-            joined = right.knn_join(batch, query_column, k, **options)
-            for out in joined.cast(output_schema).to_batches():
-                yield out
-
-    return left_df.mapInArrow(join, from_arrow_schema(output_schema))
+    return left_df.mapInArrow(
+        lambda batches: plan.join(batches, output_schema), from_arrow_schema(output_schema)
+    )

@@ -27,7 +27,7 @@ def spark(tmp_path_factory):
     marker = tmp_path_factory.mktemp("faults") / "killed"
     # Workers inherit the environment: the package being tested, and the fault injector.
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(HERE / "spark_faults"), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+        [str(HERE / "worker_faults"), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     )
     os.environ["TESSERA_TEST_KILL_MARKER"] = str(marker)
     os.environ["PYSPARK_PYTHON"] = sys.executable

@@ -1,7 +1,7 @@
-"""Fault injection for tests/test_spark.py, loaded by Spark's Python workers only (this
-directory is put on their PYTHONPATH by the test): the first attempt of the task that builds
-the first fragment group is killed with SIGKILL in the middle of its build, at its first
-progress report, as an executor lost mid-task would be. It is armed while the file
+"""Fault injection for tests/test_spark.py and test_ray.py, loaded by the Spark and Ray
+workers' Python processes (this directory is put on their PYTHONPATH by the test): the first
+attempt of the task that builds the first fragment group is killed with SIGKILL in the middle
+of its build, at its first progress report, as an executor lost mid-task would be. It is armed while the file
 "<marker>.armed" exists, and the marker file it writes makes it happen once.
 """
 
