@@ -48,6 +48,7 @@ def median_time(work, repeats):
 def spark_session(workers):
     from pyspark.sql import SparkSession
 
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     session = (

@@ -30,6 +30,7 @@ def ray_session(tmp_path_factory):
     import ray
 
     ray.init(
+        _node_ip_address="127.0.0.1",  # loopback only
         num_cpus=2,
         include_dashboard=False,
         object_store_memory=128 * 1024 * 1024,

@@ -30,6 +30,7 @@ def spark(tmp_path_factory):
         [str(HERE / "worker_faults"), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
     )
     os.environ["TESSERA_TEST_KILL_MARKER"] = str(marker)
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"  # loopback only
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     session = (
