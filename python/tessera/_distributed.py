@@ -109,7 +109,7 @@ class BuildPlan:
 
     def build(self, fragment_ids: Sequence[int], model: Optional[Model] = None) -> Segment:
         """On a worker: the segment of one group. ``model``: the plan's model as the runner
-        shipped it (a broadcast), when not inside the plan."""
+        shipped it (a Spark broadcast, Ray's object store), when not inside the plan."""
         worker_dataset = _open(self.uri, self.version)
         model = model if model is not None else self.model
         if model is not None:
@@ -128,6 +128,27 @@ class BuildPlan:
             segments = [dataset.merge_segments(segments, progress=False)]
         dataset.commit_segments(self.index_name, segments, replaced=self.replaced)
         return dataset
+
+
+def plain_schema(schema: pa.Schema) -> pa.Schema:
+    """``schema`` with extension types (Ray's and Arrow's tensor types around the vectors of a
+    column) replaced by their storage types, which the join reads."""
+    return pa.schema(
+        [
+            field.with_type(field.type.storage_type)
+            if isinstance(field.type, pa.ExtensionType)
+            else field
+            for field in schema
+        ]
+    )
+
+
+def plain_batch(batch: pa.RecordBatch) -> pa.RecordBatch:
+    columns = [
+        column.storage if isinstance(column.type, pa.ExtensionType) else column
+        for column in batch.columns
+    ]
+    return pa.RecordBatch.from_arrays(columns, schema=plain_schema(batch.schema))
 
 
 @dataclass
@@ -149,14 +170,16 @@ class JoinPlan:
     def output_schema(self, dataset: Dataset, left_schema: pa.Schema) -> pa.Schema:
         """The join's columns, from a join of no rows on the driver (which also checks every
         argument before any task runs)."""
-        empty = dataset.knn_join(left_schema.empty_table(), self.query_column, self.k,
-                                 **self.options)
+        empty = dataset.knn_join(plain_schema(left_schema).empty_table(), self.query_column,
+                                 self.k, **self.options)
         return empty.schema
 
-    def join(self, batches: Iterable[pa.RecordBatch], output_schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    def join(
+        self, batches: Iterable[pa.RecordBatch], output_schema: pa.Schema
+    ) -> Iterator[pa.RecordBatch]:
         """On a task: opens the pinned version once and joins every batch, cast to
         ``output_schema``."""
         right = _open(self.uri, self.version)
         for batch in batches:
-            joined = right.knn_join(batch, self.query_column, self.k, **self.options)
+            joined = right.knn_join(plain_batch(batch), self.query_column, self.k, **self.options)
             yield from joined.cast(output_schema).to_batches()

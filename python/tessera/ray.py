@@ -15,6 +15,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from ._distributed import BuildPlan, JoinPlan, balanced_groups
 from .dataset import Dataset, Model
+from .errors import InvalidArgumentError
 
 __all__ = ["balanced_groups", "build_index", "knn_join"]
 
@@ -36,22 +37,45 @@ def build_index(
     """Builds index ``name`` of ``type`` with Ray tasks; commits once.
 
     Arguments as :func:`tessera.spark.build_index`; ``num_workers`` defaults to the cluster's
-    CPUs, ``max_retries`` is how often Ray reruns a task whose worker died. Ray must be
-    initialized (``ray.init()``) or is started locally.
+    CPUs, ``max_retries`` is how often Ray reruns a task whose worker died (a task that raises
+    is not retried; when one fails for good the others are cancelled). Without ``ray.init()``
+    before, a local Ray instance is started.
     """
     import ray
 
-    workers = num_workers if num_workers is not None else max(1, int(ray.cluster_resources().get("CPU", 1)))
-    plan = BuildPlan.make(path, column, type, name, params, workers, replace, version, model)
+    if not ray.is_initialized():
+        ray.init()
+    if num_workers is None:
+        num_workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    plan = BuildPlan.make(path, column, type, name, params, num_workers, replace, version, model)
     model_ref = ray.put(plan.model) if plan.model is not None else None
-    task_plan = dataclasses.replace(plan, model=None)
+    task_plan = dataclasses.replace(plan, model=None, dataset=None)
 
     @ray.remote(max_retries=max_retries)
     def build(fragment_ids: Sequence[int], shipped_model: Optional[Model]) -> Any:
         return task_plan.build(fragment_ids, shipped_model)
 
-    segments = ray.get([build.remote(group, model_ref) for group in plan.groups])
+    pending = [build.remote(group, model_ref) for group in plan.groups]
+    try:
+        segments = ray.get(pending)
+    except BaseException:
+        # As Spark cancels a failed stage: the other tasks' segments would never be committed.
+        for ref in pending:
+            ray.cancel(ref)
+        raise
     return plan.commit(segments, merge)
+
+
+def _arrow_schema(left: Any) -> Any:
+    """The Arrow schema of a Ray dataset (computing it may run the start of its pipeline)."""
+    import pyarrow as pa
+
+    schema = left.schema()
+    if schema is None:
+        raise InvalidArgumentError("the left Ray dataset has no schema (no rows and no columns)")
+    if isinstance(schema.base_schema, pa.Schema):
+        return schema.base_schema
+    return pa.schema(list(zip(schema.names, schema.types)))  # a dataset of pandas blocks
 
 
 def knn_join(
@@ -75,7 +99,9 @@ def knn_join(
 
     Columns and semantics are those of :meth:`Dataset.knn_join`; ``left`` is read in batches
     of ``batch_rows`` rows (``map_batches``), each joined by one batch search and one read of
-    the rows found; a batch opens the pinned version (a manifest read) before it joins.
+    the rows found; a batch opens the pinned version (a manifest read) before it joins. The
+    left dataset's schema is computed on the driver first (Ray may run the start of its
+    pipeline for it).
     """
     plan, dataset = JoinPlan.make(
         dataset_path, version, query_column, k,
@@ -89,7 +115,7 @@ def knn_join(
         use_index=use_index,
         batch_rows=batch_rows,
     )
-    output_schema = plan.output_schema(dataset, left.schema().base_schema)
+    output_schema = plan.output_schema(dataset, _arrow_schema(left))
 
     def join(batch: Any) -> Any:
         import pyarrow as pa

@@ -62,7 +62,7 @@ def build_index(
     plan = BuildPlan.make(path, column, type, name, params, workers, replace, version, model)
     # The model travels once per executor as a broadcast, not inside every task's closure.
     shared_model = context.broadcast(plan.model) if plan.model is not None else None
-    task_plan = dataclasses.replace(plan, model=None)
+    task_plan = dataclasses.replace(plan, model=None, dataset=None)
 
     def build(partition: Any) -> Any:
         for fragment_ids in partition:
