@@ -164,6 +164,11 @@ class JoinPlan:
     @classmethod
     def make(cls, path: str, version: Optional[int], query_column: str, k: int,
              **options: Any) -> tuple["JoinPlan", Dataset]:
+        """``options``: Dataset.knn_join's keyword arguments. Column lists are made lists
+        here, once: the plan is pickled to every task and read by each of them."""
+        for key in ("left_columns", "columns"):
+            if options.get(key) is not None:
+                options[key] = list(options[key])
         dataset = _open(path, version)
         return cls(dataset.uri, dataset.version, query_column, k, options), dataset
 

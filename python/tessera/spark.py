@@ -141,8 +141,8 @@ def knn_join(
     plan, dataset = JoinPlan.make(
         dataset_path, version, query_column, k,
         column=vector_column,
-        left_columns=list(left_columns) if left_columns is not None else None,
-        columns=list(columns) if columns is not None else None,
+        left_columns=left_columns,
+        columns=columns,
         nprobes=nprobes,
         refine_factor=refine_factor,
         metric=metric,
