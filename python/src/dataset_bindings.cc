@@ -107,10 +107,6 @@ void BindDatasets(nb::module_& module) {
            [](const DatasetHandle& self) {
              return VersionRows(Unwrap(WithoutGil([&] { return self.dataset().ListVersions(); })));
            })
-      .def("latest",
-           [](const DatasetHandle& self) {
-             return DatasetHandle::Of(Unwrap(WithoutGil([&] { return self.dataset().Latest(); })));
-           })
       .def(
           "append",
           [](const DatasetHandle& self, nb::handle stream, Control* control,
