@@ -13,11 +13,14 @@ if [ ! -x .venv/bin/python ]; then
   bash scripts/bootstrap.sh
 fi
 stamp=".venv/.tessera-bench-ann"
-want="faiss-cpu==${FAISS_VERSION} pylance==${PYLANCE_VERSION} matplotlib==${MATPLOTLIB_VERSION}"
+# The wordnet dataset embeds text with WordLlama: the quickstart's pinned packages.
+examples=examples/python/requirements.txt
+want="faiss-cpu==${FAISS_VERSION} pylance==${PYLANCE_VERSION} matplotlib==${MATPLOTLIB_VERSION} $(sha256sum "$examples" | cut -c1-16)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "bench-ann: installing ${want} into .venv"
+  echo "bench-ann: installing faiss-cpu, pylance and ${examples} into .venv"
   # numpy and pyarrow are pinned by the bootstrap; a peer must not move them.
   pins=$(.venv/bin/python -c "import numpy, pyarrow; print(f'numpy=={numpy.__version__} pyarrow=={pyarrow.__version__}')")
-  .venv/bin/python -m pip install -q ${want} ${pins}
+  .venv/bin/python -m pip install -q "faiss-cpu==${FAISS_VERSION}" "pylance==${PYLANCE_VERSION}" \
+    "matplotlib==${MATPLOTLIB_VERSION}" -r "$examples" ${pins}
   echo "$want" > "$stamp"
 fi

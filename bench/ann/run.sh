@@ -2,7 +2,7 @@
 # The ANN benchmark in one command (`make bench-ann`): tessera against faiss-cpu and pylance on
 # the same generated data, in the same run. docs/benchmarks.md describes it.
 #
-#   bench/ann/run.sh [--dataset 1m|768|all] [--quick] [--skip tessera,lance,faiss,IVF_PQ,...]
+#   bench/ann/run.sh [--dataset 1m|768|wordnet|all] [--quick] [--skip tessera,lance,faiss,IVF_PQ,...]
 #                    [--threads N] [--single-budget-s S] [--work-dir DIR] [--results-dir DIR]
 #
 # Sets up the venv (scripts/bootstrap.sh), installs the peers into it (install_peers.sh, once),

@@ -15,11 +15,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 import pathlib
-import re
 import shutil
-import sys
 import tempfile
 import time
 
@@ -27,36 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 import tessera
-
-WORDNET = pathlib.Path("/usr/share/wordnet")
-
-
-def read_glosses(directory: pathlib.Path) -> tuple[list[str], list[str]]:
-    words, glosses = [], []
-    for part in ("noun", "verb", "adj", "adv"):
-        path = directory / f"data.{part}"
-        if not path.exists():
-            sys.exit(f"{path} is missing: install the Debian package wordnet-base")
-        with path.open(encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                if line.startswith("  "):  # the license header
-                    continue
-                head, _, gloss = line.partition(" | ")
-                fields = head.split()
-                count = int(fields[3], 16)
-                names = [re.sub(r"\((a|p|ip)\)$", "", fields[4 + 2 * i]) for i in range(count)]
-                words.append(" ".join(names).replace("_", " "))
-                glosses.append(gloss.rstrip())
-    return words, glosses
-
-
-def embedder():
-    import wordllama
-    from wordllama import WordLlama
-
-    # The package directory holds weights/ and tokenizers/: load from there, offline.
-    home = pathlib.Path(wordllama.__file__).parent
-    return WordLlama.load(cache_dir=home, disable_download=True)
+from wordnet_glosses import embedder, read_glosses
 
 
 def recall(found: pa.Table, exact: pa.Table, k: int) -> float:
@@ -76,7 +44,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
 
-    words, glosses = read_glosses(WORDNET)
+    words, glosses = read_glosses()
     model = embedder()
     started = time.perf_counter()
     vectors = model.embed(glosses, norm=True).astype(np.float32)
