@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "support/status_assertions.h"
@@ -57,6 +58,11 @@ void ExpectAssignmentsExact(Metric metric, const std::vector<float>& points,
     ASSERT_EQ(ids[i], expected) << MetricName(metric) << " point " << i << " k " << k;
     ASSERT_EQ(Bits(scores[i]), Bits(score)) << MetricName(metric) << " point " << i;
   }
+  // Without scores, a lone candidate is not rescored: the ids stay the same.
+  std::vector<int32_t> ids_only(static_cast<size_t>(n), -1);
+  ASSERT_OK(AssignNearest(metric, points.data(), n, centroids.data(), k, dim, ids_only.data(),
+                          nullptr, max_threads));
+  ASSERT_EQ(ids_only, ids) << MetricName(metric);
 }
 
 TEST(CentroidAssignment, AssignNearestEqualsNearestCentroidOnRandomData) {
@@ -77,6 +83,42 @@ TEST(CentroidAssignment, AssignNearestIsExactAtTrainingScale) {
     const auto points = RandomRows(10000, 128, 5, metric);
     const auto centroids = RandomRows(300, 128, 6, metric);
     ExpectAssignmentsExact(metric, points, centroids, 128, 0);
+  }
+}
+
+TEST(CentroidAssignment, AssignNearestIsExactAtCodebookScale) {
+  // PQ's shape: sub-vectors of 4, 8 and 16 floats against 256 entries (the transposed kernel),
+  // on points drawn near the entries, so that second-nearest entries are close.
+  for (int dim : {4, 8, 16}) {
+    const auto centroids = RandomRows(256, dim, 61 + dim, Metric::kL2);
+    auto points = RandomRows(5000, dim, 62 + dim, Metric::kL2, 0.0, 0.01);
+    for (size_t i = 0; i < points.size(); ++i) {
+      points[i] += centroids[(i / dim) % 256 * dim + i % dim];
+    }
+    ExpectAssignmentsExact(Metric::kL2, points, centroids, dim, 0);
+  }
+}
+
+TEST(CentroidAssignment, AssignNearestIsExactOnRoundingTies) {
+  // Centroids that are one offset vector permuted around a base point: from points at or very
+  // near the base, every centroid is at the same exact distance, so only rounding (which
+  // differs between the kernels) orders them. The answer must still be the per-pair kernel's.
+  for (int dim : {8, 16, 64}) {
+    const auto offsets = RandomRows(1, dim, 71 + dim, Metric::kL2);
+    const auto base = RandomRows(1, dim, 72 + dim, Metric::kL2);
+    Random random(73 + dim);
+    std::vector<int> order(static_cast<size_t>(dim));
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<float> centroids;
+    for (int c = 0; c < 256; ++c) {
+      for (int d = dim - 1; d > 0; --d) {
+        std::swap(order[d], order[random.Below(static_cast<uint64_t>(d) + 1)]);
+      }
+      for (int d = 0; d < dim; ++d) centroids.push_back(base[d] + offsets[order[d]]);
+    }
+    auto points = RandomRows(2000, dim, 74 + dim, Metric::kL2, 0.0, 1e-6);
+    for (size_t i = 0; i < points.size(); ++i) points[i] += base[i % dim];
+    ExpectAssignmentsExact(Metric::kL2, points, centroids, dim, 0);
   }
 }
 

@@ -1,5 +1,6 @@
 // OpenBLAS is opened by the commands that multiply matrices, not at every process start
-// (index/vector/openblas.h): a count never loads it, a vector index build does. Seen through
+// (index/vector/openblas.h): a count never loads it, a vector index build over more than 32
+// dimensions does (fewer take the transposed kernel, no product). Seen through
 // the dynamic loader's own trace (LD_DEBUG=files, glibc), which names every object it opens.
 #include <gtest/gtest.h>
 
@@ -16,7 +17,7 @@ class CliOpenBlasLoading : public CliFixture {};
 
 TEST_F(CliOpenBlasLoading, OnlyAVectorIndexBuildLoadsIt) {
   const std::string ds = Path("ds");
-  RunOk({"gen", "--dataset", ds, "--rows", "2000", "--dim", "8"});
+  RunOk({"gen", "--dataset", ds, "--rows", "2000", "--dim", "64"});
   ScopedEnvironment trace("LD_DEBUG", "files");
   const auto count = Run({"count", ds, "--where", "id < 10"});
   ASSERT_EQ(count.exit_code, 0) << count.err;

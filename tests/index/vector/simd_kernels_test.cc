@@ -101,6 +101,9 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.dot_u8_s8, nullptr);
   EXPECT_NE(table.dot_u8_s8_batch, nullptr);
   EXPECT_NE(table.pq_adc_batch, nullptr);
+  EXPECT_NE(table.l2_squared_transposed, nullptr);
+  EXPECT_NE(table.smallest, nullptr);
+  EXPECT_NE(table.indexes_at_most, nullptr);
 }
 
 TEST_P(SimdKernelsTest, FloatKernelsMatchScalarWithinRounding) {
@@ -309,6 +312,74 @@ TEST(SimdGatherPqTest, GatherKernelsAddInOrderBitForBit) {
 }
 #endif
 
+// Counts around the register widths (8, 16) and the passes of four registers (32, 64).
+constexpr int64_t kCounts[] = {1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256, 257};
+
+TEST_P(SimdKernelsTest, TransposedL2SumsInOrderOfDimensionBitForBit) {
+  std::mt19937 random(17);
+  for (int dim : {1, 2, 3, 4, 8, 12, 16, 17, 32, 33}) {
+    for (int64_t count : kCounts) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " count " << count);
+      const int64_t stride = count + 5;  // wider than count: no column is read past count
+      const std::vector<float> point = RandomFloats(random, static_cast<size_t>(dim));
+      const std::vector<float> columns = RandomFloats(random, static_cast<size_t>(dim * stride));
+      std::vector<float> out(static_cast<size_t>(count) + 3, -7.0f);
+      kernels().l2_squared_transposed(point.data(), columns.data(), stride, count, dim, out.data());
+      for (int64_t c = 0; c < count; ++c) {
+        float expected = 0.0f;  // the definition, written independently of the kernels
+        for (int d = 0; d < dim; ++d) {
+          const float difference = point[d] - columns[d * stride + c];
+          expected = std::fma(difference, difference, expected);
+        }
+        ASSERT_EQ(Bits(out[c]), Bits(expected)) << c;
+      }
+      for (size_t c = static_cast<size_t>(count); c < out.size(); ++c) ASSERT_EQ(out[c], -7.0f);
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, SmallestIgnoresNaNs) {
+  std::mt19937 random(19);
+  for (int64_t count : kCounts) {
+    SCOPED_TRACE(count);
+    std::vector<float> values = RandomFloats(random, static_cast<size_t>(count));
+    float expected = INFINITY;
+    for (float value : values) expected = std::min(expected, value);
+    EXPECT_EQ(Bits(kernels().smallest(values.data(), count)), Bits(expected));
+    // NaN in any lane, first or last, changes nothing; all NaN is +infinity.
+    values.front() = NAN;
+    values.back() = NAN;
+    expected = INFINITY;
+    for (float value : values) {
+      if (!std::isnan(value)) expected = std::min(expected, value);
+    }
+    EXPECT_EQ(Bits(kernels().smallest(values.data(), count)), Bits(expected));
+    std::fill(values.begin(), values.end(), NAN);
+    EXPECT_EQ(kernels().smallest(values.data(), count), INFINITY);
+  }
+  EXPECT_EQ(kernels().smallest(nullptr, 0), INFINITY);
+}
+
+TEST_P(SimdKernelsTest, IndexesAtMostListsQualifyingIndexesInOrder) {
+  std::mt19937 random(23);
+  for (int64_t count : kCounts) {
+    SCOPED_TRACE(count);
+    std::vector<float> values = RandomFloats(random, static_cast<size_t>(count));
+    values[static_cast<size_t>(count) / 2] = NAN;
+    values.back() = 0.25f;  // equal to the bound: qualifies
+    for (float bound : {-2.0f, -0.5f, 0.25f, 2.0f, INFINITY}) {
+      std::vector<int32_t> expected;
+      for (int64_t i = 0; i < count; ++i) {
+        if (values[i] <= bound) expected.push_back(static_cast<int32_t>(i));
+      }
+      std::vector<int32_t> found(static_cast<size_t>(count), -1);
+      const int64_t n = kernels().indexes_at_most(values.data(), count, bound, found.data());
+      found.resize(static_cast<size_t>(n));
+      EXPECT_EQ(found, expected) << "bound " << bound;
+    }
+  }
+}
+
 TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   const std::vector<float> floats(16, 1.0f);
   const std::vector<uint8_t> codes(16, 1);
@@ -320,6 +391,10 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   kernels().pq_adc_batch(codes.data(), 0, 16, floats.data(), out.data());
   kernels().dot_u8_s8_batch(codes.data(), 16, 0, weights.data(), 16, dots.data());
   kernels().f16_to_f32(nullptr, 0, out.data());
+  kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data());
+  std::vector<int32_t> indexes(4, -1);
+  EXPECT_EQ(kernels().indexes_at_most(floats.data(), 0, INFINITY, indexes.data()), 0);
+  for (int32_t value : indexes) EXPECT_EQ(value, -1);
   for (float value : out) EXPECT_EQ(value, -1.0f);
   for (int32_t value : dots) EXPECT_EQ(value, -1);
 }

@@ -1,14 +1,19 @@
 // Batch centroid assignment: NearestCentroid and IvfModel::Probe for many points at once, with
-// the bulk of the arithmetic done as one matrix product (OpenBLAS sgemm) per block of points.
+// the bulk of the arithmetic done as one matrix product (OpenBLAS sgemm) per block of points,
+// or, for l2 in at most 32 dimensions (PQ sub-vectors against their codebooks), by the
+// transposed kernel (simd::Kernels::l2_squared_transposed), which meets 16 centroids per
+// instruction without the product's candidate scan.
 //
 // Exactness: the answers are bit-equal to the per-point functions. AssignNearest gives, for
 // every point, the index and score NearestCentroid (kmeans.h) gives, and TopNearest the list
 // IvfModel::Probe gives. So a point's answer depends on the point and the centroids alone: not
-// on n, its position in the batch or the thread count. The product only chooses candidates:
-// it rounds differently from the per-pair kernel (and differently by tile position), so every
-// centroid whose product-derived score lies within a proven error bound of the best (or of the
-// `count`-th best) is rescored with AssignmentScore, and the answer is taken from those exact
-// scores, ties to the lowest index (the bound is derived in centroid_assignment.cc). Points
+// on n, its position in the batch or the thread count. The product (or the transposed kernel)
+// only chooses candidates: it rounds differently from the per-pair kernel (the product also
+// differently by tile position), so every centroid whose approximate score lies within a
+// proven error bound of the best (or of the `count`-th best) is rescored with
+// AssignmentScore, and the answer is taken from those exact scores, ties to the lowest index
+// (the bounds are derived in centroid_assignment.cc); a lone candidate needs no rescoring
+// when no score is asked for. Points
 // whose magnitude could overflow float arithmetic (|x|² >= 1e30, non-finite values), and all
 // points when a centroid is such, take the per-pair scan instead.
 //

@@ -131,7 +131,6 @@ arrow::Result<std::vector<float>> SeedCentroids(const float* points, int64_t cou
 void ReseedEmptyClusters(const std::vector<float>& scores, std::vector<int>& labels,
                          std::vector<int64_t>& counts) {
   const int num_clusters = static_cast<int>(counts.size());
-  if (std::find(counts.begin(), counts.end(), 0) == counts.end()) return;
   std::vector<int64_t> order(scores.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -243,18 +242,34 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
 
   std::vector<int>& labels = result.assignments;
   labels.assign(static_cast<size_t>(count), -1);
-  std::vector<float> scores(static_cast<size_t>(count));
+  std::vector<float> scores;
   std::vector<int64_t> counts(static_cast<size_t>(options.num_clusters));
   std::vector<int> next_labels(static_cast<size_t>(count));
-  // NearestCentroid for every point (AssignNearest's answers are bit-equal to it).
+  // NearestCentroid for every point (AssignNearest's answers are bit-equal to it), without the
+  // scores: rescoring the lone candidate of most points would be most of the work.
   auto assign = [&]() -> arrow::Result<int64_t> {
     ARROW_RETURN_NOT_OK(AssignNearest(options.metric, points, count, result.centroids.data(),
-                                      options.num_clusters, dim, next_labels.data(), scores.data(),
+                                      options.num_clusters, dim, next_labels.data(), nullptr,
                                       options.max_threads));
     int64_t changed = 0;
     for (int64_t i = 0; i < count; ++i) changed += next_labels[i] != labels[i];
     labels.swap(next_labels);
     return changed;
+  };
+  // Each point's score against its own centroid: NearestCentroid's score, bit for bit.
+  auto score_assignments = [&]() -> arrow::Status {
+    scores.resize(static_cast<size_t>(count));
+    return util::ParallelFor(
+        count,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            scores[i] = AssignmentScore(
+                options.metric, points + i * dim,
+                result.centroids.data() + static_cast<size_t>(labels[i]) * dim, dim);
+          }
+          return arrow::Status::OK();
+        },
+        1024, options.max_threads);
   };
 
   bool converged = false;
@@ -266,13 +281,17 @@ arrow::Result<KMeansResult> TrainKMeans(const float* points, int64_t count, int 
     }
     std::fill(counts.begin(), counts.end(), 0);
     for (int label : labels) ++counts[label];
-    ReseedEmptyClusters(scores, labels, counts);
+    if (std::find(counts.begin(), counts.end(), 0) != counts.end()) {
+      ARROW_RETURN_NOT_OK(score_assignments());
+      ReseedEmptyClusters(scores, labels, counts);
+    }
     ARROW_RETURN_NOT_OK(UpdateCentroids(points, count, dim, options.metric, labels, counts,
                                         result.centroids, options.max_threads));
     result.iterations = iteration + 1;
     ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
   }
   if (!converged) ARROW_RETURN_NOT_OK(assign().status());
+  ARROW_RETURN_NOT_OK(score_assignments());
   result.objective = 0;
   for (float score : scores) result.objective += score;
   return result;

@@ -9,6 +9,9 @@
 // against the scalar one on random inputs, odd dimensions included):
 //  - integer kernels (dot_u8_s8*) are exact at every level: bit-equal results;
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
+//  - l2_squared_transposed sums in order of d with one fused multiply-add per term at every
+//    level: bit-equal;
+//  - smallest and indexes_at_most compare only: exact at every level;
 //  - float32/float16 distance kernels may sum in a different order per level, so they agree to
 //    a relative tolerance only. Within one process every search path uses the same level, so
 //    equal inputs still give bit-equal distances (docs/design.md, "Query semantics").
@@ -48,6 +51,21 @@ struct Kernels {
                            float* out) = nullptr;
   void (*inner_product_batch)(const float* query, const float* rows, int64_t count, int dim,
                               float* out) = nullptr;
+
+  // One point against `count` vectors stored transposed (coordinate d of vector c at
+  // columns[d·stride + c], stride ≥ count): out[c] = Σ_{d=0..dim-1} (point[d] − column)², summed
+  // from 0 in order of d by one fused multiply-add per term. Lane c of a vector register holds
+  // vector c, so no horizontal sums: the fast way to meet few dimensions (PQ sub-vectors
+  // against their 256 codebook entries). Reads and writes nothing past vector count − 1.
+  void (*l2_squared_transposed)(const float* point, const float* columns, int64_t stride,
+                                int64_t count, int dim, float* out) = nullptr;
+
+  // The smallest of values[0..count) that is a number; +infinity when there is none.
+  float (*smallest)(const float* values, int64_t count) = nullptr;
+  // Writes the indexes i (increasing) with values[i] <= bound to `out` (room for `count`),
+  // returns how many; NaN values never qualify.
+  int64_t (*indexes_at_most)(const float* values, int64_t count, float bound,
+                             int32_t* out) = nullptr;
 
   // float32 query · float16 row (IEEE binary16 bits as uint16_t).
   float (*l2_squared_f16)(const float* query, const uint16_t* row, int dim) = nullptr;

@@ -11,6 +11,8 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #define TESSERA_AVX2 __attribute__((target("avx2,fma,f16c")))
@@ -282,6 +284,89 @@ TESSERA_AVX2 void GatherPqAdcBatchAvx2(const uint8_t* codes, int64_t count, int 
   PortablePqAdcBatch(codes + r * m, count - r, m, table, out + r);
 }
 
+namespace {
+
+// Four registers of 8 vectors a pass (independent dependency chains), then 8 at a time, then
+// a masked tail; every lane goes through the same subtractions and FMAs in order of d.
+TESSERA_AVX2 void L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
+                                      int64_t count, int dim, float* out) {
+  int64_t c = 0;
+  for (; c + 32 <= count; c += 32) {
+    __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
+    __m256 sum2 = _mm256_setzero_ps(), sum3 = _mm256_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m256 x = _mm256_set1_ps(point[d]);
+      const float* column = columns + d * stride + c;
+      const __m256 d0 = _mm256_sub_ps(x, _mm256_loadu_ps(column));
+      const __m256 d1 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 8));
+      const __m256 d2 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 16));
+      const __m256 d3 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 24));
+      sum0 = _mm256_fmadd_ps(d0, d0, sum0);
+      sum1 = _mm256_fmadd_ps(d1, d1, sum1);
+      sum2 = _mm256_fmadd_ps(d2, d2, sum2);
+      sum3 = _mm256_fmadd_ps(d3, d3, sum3);
+    }
+    _mm256_storeu_ps(out + c, sum0);
+    _mm256_storeu_ps(out + c + 8, sum1);
+    _mm256_storeu_ps(out + c + 16, sum2);
+    _mm256_storeu_ps(out + c + 24, sum3);
+  }
+  for (; c < count; c += 8) {
+    const __m256i mask = TailMask(static_cast<int>(std::min<int64_t>(8, count - c)));
+    __m256 sum = _mm256_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m256 difference = _mm256_sub_ps(_mm256_set1_ps(point[d]),
+                                              _mm256_maskload_ps(columns + d * stride + c, mask));
+      sum = _mm256_fmadd_ps(difference, difference, sum);
+    }
+    _mm256_maskstore_ps(out + c, mask, sum);
+  }
+}
+
+// MINPS returns its second operand when either is NaN: the running minimum goes second, so a
+// NaN value leaves it unchanged.
+TESSERA_AVX2 float Smallest(const float* values, int64_t count) {
+  // Four running minimums over 32 values a pass: independent dependency chains.
+  __m256 smallest = _mm256_set1_ps(INFINITY);
+  __m256 smallest1 = smallest, smallest2 = smallest, smallest3 = smallest;
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    smallest = _mm256_min_ps(_mm256_loadu_ps(values + i), smallest);
+    smallest1 = _mm256_min_ps(_mm256_loadu_ps(values + i + 8), smallest1);
+    smallest2 = _mm256_min_ps(_mm256_loadu_ps(values + i + 16), smallest2);
+    smallest3 = _mm256_min_ps(_mm256_loadu_ps(values + i + 24), smallest3);
+  }
+  smallest = _mm256_min_ps(_mm256_min_ps(smallest, smallest1), _mm256_min_ps(smallest2, smallest3));
+  for (; i + 8 <= count; i += 8) smallest = _mm256_min_ps(_mm256_loadu_ps(values + i), smallest);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, smallest);
+  float result = INFINITY;
+  for (float lane : lanes) result = lane < result ? lane : result;
+  for (; i < count; ++i) result = values[i] < result ? values[i] : result;
+  return result;
+}
+
+TESSERA_AVX2 int64_t IndexesAtMost(const float* values, int64_t count, float bound, int32_t* out) {
+  const __m256 limit = _mm256_set1_ps(bound);
+  int64_t found = 0;
+  int64_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    // Ordered, non-signalling: false for NaN.
+    auto mask = static_cast<unsigned>(
+        _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(values + i), limit, _CMP_LE_OQ)));
+    while (mask != 0) {
+      out[found++] = static_cast<int32_t>(i + __builtin_ctz(mask));
+      mask &= mask - 1;
+    }
+  }
+  for (; i < count; ++i) {
+    if (values[i] <= bound) out[found++] = static_cast<int32_t>(i);
+  }
+  return found;
+}
+
+}  // namespace
+
 const Kernels& Avx2Kernels() {
   static const Kernels kernels = [] {
     Kernels table;
@@ -290,6 +375,9 @@ const Kernels& Avx2Kernels() {
     table.inner_product = InnerProduct;
     table.l2_squared_batch = L2SquaredBatch;
     table.inner_product_batch = InnerProductBatch;
+    table.l2_squared_transposed = L2SquaredTransposed;
+    table.smallest = Smallest;
+    table.indexes_at_most = IndexesAtMost;
     table.l2_squared_f16 = L2SquaredF16;
     table.inner_product_f16 = InnerProductF16;
     table.f16_to_f32 = HalfToFloatArray;

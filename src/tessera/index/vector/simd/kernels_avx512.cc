@@ -25,6 +25,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 
 #define TESSERA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #define TESSERA_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
@@ -151,6 +152,90 @@ TESSERA_AVX512 void L2SquaredBatch(const float* query, const float* rows, int64_
 TESSERA_AVX512 void InnerProductBatch(const float* query, const float* rows, int64_t count, int dim,
                                       float* out) {
   SumBatch<false>(query, rows, count, dim, out);
+}
+
+// Four registers of 16 vectors a pass (independent dependency chains), then 16 at a time, the
+// last ones masked; every lane goes through the same subtractions and FMAs in order of d.
+TESSERA_AVX512 void L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
+                                        int64_t count, int dim, float* out) {
+  int64_t c = 0;
+  for (; c + 64 <= count; c += 64) {
+    __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
+    __m512 sum2 = _mm512_setzero_ps(), sum3 = _mm512_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m512 x = _mm512_set1_ps(point[d]);
+      const float* column = columns + d * stride + c;
+      const __m512 d0 = _mm512_sub_ps(x, _mm512_loadu_ps(column));
+      const __m512 d1 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 16));
+      const __m512 d2 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 32));
+      const __m512 d3 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 48));
+      sum0 = _mm512_fmadd_ps(d0, d0, sum0);
+      sum1 = _mm512_fmadd_ps(d1, d1, sum1);
+      sum2 = _mm512_fmadd_ps(d2, d2, sum2);
+      sum3 = _mm512_fmadd_ps(d3, d3, sum3);
+    }
+    _mm512_storeu_ps(out + c, sum0);
+    _mm512_storeu_ps(out + c + 16, sum1);
+    _mm512_storeu_ps(out + c + 32, sum2);
+    _mm512_storeu_ps(out + c + 48, sum3);
+  }
+  for (; c < count; c += 16) {
+    const __mmask16 mask = count - c >= 16 ? static_cast<__mmask16>(0xffff)
+                                           : FirstLanes16(static_cast<int>(count - c));
+    __m512 sum = _mm512_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m512 difference = _mm512_sub_ps(
+          _mm512_set1_ps(point[d]), _mm512_maskz_loadu_ps(mask, columns + d * stride + c));
+      sum = _mm512_fmadd_ps(difference, difference, sum);
+    }
+    _mm512_mask_storeu_ps(out + c, mask, sum);
+  }
+}
+
+// MINPS returns its second operand when either is NaN: the running minimum goes second, so a
+// NaN value (and a masked-off lane, loaded as +infinity) leaves it unchanged.
+TESSERA_AVX512 float Smallest(const float* values, int64_t count) {
+  // Four running minimums over 64 values a pass: independent dependency chains.
+  __m512 smallest = _mm512_set1_ps(INFINITY);
+  __m512 smallest1 = smallest, smallest2 = smallest, smallest3 = smallest;
+  int64_t i = 0;
+  for (; i + 64 <= count; i += 64) {
+    smallest = _mm512_min_ps(_mm512_loadu_ps(values + i), smallest);
+    smallest1 = _mm512_min_ps(_mm512_loadu_ps(values + i + 16), smallest1);
+    smallest2 = _mm512_min_ps(_mm512_loadu_ps(values + i + 32), smallest2);
+    smallest3 = _mm512_min_ps(_mm512_loadu_ps(values + i + 48), smallest3);
+  }
+  smallest = _mm512_min_ps(_mm512_min_ps(smallest, smallest1), _mm512_min_ps(smallest2, smallest3));
+  for (; i + 16 <= count; i += 16) smallest = _mm512_min_ps(_mm512_loadu_ps(values + i), smallest);
+  if (i < count) {
+    const __mmask16 mask = FirstLanes16(static_cast<int>(count - i));
+    smallest =
+        _mm512_min_ps(_mm512_mask_loadu_ps(_mm512_set1_ps(INFINITY), mask, values + i), smallest);
+  }
+  return _mm512_reduce_min_ps(smallest);
+}
+
+// Compares sixteen values at a time and stores the indexes of those at most `bound` with one
+// compress (vpcompressd).
+TESSERA_AVX512 int64_t IndexesAtMost(const float* values, int64_t count, float bound,
+                                     int32_t* out) {
+  const __m512 limit = _mm512_set1_ps(bound);
+  const __m512i sixteen = _mm512_set1_epi32(16);
+  __m512i indexes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  int64_t found = 0;
+  for (int64_t i = 0; i < count; i += 16) {
+    const __mmask16 lanes = count - i >= 16 ? static_cast<__mmask16>(0xffff)
+                                            : FirstLanes16(static_cast<int>(count - i));
+    // Ordered, non-signalling: false for NaN.
+    const __mmask16 hits =
+        _mm512_mask_cmp_ps_mask(lanes, _mm512_maskz_loadu_ps(lanes, values + i), limit, _CMP_LE_OQ);
+    if (hits != 0) {
+      _mm512_mask_compressstoreu_epi32(out + found, hits, indexes);
+      found += __builtin_popcount(hits);
+    }
+    indexes = _mm512_add_epi32(indexes, sixteen);
+  }
+  return found;
 }
 
 // --- float32 query · float16 row ---
@@ -370,6 +455,9 @@ Kernels MakeAvx512Table(Level level) {
   table.inner_product = InnerProduct;
   table.l2_squared_batch = L2SquaredBatch;
   table.inner_product_batch = InnerProductBatch;
+  table.l2_squared_transposed = L2SquaredTransposed;
+  table.smallest = Smallest;
+  table.indexes_at_most = IndexesAtMost;
   table.l2_squared_f16 = L2SquaredF16;
   table.inner_product_f16 = InnerProductF16;
   table.f16_to_f32 = HalfToFloatArray;

@@ -4,6 +4,7 @@
 // exact sum than one running total); integer and PQ kernels define the exact results the SIMD
 // levels must reproduce.
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "tessera/index/vector/simd/kernel_tables.h"
@@ -156,6 +157,36 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
   }
 }
 
+namespace {
+
+void L2SquaredTransposed(const float* point, const float* columns, int64_t stride, int64_t count,
+                         int dim, float* out) {
+  for (int64_t c = 0; c < count; ++c) {
+    float sum = 0.0f;
+    for (int d = 0; d < dim; ++d) {
+      const float difference = point[d] - columns[d * stride + c];
+      sum = std::fma(difference, difference, sum);
+    }
+    out[c] = sum;
+  }
+}
+
+float Smallest(const float* values, int64_t count) {
+  float smallest = INFINITY;
+  for (int64_t i = 0; i < count; ++i) smallest = values[i] < smallest ? values[i] : smallest;
+  return smallest;
+}
+
+int64_t IndexesAtMost(const float* values, int64_t count, float bound, int32_t* out) {
+  int64_t found = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (values[i] <= bound) out[found++] = static_cast<int32_t>(i);
+  }
+  return found;
+}
+
+}  // namespace
+
 const Kernels& ScalarKernels() {
   static const Kernels kernels = [] {
     Kernels table;
@@ -164,6 +195,9 @@ const Kernels& ScalarKernels() {
     table.inner_product = InnerProduct;
     table.l2_squared_batch = L2SquaredBatch;
     table.inner_product_batch = InnerProductBatch;
+    table.l2_squared_transposed = L2SquaredTransposed;
+    table.smallest = Smallest;
+    table.indexes_at_most = IndexesAtMost;
     table.l2_squared_f16 = L2SquaredF16;
     table.inner_product_f16 = InnerProductF16;
     table.f16_to_f32 = HalfToFloatArray;
