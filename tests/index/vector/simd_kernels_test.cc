@@ -324,7 +324,8 @@ TEST_P(SimdKernelsTest, TransposedL2SumsInOrderOfDimensionBitForBit) {
       const std::vector<float> point = RandomFloats(random, static_cast<size_t>(dim));
       const std::vector<float> columns = RandomFloats(random, static_cast<size_t>(dim * stride));
       std::vector<float> out(static_cast<size_t>(count) + 3, -7.0f);
-      kernels().l2_squared_transposed(point.data(), columns.data(), stride, count, dim, out.data());
+      const float smallest = kernels().l2_squared_transposed(point.data(), columns.data(), stride,
+                                                             count, dim, out.data());
       for (int64_t c = 0; c < count; ++c) {
         float expected = 0.0f;  // the definition, written independently of the kernels
         for (int d = 0; d < dim; ++d) {
@@ -333,9 +334,20 @@ TEST_P(SimdKernelsTest, TransposedL2SumsInOrderOfDimensionBitForBit) {
         }
         ASSERT_EQ(Bits(out[c]), Bits(expected)) << c;
       }
+      EXPECT_EQ(Bits(smallest), Bits(*std::min_element(out.begin(), out.begin() + count)));
       for (size_t c = static_cast<size_t>(count); c < out.size(); ++c) ASSERT_EQ(out[c], -7.0f);
     }
   }
+  // NaN sums never become the smallest; with all of them NaN it is +infinity.
+  std::vector<float> point(4, 0.5f), columns(4 * 100, 0.25f), out(100);
+  columns[2 * 100 + 70] = NAN;  // vector 70's sum is NaN
+  columns[3 * 100 + 99] = 0.0f;
+  EXPECT_EQ(kernels().l2_squared_transposed(point.data(), columns.data(), 100, 100, 4, out.data()),
+            out[0]);
+  EXPECT_TRUE(std::isnan(out[70]));
+  point[1] = NAN;
+  EXPECT_EQ(kernels().l2_squared_transposed(point.data(), columns.data(), 100, 100, 4, out.data()),
+            INFINITY);
 }
 
 TEST_P(SimdKernelsTest, SmallestIgnoresNaNs) {
@@ -391,7 +403,8 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   kernels().pq_adc_batch(codes.data(), 0, 16, floats.data(), out.data());
   kernels().dot_u8_s8_batch(codes.data(), 16, 0, weights.data(), 16, dots.data());
   kernels().f16_to_f32(nullptr, 0, out.data());
-  kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data());
+  EXPECT_EQ(kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data()),
+            INFINITY);
   std::vector<int32_t> indexes(4, -1);
   EXPECT_EQ(kernels().indexes_at_most(floats.data(), 0, INFINITY, indexes.data()), 0);
   for (int32_t value : indexes) EXPECT_EQ(value, -1);

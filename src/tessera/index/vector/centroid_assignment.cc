@@ -307,8 +307,8 @@ arrow::Status AssignNearestTransposed(const float* points, int64_t n, const floa
         std::vector<int32_t> candidates;
         for (int64_t i = begin; i < end; ++i) {
           const float* point = points + i * dim;
-          kernels.l2_squared_transposed(point, columns.data(), k, k, dim, sums.data());
-          const float smallest = kernels.smallest(sums.data(), k);
+          const float smallest =
+              kernels.l2_squared_transposed(point, columns.data(), k, k, dim, sums.data());
           float* score = scores != nullptr ? scores + i : nullptr;
           ids[i] = smallest < INFINITY
                        ? NearestCandidate(Metric::kL2, point, centroids, dim, sums.data(), k,

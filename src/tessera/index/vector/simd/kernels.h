@@ -57,8 +57,9 @@ struct Kernels {
   // from 0 in order of d by one fused multiply-add per term. Lane c of a vector register holds
   // vector c, so no horizontal sums: the fast way to meet few dimensions (PQ sub-vectors
   // against their 256 codebook entries). Reads and writes nothing past vector count − 1.
-  void (*l2_squared_transposed)(const float* point, const float* columns, int64_t stride,
-                                int64_t count, int dim, float* out) = nullptr;
+  // Returns smallest(out, count), found in registers on the way.
+  float (*l2_squared_transposed)(const float* point, const float* columns, int64_t stride,
+                                 int64_t count, int dim, float* out) = nullptr;
 
   // The smallest of values[0..count) that is a number; +infinity when there is none.
   float (*smallest)(const float* values, int64_t count) = nullptr;

@@ -288,8 +288,11 @@ namespace {
 
 // Four registers of 8 vectors a pass (independent dependency chains), then 8 at a time, then
 // a masked tail; every lane goes through the same subtractions and FMAs in order of d.
-TESSERA_AVX2 void L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
-                                      int64_t count, int dim, float* out) {
+TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
+                                       int64_t count, int dim, float* out) {
+  // The running minimum goes second into MINPS, which returns its second operand when either
+  // is NaN: a NaN sum leaves it unchanged.
+  __m256 smallest = _mm256_set1_ps(INFINITY);
   int64_t c = 0;
   for (; c + 32 <= count; c += 32) {
     __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
@@ -310,6 +313,8 @@ TESSERA_AVX2 void L2SquaredTransposed(const float* point, const float* columns, 
     _mm256_storeu_ps(out + c + 8, sum1);
     _mm256_storeu_ps(out + c + 16, sum2);
     _mm256_storeu_ps(out + c + 24, sum3);
+    smallest = _mm256_min_ps(_mm256_min_ps(sum0, sum1), smallest);
+    smallest = _mm256_min_ps(_mm256_min_ps(sum2, sum3), smallest);
   }
   for (; c < count; c += 8) {
     const __m256i mask = TailMask(static_cast<int>(std::min<int64_t>(8, count - c)));
@@ -320,7 +325,15 @@ TESSERA_AVX2 void L2SquaredTransposed(const float* point, const float* columns, 
       sum = _mm256_fmadd_ps(difference, difference, sum);
     }
     _mm256_maskstore_ps(out + c, mask, sum);
+    // Masked-off lanes hold +infinity, which never lowers the minimum.
+    smallest = _mm256_min_ps(
+        _mm256_blendv_ps(_mm256_set1_ps(INFINITY), sum, _mm256_castsi256_ps(mask)), smallest);
   }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, smallest);
+  float result = INFINITY;
+  for (float lane : lanes) result = lane < result ? lane : result;
+  return result;
 }
 
 // MINPS returns its second operand when either is NaN: the running minimum goes second, so a

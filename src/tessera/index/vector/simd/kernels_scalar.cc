@@ -159,8 +159,9 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
 
 namespace {
 
-void L2SquaredTransposed(const float* point, const float* columns, int64_t stride, int64_t count,
-                         int dim, float* out) {
+float L2SquaredTransposed(const float* point, const float* columns, int64_t stride, int64_t count,
+                          int dim, float* out) {
+  float smallest = INFINITY;
   for (int64_t c = 0; c < count; ++c) {
     float sum = 0.0f;
     for (int d = 0; d < dim; ++d) {
@@ -168,7 +169,9 @@ void L2SquaredTransposed(const float* point, const float* columns, int64_t strid
       sum = std::fma(difference, difference, sum);
     }
     out[c] = sum;
+    smallest = sum < smallest ? sum : smallest;
   }
+  return smallest;
 }
 
 float Smallest(const float* values, int64_t count) {
