@@ -95,6 +95,7 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.inner_product, nullptr);
   EXPECT_NE(table.l2_squared_batch, nullptr);
   EXPECT_NE(table.inner_product_batch, nullptr);
+  EXPECT_NE(table.inner_product_and_norm_batch, nullptr);
   EXPECT_NE(table.l2_squared_f16, nullptr);
   EXPECT_NE(table.inner_product_f16, nullptr);
   EXPECT_NE(table.f16_to_f32, nullptr);
@@ -147,6 +148,28 @@ TEST_P(SimdKernelsTest, FloatBatchEqualsSingleBitForBit) {
       for (int64_t i = 0; i < kCount; ++i) {
         ASSERT_EQ(Bits(l2[i + offset]), Bits(kernels().l2_squared(q, r + i * dim, dim))) << i;
         ASSERT_EQ(Bits(dot[i + offset]), Bits(kernels().inner_product(q, r + i * dim, dim))) << i;
+      }
+    }
+  }
+}
+
+TEST_P(SimdKernelsTest, DotAndNormBatchEqualsSingleBitForBit) {
+  std::mt19937 random(13);
+  for (int dim : kDims) {
+    SCOPED_TRACE(dim);
+    for (int64_t count : {1, 2, 3, 37}) {
+      const std::vector<float> query = RandomFloats(random, dim + 1);
+      const std::vector<float> rows = RandomFloats(random, count * dim + 1);
+      for (int offset : {0, 1}) {
+        const float* q = query.data() + offset;
+        const float* r = rows.data() + offset;
+        std::vector<float> dots(count), norms(count);
+        kernels().inner_product_and_norm_batch(q, r, count, dim, dots.data(), norms.data());
+        for (int64_t i = 0; i < count; ++i) {
+          const float* row = r + i * dim;
+          ASSERT_EQ(Bits(dots[i]), Bits(kernels().inner_product(q, row, dim))) << i;
+          ASSERT_EQ(Bits(norms[i]), Bits(kernels().inner_product(row, row, dim))) << i;
+        }
       }
     }
   }
@@ -400,6 +423,8 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   std::vector<int32_t> dots(4, -1);
   kernels().l2_squared_batch(floats.data(), floats.data(), 0, 16, out.data());
   kernels().inner_product_batch(floats.data(), floats.data(), 0, 16, out.data());
+  kernels().inner_product_and_norm_batch(floats.data(), floats.data(), 0, 16, out.data(),
+                                         out.data());
   kernels().pq_adc_batch(codes.data(), 0, 16, floats.data(), out.data());
   kernels().dot_u8_s8_batch(codes.data(), 16, 0, weights.data(), 16, dots.data());
   kernels().f16_to_f32(nullptr, 0, out.data());

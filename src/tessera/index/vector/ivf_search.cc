@@ -82,14 +82,20 @@ void DistancesTo(Metric metric, const float* query, const float* rows, int64_t c
       for (int64_t i = 0; i < count; ++i) out[i] = -out[i];
       return;
     case Metric::kCosine: {
-      // Distance's cosine, term for term (so bit-equal to it): the query's norm once, the dots
-      // by the batch kernel, each row's own norm.
+      // Distance's cosine, term for term (so bit-equal to it): the query's norm once, each
+      // row's dot and own squared norm together, in one pass over the row.
       const float query_norm = std::sqrt(kernels.inner_product(query, query, dim));
-      kernels.inner_product_batch(query, rows, count, dim, out);
-      for (int64_t i = 0; i < count; ++i) {
-        const float* row = rows + i * dim;
-        const float norms = query_norm * std::sqrt(kernels.inner_product(row, row, dim));
-        out[i] = norms == 0.0f ? 1.0f : 1.0f - out[i] / norms;
+      constexpr int64_t kChunk = 256;
+      float row_norms[kChunk];
+      for (int64_t first = 0; first < count; first += kChunk) {
+        const int64_t rows_here = std::min(kChunk, count - first);
+        float* dots = out + first;
+        kernels.inner_product_and_norm_batch(query, rows + first * dim, rows_here, dim, dots,
+                                             row_norms);
+        for (int64_t i = 0; i < rows_here; ++i) {
+          const float norms = query_norm * std::sqrt(row_norms[i]);
+          dots[i] = norms == 0.0f ? 1.0f : 1.0f - dots[i] / norms;
+        }
       }
       return;
     }

@@ -51,6 +51,10 @@ struct Kernels {
                            float* out) = nullptr;
   void (*inner_product_batch)(const float* query, const float* rows, int64_t count, int dim,
                               float* out) = nullptr;
+  // Cosine's parts in one pass over each row: dots[i] = inner_product(query, row i) and
+  // norms[i] = inner_product(row i, row i), each bit-equal to the single-pair kernel.
+  void (*inner_product_and_norm_batch)(const float* query, const float* rows, int64_t count,
+                                       int dim, float* dots, float* norms) = nullptr;
 
   // One point against `count` vectors stored transposed (coordinate d of vector c at
   // columns[d·stride + c], stride ≥ count): out[c] = Σ_{d=0..dim-1} (point[d] − column)², summed

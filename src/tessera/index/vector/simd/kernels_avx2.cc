@@ -92,6 +92,42 @@ TESSERA_AVX2 inline float InnerProductInline(const float* a, const float* b, int
   return HorizontalSum(_mm256_add_ps(_mm256_add_ps(sum0, sum1), _mm256_add_ps(sum2, sum3)));
 }
 
+// InnerProductInline(query, row) and InnerProductInline(row, row) in one pass over the row:
+// each sum goes through exactly that function's operations, in its order.
+TESSERA_AVX2 inline void InnerProductAndNormInline(const float* query, const float* row, int dim,
+                                                   float* dot, float* norm) {
+  __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
+  __m256 sum2 = _mm256_setzero_ps(), sum3 = _mm256_setzero_ps();
+  __m256 norm0 = _mm256_setzero_ps(), norm1 = _mm256_setzero_ps();
+  __m256 norm2 = _mm256_setzero_ps(), norm3 = _mm256_setzero_ps();
+  int i = 0;
+  for (; i + 32 <= dim; i += 32) {
+    const __m256 r0 = _mm256_loadu_ps(row + i), r1 = _mm256_loadu_ps(row + i + 8);
+    const __m256 r2 = _mm256_loadu_ps(row + i + 16), r3 = _mm256_loadu_ps(row + i + 24);
+    sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(query + i), r0, sum0);
+    sum1 = _mm256_fmadd_ps(_mm256_loadu_ps(query + i + 8), r1, sum1);
+    sum2 = _mm256_fmadd_ps(_mm256_loadu_ps(query + i + 16), r2, sum2);
+    sum3 = _mm256_fmadd_ps(_mm256_loadu_ps(query + i + 24), r3, sum3);
+    norm0 = _mm256_fmadd_ps(r0, r0, norm0);
+    norm1 = _mm256_fmadd_ps(r1, r1, norm1);
+    norm2 = _mm256_fmadd_ps(r2, r2, norm2);
+    norm3 = _mm256_fmadd_ps(r3, r3, norm3);
+  }
+  for (; i + 8 <= dim; i += 8) {
+    const __m256 r = _mm256_loadu_ps(row + i);
+    sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(query + i), r, sum0);
+    norm0 = _mm256_fmadd_ps(r, r, norm0);
+  }
+  if (i < dim) {
+    const __m256i mask = TailMask(dim - i);
+    const __m256 r = _mm256_maskload_ps(row + i, mask);
+    sum1 = _mm256_fmadd_ps(_mm256_maskload_ps(query + i, mask), r, sum1);
+    norm1 = _mm256_fmadd_ps(r, r, norm1);
+  }
+  *dot = HorizontalSum(_mm256_add_ps(_mm256_add_ps(sum0, sum1), _mm256_add_ps(sum2, sum3)));
+  *norm = HorizontalSum(_mm256_add_ps(_mm256_add_ps(norm0, norm1), _mm256_add_ps(norm2, norm3)));
+}
+
 TESSERA_AVX2 float L2Squared(const float* a, const float* b, int dim) {
   return L2SquaredInline(a, b, dim);
 }
@@ -117,6 +153,15 @@ TESSERA_AVX2 void InnerProductBatch(const float* query, const float* rows, int64
     if (i + 2 < count)
       _mm_prefetch(reinterpret_cast<const char*>(rows + (i + 2) * dim), _MM_HINT_T0);
     out[i] = InnerProductInline(query, rows + i * dim, dim);
+  }
+}
+
+TESSERA_AVX2 void InnerProductAndNormBatch(const float* query, const float* rows, int64_t count,
+                                           int dim, float* dots, float* norms) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (i + 2 < count)
+      _mm_prefetch(reinterpret_cast<const char*>(rows + (i + 2) * dim), _MM_HINT_T0);
+    InnerProductAndNormInline(query, rows + i * dim, dim, dots + i, norms + i);
   }
 }
 
@@ -388,6 +433,7 @@ const Kernels& Avx2Kernels() {
     table.inner_product = InnerProduct;
     table.l2_squared_batch = L2SquaredBatch;
     table.inner_product_batch = InnerProductBatch;
+    table.inner_product_and_norm_batch = InnerProductAndNormBatch;
     table.l2_squared_transposed = L2SquaredTransposed;
     table.smallest = Smallest;
     table.indexes_at_most = IndexesAtMost;

@@ -115,6 +115,59 @@ TESSERA_AVX512 inline void SumRows(const float* query, const float* rows, int di
   }
 }
 
+// SumRows<false, kRows>(query, rows) and SumRows<false, 1>(row, row) of each row in one pass
+// over the rows: every sum goes through exactly SumRows's operations, in its order.
+template <int kRows>
+TESSERA_AVX512 inline void DotAndNormRows(const float* query, const float* rows, int dim,
+                                          float* dots, float* norms) {
+  __m512 sum[kRows][4];
+  __m512 norm[kRows][4];
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) sum[r][k] = norm[r][k] = _mm512_setzero_ps();
+  }
+  int i = 0;
+  for (; i + 64 <= dim; i += 64) {
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      const __m512 q = _mm512_loadu_ps(query + i + 16 * k);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 x = _mm512_loadu_ps(rows + static_cast<int64_t>(r) * dim + i + 16 * k);
+        sum[r][k] = _mm512_fmadd_ps(q, x, sum[r][k]);
+        norm[r][k] = _mm512_fmadd_ps(x, x, norm[r][k]);
+      }
+    }
+  }
+  for (; i + 16 <= dim; i += 16) {
+    const __m512 q = _mm512_loadu_ps(query + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 x = _mm512_loadu_ps(rows + static_cast<int64_t>(r) * dim + i);
+      sum[r][0] = _mm512_fmadd_ps(q, x, sum[r][0]);
+      norm[r][0] = _mm512_fmadd_ps(x, x, norm[r][0]);
+    }
+  }
+  if (i < dim) {
+    const __mmask16 mask = FirstLanes16(dim - i);
+    const __m512 q = _mm512_maskz_loadu_ps(mask, query + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 x = _mm512_maskz_loadu_ps(mask, rows + static_cast<int64_t>(r) * dim + i);
+      sum[r][1] = _mm512_fmadd_ps(q, x, sum[r][1]);
+      norm[r][1] = _mm512_fmadd_ps(x, x, norm[r][1]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    dots[r] = _mm512_reduce_add_ps(
+        _mm512_add_ps(_mm512_add_ps(sum[r][0], sum[r][1]), _mm512_add_ps(sum[r][2], sum[r][3])));
+    norms[r] = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(norm[r][0], norm[r][1]),
+                                                  _mm512_add_ps(norm[r][2], norm[r][3])));
+  }
+}
+
 template <bool kL2>
 TESSERA_AVX512 inline float SumOne(const float* a, const float* b, int dim) {
   float result;
@@ -248,6 +301,19 @@ TESSERA_AVX512 int64_t IndexesAtMost(const float* values, int64_t count, float b
     indexes = _mm512_add_epi32(indexes, sixteen);
   }
   return found;
+}
+
+// Two rows a pass: sixteen accumulators, and the query and row vectors, fit in 32 registers.
+TESSERA_AVX512 void InnerProductAndNormBatch(const float* query, const float* rows, int64_t count,
+                                             int dim, float* dots, float* norms) {
+  const float* end = rows + count * dim;
+  int64_t i = 0;
+  for (; i + 2 <= count; i += 2) {
+    PrefetchRange(rows + (i + kPrefetchRows) * dim, 2 * sizeof(float) * static_cast<size_t>(dim),
+                  end);
+    DotAndNormRows<2>(query, rows + i * dim, dim, dots + i, norms + i);
+  }
+  for (; i < count; ++i) DotAndNormRows<1>(query, rows + i * dim, dim, dots + i, norms + i);
 }
 
 // --- float32 query · float16 row ---
@@ -467,6 +533,7 @@ Kernels MakeAvx512Table(Level level) {
   table.inner_product = InnerProduct;
   table.l2_squared_batch = L2SquaredBatch;
   table.inner_product_batch = InnerProductBatch;
+  table.inner_product_and_norm_batch = InnerProductAndNormBatch;
   table.l2_squared_transposed = L2SquaredTransposed;
   table.smallest = Smallest;
   table.indexes_at_most = IndexesAtMost;

@@ -83,6 +83,15 @@ void InnerProductBatch(const float* query, const float* rows, int64_t count, int
   for (int64_t i = 0; i < count; ++i) out[i] = InnerProduct(query, rows + i * dim, dim);
 }
 
+void InnerProductAndNormBatch(const float* query, const float* rows, int64_t count, int dim,
+                              float* dots, float* norms) {
+  for (int64_t i = 0; i < count; ++i) {
+    const float* row = rows + i * dim;
+    dots[i] = InnerProduct(query, row, dim);
+    norms[i] = InnerProduct(row, row, dim);
+  }
+}
+
 float L2SquaredF16(const float* query, const uint16_t* row, int dim) {
   float lanes[kLanes] = {};
   int i = 0;
@@ -198,6 +207,7 @@ const Kernels& ScalarKernels() {
     table.inner_product = InnerProduct;
     table.l2_squared_batch = L2SquaredBatch;
     table.inner_product_batch = InnerProductBatch;
+    table.inner_product_and_norm_batch = InnerProductAndNormBatch;
     table.l2_squared_transposed = L2SquaredTransposed;
     table.smallest = Smallest;
     table.indexes_at_most = IndexesAtMost;
