@@ -40,6 +40,13 @@ class VectorSegmentReader : public SegmentReader {
   virtual bool approximate() const { return false; }
   // At most query.k rows, ordered by (distance, row address).
   virtual arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const = 0;
+  // For each of the `count` queries what Search(queries[i]) returns, bit for bit; the first
+  // error (by query order) where one fails. `accept` callbacks may be called from several
+  // threads at once. This default runs the searches in parallel over the queries; a family may
+  // share work between queries instead (IVF_FLAT reads each probed partition once for all the
+  // queries that probe it).
+  virtual arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
+                                                                         int64_t count) const;
 };
 
 }  // namespace tessera::index

@@ -195,22 +195,25 @@ class PreparedNearest::Impl {
     std::vector<Candidates> candidates;
   };
 
-  // `with_exact`: also score the exact tail (a batch scores it for all its queries at once).
+  // What segment `segment` found for a query: candidates to refine, or rows of the answer.
+  static void AddPart(size_t segment, VectorSegmentSearch::Found found, Partial* partial) {
+    if (found.candidates) {
+      partial->candidates.push_back({segment, std::move(found.rows), found.exhausted});
+    } else {
+      partial->rows.insert(partial->rows.end(), found.rows.begin(), found.rows.end());
+    }
+  }
+
   arrow::Status SearchParts(const float* query, const SearchLimits& limits, Partial* partial,
-                            std::vector<std::string>* notes, bool with_exact = true) const {
+                            std::vector<std::string>* notes) const {
     for (size_t segment = 0; segment < searches_.size(); ++segment) {
       ARROW_ASSIGN_OR_RAISE(auto found, searches_[segment].Search(query, limits));
       if (found.raised_nprobes && notes != nullptr) {
         notes->push_back(
             DescribeRaisedProbes(sources_.segments[segment], *found.raised_nprobes, found.wanted));
       }
-      if (found.candidates) {
-        partial->candidates.push_back({segment, std::move(found.rows), found.exhausted});
-      } else {
-        partial->rows.insert(partial->rows.end(), found.rows.begin(), found.rows.end());
-      }
+      AddPart(segment, std::move(found), partial);
     }
-    if (!with_exact) return arrow::Status::OK();
     ARROW_ASSIGN_OR_RAISE(auto exact, exact_tail_->Search(query, limits.capacity));
     partial->rows.insert(partial->rows.end(), exact.begin(), exact.end());
     return arrow::Status::OK();
@@ -310,14 +313,15 @@ class PreparedNearest::Impl {
       ARROW_RETURN_NOT_OK(CheckQuery(pointers[static_cast<size_t>(q)], q, count));
     }
     std::vector<Partial> partials(static_cast<size_t>(count));
-    ARROW_RETURN_NOT_OK(util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
-      for (int64_t q = begin; q < end; ++q) {
-        const auto i = static_cast<size_t>(q);
-        ARROW_RETURN_NOT_OK(
-            SearchParts(pointers[i], limits, &partials[i], nullptr, /*with_exact=*/false));
+    // Segment by segment, each answering all the queries at once (an IVF_FLAT segment reads
+    // every probed partition once for the batch); per query, the same parts as SearchParts.
+    for (size_t segment = 0; segment < searches_.size(); ++segment) {
+      ARROW_ASSIGN_OR_RAISE(auto found,
+                            searches_[segment].SearchBatch(pointers.data(), count, limits));
+      for (size_t q = 0; q < partials.size(); ++q) {
+        AddPart(segment, std::move(found[q]), &partials[q]);
       }
-      return arrow::Status::OK();
-    }));
+    }
     // The exact tail reads each of its batches once for all the queries.
     if (!exact_tail_->empty()) {
       ARROW_ASSIGN_OR_RAISE(

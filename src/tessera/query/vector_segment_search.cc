@@ -1,6 +1,7 @@
 #include "tessera/query/vector_segment_search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <functional>
 #include <utility>
@@ -40,31 +41,45 @@ VectorSegmentSearch::VectorSegmentSearch(const VectorSource& source, const Eligi
   }
 }
 
-arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
-    const float* query_vector, const SearchLimits& limits) const {
-  Found result;
-  result.exhausted = true;
-  if (source_.fragments.empty()) return result;
-  if (prefiltered_ && acceptable_ == 0) return result;
-  result.candidates = Refines(*source_.reader, limits.refine_factor);
-  // A row beyond its fragment's rows means the segment's files hold wrong row addresses.
-  std::optional<uint64_t> invalid_address;
-  const std::function<bool(uint64_t)> accept = [this, &invalid_address](uint64_t address) {
-    auto found = fragments_.find(dataset::FragmentOf(address));
-    if (found == fragments_.end()) return false;
+class VectorSegmentSearch::AcceptRows {
+ public:
+  explicit AcceptRows(const VectorSegmentSearch& search) : search_(search) {}
+
+  bool operator()(uint64_t address) const {
+    auto found = search_.fragments_.find(dataset::FragmentOf(address));
+    if (found == search_.fragments_.end()) return false;
     const EligibleFragment& fragment = *found->second;
     const uint32_t offset = dataset::OffsetOf(address);
     if (offset >= fragment.physical_rows()) {
-      invalid_address = address;
+      uint64_t none = kNone;
+      invalid_.compare_exchange_strong(none, address);
       return false;
     }
     return fragment.Accepts(offset);
-  };
-  const int partitions = source_.reader->num_partitions();
+  }
+
+  // A row address beyond its fragment's rows, when one was met.
+  std::optional<uint64_t> invalid() const {
+    const uint64_t address = invalid_.load();
+    return address == kNone ? std::nullopt : std::optional<uint64_t>(address);
+  }
+
+ private:
+  // Not a row address a fragment can hold: offsets are below 2^32 - 1.
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  const VectorSegmentSearch& search_;
+  mutable std::atomic<uint64_t> invalid_{kNone};
+};
+
+arrow::Result<VectorSegmentSearch::Plan> VectorSegmentSearch::MakePlan(
+    const float* vector, const SearchLimits& limits,
+    const std::function<bool(uint64_t)>* accept) const {
+  Plan plan;
+  plan.candidates = Refines(*source_.reader, limits.refine_factor);
   // Capacity × refine_factor candidates, but never more than the segment can return.
   const uint64_t candidates =
       std::min<uint64_t>(static_cast<uint64_t>(limits.capacity) *
-                             static_cast<uint64_t>(result.candidates ? limits.refine_factor : 1),
+                             static_cast<uint64_t>(plan.candidates ? limits.refine_factor : 1),
                          acceptable_);
   if (candidates > static_cast<uint64_t>(INT_MAX)) {
     return InvalidArgument("searching segment ", source_.segment_uuid, " of index '",
@@ -72,41 +87,101 @@ arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
                            " rows: one segment search returns at most ", INT_MAX,
                            " rows; lower k, offset or refine_factor");
   }
-  const int nprobes = std::min(limits.nprobes, partitions);
-  index::VectorQuery query;
-  query.vector = query_vector;
-  query.dim = dim_;
-  query.k = static_cast<int>(candidates);
-  query.nprobes = nprobes;
-  query.accept = &accept;
-  if (!result.candidates) {
-    query.lower_distance = range_.lower;
-    query.upper_distance = range_.upper;
+  plan.nprobes = std::min(limits.nprobes, source_.reader->num_partitions());
+  plan.query.vector = vector;
+  plan.query.dim = dim_;
+  plan.query.k = static_cast<int>(candidates);
+  plan.query.nprobes = plan.nprobes;
+  plan.query.accept = accept;
+  if (!plan.candidates) {
+    plan.query.lower_distance = range_.lower;
+    plan.query.upper_distance = range_.upper;
   }
-  result.wanted = static_cast<size_t>(query.k);
+  return plan;
+}
+
+arrow::Status VectorSegmentSearch::InvalidAddress(uint64_t address) const {
+  return Corrupt("segment ", source_.segment_uuid, " of index '", source_.index_name,
+                 "' lists row address ", address, " (fragment ", dataset::FragmentOf(address),
+                 ", row ", dataset::OffsetOf(address),
+                 "), beyond the fragment's rows; rebuild the index (tessera index create "
+                 "--replace) or drop it");
+}
+
+bool VectorSegmentSearch::ShortOfRows(const Plan& plan, size_t rows) const {
+  return rows < static_cast<size_t>(plan.query.k) && rows < acceptable_;
+}
+
+VectorSegmentSearch::Found VectorSegmentSearch::Finish(const Plan& plan,
+                                                       const index::VectorQuery& query,
+                                                       std::vector<ScoredRow> rows) const {
+  Found result;
+  result.candidates = plan.candidates;
+  result.wanted = static_cast<size_t>(plan.query.k);
+  if (query.nprobes != plan.nprobes) result.raised_nprobes = query.nprobes;
+  result.exhausted = rows.size() < result.wanted || result.wanted >= acceptable_;
+  result.rows = std::move(rows);
+  return result;
+}
+
+arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
+    const float* query_vector, const SearchLimits& limits) const {
+  Found result;
+  result.exhausted = true;
+  if (source_.fragments.empty()) return result;
+  if (prefiltered_ && acceptable_ == 0) return result;
+  const AcceptRows accept_rows(*this);
+  const std::function<bool(uint64_t)> accept = std::cref(accept_rows);
+  ARROW_ASSIGN_OR_RAISE(Plan plan, MakePlan(query_vector, limits, &accept));
+  const int partitions = source_.reader->num_partitions();
+  index::VectorQuery query = plan.query;
   while (true) {
     auto found = source_.reader->Search(query);
     if (!found.ok()) {
       return WithContext(found.status(), "searching segment " + source_.segment_uuid +
                                              " of index '" + source_.index_name + "'");
     }
-    if (invalid_address) {
-      return Corrupt("segment ", source_.segment_uuid, " of index '", source_.index_name,
-                     "' lists row address ", *invalid_address, " (fragment ",
-                     dataset::FragmentOf(*invalid_address), ", row ",
-                     dataset::OffsetOf(*invalid_address),
-                     "), beyond the fragment's rows; rebuild the index (tessera index create "
-                     "--replace) or drop it");
-    }
-    const bool short_of_rows = found->size() < result.wanted && found->size() < acceptable_;
-    if (!short_of_rows || query.nprobes >= partitions) {
-      if (query.nprobes != nprobes) result.raised_nprobes = query.nprobes;
-      result.exhausted = found->size() < result.wanted || result.wanted >= acceptable_;
-      result.rows = std::move(*found);
-      return result;
+    if (auto invalid = accept_rows.invalid()) return InvalidAddress(*invalid);
+    if (!ShortOfRows(plan, found->size()) || query.nprobes >= partitions) {
+      return Finish(plan, query, std::move(*found));
     }
     query.nprobes = query.nprobes > partitions / 2 ? partitions : query.nprobes * 2;
   }
+}
+
+arrow::Result<std::vector<VectorSegmentSearch::Found>> VectorSegmentSearch::SearchBatch(
+    const float* const* queries, int64_t count, const SearchLimits& limits) const {
+  std::vector<Found> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  for (Found& result : results) result.exhausted = true;
+  if (count <= 0 || source_.fragments.empty()) return results;
+  if (prefiltered_ && acceptable_ == 0) return results;
+  const AcceptRows accept_rows(*this);
+  const std::function<bool(uint64_t)> accept = std::cref(accept_rows);
+  std::vector<Plan> plans;
+  std::vector<index::VectorQuery> batch;
+  for (int64_t q = 0; q < count; ++q) {
+    ARROW_ASSIGN_OR_RAISE(Plan plan, MakePlan(queries[q], limits, &accept));
+    batch.push_back(plan.query);
+    plans.push_back(std::move(plan));
+  }
+  auto found = source_.reader->SearchBatch(batch.data(), count);
+  if (!found.ok()) {
+    return WithContext(found.status(), "searching segment " + source_.segment_uuid + " of index '" +
+                                           source_.index_name + "'");
+  }
+  if (auto invalid = accept_rows.invalid()) return InvalidAddress(*invalid);
+  const int partitions = source_.reader->num_partitions();
+  for (int64_t q = 0; q < count; ++q) {
+    auto& rows = (*found)[static_cast<size_t>(q)];
+    const Plan& plan = plans[static_cast<size_t>(q)];
+    if (ShortOfRows(plan, rows.size()) && plan.nprobes < partitions) {
+      // Rare (a selective prefilter, many deletions): this query alone, with raised probes.
+      ARROW_ASSIGN_OR_RAISE(results[static_cast<size_t>(q)], Search(queries[q], limits));
+    } else {
+      results[static_cast<size_t>(q)] = Finish(plan, plan.query, std::move(rows));
+    }
+  }
+  return results;
 }
 
 }  // namespace tessera::query

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -70,8 +71,33 @@ class VectorSegmentSearch {
     bool exhausted = false;
   };
   arrow::Result<Found> Search(const float* query, const SearchLimits& limits) const;
+  // Search for each of `count` queries, answered through the reader's batch search
+  // (VectorSegmentReader::SearchBatch); a query whose probes must be raised is searched again
+  // alone.
+  arrow::Result<std::vector<Found>> SearchBatch(const float* const* queries, int64_t count,
+                                                const SearchLimits& limits) const;
 
  private:
+  // The row filter of a search: the fragments assigned to the segment, EligibleRows' rule, and
+  // the first row address found beyond its fragment's rows (callable from many threads).
+  class AcceptRows;
+  // The query of `vector` under `limits`, and what its answer means.
+  struct Plan {
+    index::VectorQuery query;
+    bool candidates = false;  // refined: approximate distances, no range applied
+    int nprobes = 1;          // before any raise
+  };
+  arrow::Result<Plan> MakePlan(const float* vector, const SearchLimits& limits,
+                               const std::function<bool(uint64_t)>* accept) const;
+  // Corrupt naming the segment and a row address beyond its fragment's rows.
+  arrow::Status InvalidAddress(uint64_t address) const;
+  // The Found of `plan` given the rows its (possibly raised) query returned.
+  Found Finish(const Plan& plan, const index::VectorQuery& query,
+               std::vector<index::ScoredRow> rows) const;
+  // Whether `rows` leave the query short of what the segment holds, so probing more partitions
+  // may find more.
+  bool ShortOfRows(const Plan& plan, size_t rows) const;
+
   const VectorSource& source_;
   int dim_;
   DistanceRange range_;

@@ -7,6 +7,8 @@
 // never take a place in the top k. InvalidArgument for a query of the wrong dimension, with a
 // non-finite element, k < 0, nprobes < 1 or a NaN range bound; nprobes beyond the partition
 // count probes every partition. Immutable after Open: Search may run on many threads.
+//
+// SearchBatch answers many queries as Search answers each, bit for bit.
 #pragma once
 
 #include <arrow/result.h>
@@ -43,6 +45,11 @@ class IvfFlatReader final : public VectorSegmentReader {
   int dim() const override { return model_.dim(); }
   int num_partitions() const override { return model_.num_partitions(); }
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
+  // Probes all the queries at once, then reads each probed partition once per block of queries,
+  // in tiles that stay in cache while the block's queries probing it score them
+  // (SearchByPartition).
+  arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
+                                                                 int64_t count) const override;
 
   const IvfModel& model() const { return model_; }
   const IvfPartitions& partitions() const { return *partitions_; }

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "tessera/index/vector/ivf_partitions.h"
 #include "tessera/index/vector/ivf_quantized_model.h"
@@ -30,6 +31,11 @@ class IvfQuantizedReader final : public VectorSegmentReader {
   int num_partitions() const override { return model_.ivf.num_partitions(); }
   bool approximate() const override { return true; }
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
+  // Probes all the queries at once, then reads each probed partition's codes once per block of
+  // queries, in tiles that stay in cache while the block's queries probing it score them
+  // (SearchByPartition).
+  arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
+                                                                 int64_t count) const override;
 
  private:
   IvfQuantizedReader(format::SegmentMeta meta, IvfQuantizedModel model,
@@ -37,6 +43,9 @@ class IvfQuantizedReader final : public VectorSegmentReader {
       : meta_(std::move(meta)), model_(std::move(model)), partitions_(std::move(partitions)) {}
 
   format::SegmentMeta meta_;
+  // `query` as searched: unit length (a copy in `unit`) for cosine, else itself.
+  const float* SearchVector(const float* query, std::vector<float>& unit) const;
+
   IvfQuantizedModel model_;
   std::unique_ptr<IvfPartitions> partitions_;
 };

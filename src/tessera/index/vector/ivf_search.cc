@@ -5,6 +5,7 @@
 
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
@@ -69,6 +70,54 @@ void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64
 }
 
 std::vector<ScoredRow> TopRows::Finish() && { return std::move(best_).Take(); }
+
+arrow::Result<std::vector<std::vector<ScoredRow>>> SearchByPartition(
+    const VectorQuery* queries, int64_t count, const std::vector<std::vector<int>>& probes,
+    int num_partitions, const std::function<PartitionVisit()>& make_visit) {
+  std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  // Blocks of at least this many queries: enough sharing of each partition's reads.
+  constexpr int64_t kMinBlock = 16;
+  ARROW_RETURN_NOT_OK(util::ParallelFor(
+      count,
+      [&](int64_t begin, int64_t end) -> arrow::Status {
+        std::vector<std::vector<int64_t>> members(static_cast<size_t>(num_partitions));
+        std::vector<std::unique_ptr<TopRows>> tops(static_cast<size_t>(count));
+        for (int64_t q = begin; q < end; ++q) {
+          tops[q] = std::make_unique<TopRows>(queries[q]);
+          if (queries[q].k <= 0) continue;
+          for (int partition : probes[static_cast<size_t>(q)]) {
+            members[static_cast<size_t>(partition)].push_back(q);
+          }
+        }
+        const PartitionVisit visit = make_visit();
+        for (int partition = 0; partition < num_partitions; ++partition) {
+          const auto& probing = members[static_cast<size_t>(partition)];
+          if (!probing.empty()) ARROW_RETURN_NOT_OK(visit(partition, probing, tops));
+        }
+        for (int64_t q = begin; q < end; ++q) results[q] = std::move(*tops[q]).Finish();
+        return arrow::Status::OK();
+      },
+      kMinBlock));
+  return results;
+}
+
+arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
+                                                          const VectorQuery* queries,
+                                                          int64_t count) {
+  const int dim = model.dim();
+  int widest = 0;
+  std::vector<float> vectors(static_cast<size_t>(count) * dim);
+  for (int64_t q = 0; q < count; ++q) {
+    widest = std::max(widest, queries[q].nprobes);
+    std::copy(queries[q].vector, queries[q].vector + dim, vectors.begin() + q * dim);
+  }
+  ARROW_ASSIGN_OR_RAISE(auto probes, model.ProbeBatch(vectors.data(), count, widest));
+  for (int64_t q = 0; q < count; ++q) {
+    auto& list = probes[static_cast<size_t>(q)];
+    list.resize(std::min(list.size(), static_cast<size_t>(std::max(queries[q].nprobes, 0))));
+  }
+  return probes;
+}
 
 void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,
                  float* out) {

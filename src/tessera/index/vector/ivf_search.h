@@ -10,9 +10,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector_segment.h"
 
 namespace tessera::index::vector {
@@ -69,6 +72,29 @@ class TopRows {
   const std::function<bool(uint64_t)>* accept_;
   BestRows best_;
 };
+
+// The answers of `count` queries over an IVF segment, each equal to a search of its own
+// partitions, with every partition visited once per block of queries for all the queries of
+// the block that probe it (so its rows are read from memory once per block, not once per
+// query). probes[i] lists query i's partitions (distinct). Blocks of queries run in parallel;
+// each calls make_visit() once for a visit of its own (which may keep per-query state, such
+// as prepared scorers: every query belongs to one block), then visits the partitions its
+// queries probe in increasing order: visit(partition, queries, tops) offers the partition's
+// rows to tops[q] for every q in `queries` (the block's queries that probe it, increasing).
+// The answer is the search's exactly: the k best by NearerFirst do not depend on the order
+// rows are offered in.
+using PartitionVisit =
+    std::function<arrow::Status(int partition, const std::vector<int64_t>& queries,
+                                std::vector<std::unique_ptr<TopRows>>& tops)>;
+arrow::Result<std::vector<std::vector<ScoredRow>>> SearchByPartition(
+    const VectorQuery* queries, int64_t count, const std::vector<std::vector<int>>& probes,
+    int num_partitions, const std::function<PartitionVisit()>& make_visit);
+
+// The partitions each query probes, by one batch probe (IvfModel::ProbeBatch) at the largest
+// nprobes, each list cut to its query's own (a prefix: the lists are in probe order).
+arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
+                                                          const VectorQuery* queries,
+                                                          int64_t count);
 
 // Exact distances (vector::Distance) of `query` to `count` contiguous rows.
 void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,
