@@ -103,6 +103,7 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.dot_u8_s8_batch, nullptr);
   EXPECT_NE(table.pq_adc_batch, nullptr);
   EXPECT_NE(table.l2_squared_transposed, nullptr);
+  EXPECT_NE(table.inner_product_transposed, nullptr);
   EXPECT_NE(table.smallest, nullptr);
   EXPECT_NE(table.indexes_at_most, nullptr);
 }
@@ -371,6 +372,28 @@ TEST_P(SimdKernelsTest, TransposedL2SumsInOrderOfDimensionBitForBit) {
   point[1] = NAN;
   EXPECT_EQ(kernels().l2_squared_transposed(point.data(), columns.data(), 100, 100, 4, out.data()),
             INFINITY);
+}
+
+TEST_P(SimdKernelsTest, TransposedInnerProductSumsInOrderOfDimensionBitForBit) {
+  std::mt19937 random(29);
+  for (int dim : {1, 2, 3, 4, 8, 12, 16, 17, 32, 33}) {
+    for (int64_t count : kCounts) {
+      SCOPED_TRACE(::testing::Message() << "dim " << dim << " count " << count);
+      const int64_t stride = count + 3;
+      const std::vector<float> point = RandomFloats(random, static_cast<size_t>(dim));
+      const std::vector<float> columns = RandomFloats(random, static_cast<size_t>(dim * stride));
+      std::vector<float> out(static_cast<size_t>(count) + 3, -7.0f);
+      kernels().inner_product_transposed(point.data(), columns.data(), stride, count, dim,
+                                         out.data());
+      for (int64_t c = 0; c < count; ++c) {
+        float expected = 0.0f;  // the definition, written independently of the kernels
+        for (int d = 0; d < dim; ++d)
+          expected = std::fma(point[d], columns[d * stride + c], expected);
+        ASSERT_EQ(Bits(out[c]), Bits(expected)) << c;
+      }
+      for (size_t c = static_cast<size_t>(count); c < out.size(); ++c) ASSERT_EQ(out[c], -7.0f);
+    }
+  }
 }
 
 TEST_P(SimdKernelsTest, SmallestIgnoresNaNs) {

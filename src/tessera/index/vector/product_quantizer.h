@@ -70,6 +70,15 @@ class ProductQuantizer final : public Quantizer {
   int num_sub_vectors_ = 0;
   int sub_dim_ = 0;
   std::vector<float> codebooks_;  // m × 256 × sub_dim
+  // The codebooks dimension-major, m × sub_dim × 256: the layout of the transposed kernels,
+  // which compute a query's table for 16 entries per instruction.
+  std::vector<float> columns_;
+  // Fills columns_ from codebooks_.
+  void TransposeCodebooks();
+  // Codebook j's columns: sub_dim rows of 256 floats.
+  const float* columns(int j) const {
+    return columns_.data() + static_cast<size_t>(j) * kPqCodebookSize * sub_dim_;
+  }
   // l2 only, after PrepareSearch: partitions × m × 256 terms ‖e‖² + 2 c_p,j·e; empty otherwise.
   std::vector<float> partition_terms_;
 

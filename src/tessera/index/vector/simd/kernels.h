@@ -9,8 +9,8 @@
 // against the scalar one on random inputs, odd dimensions included):
 //  - integer kernels (dot_u8_s8*) are exact at every level: bit-equal results;
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
-//  - l2_squared_transposed sums in order of d with one fused multiply-add per term at every
-//    level: bit-equal;
+//  - l2_squared_transposed and inner_product_transposed sum in order of d with one fused
+//    multiply-add per term at every level: bit-equal;
 //  - smallest and indexes_at_most compare only: exact at every level;
 //  - float32/float16 distance kernels may sum in a different order per level, so they agree to
 //    a relative tolerance only. Within one process every search path uses the same level, so
@@ -64,6 +64,10 @@ struct Kernels {
   // Returns smallest(out, count), found in registers on the way.
   float (*l2_squared_transposed)(const float* point, const float* columns, int64_t stride,
                                  int64_t count, int dim, float* out) = nullptr;
+  // The same layout and order for inner products: out[c] = Σ_d point[d] · column, summed from 0
+  // in order of d by one fused multiply-add per term (PQ query tables).
+  void (*inner_product_transposed)(const float* point, const float* columns, int64_t stride,
+                                   int64_t count, int dim, float* out) = nullptr;
 
   // The smallest of values[0..count) that is a number; +infinity when there is none.
   float (*smallest)(const float* values, int64_t count) = nullptr;

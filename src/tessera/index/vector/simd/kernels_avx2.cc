@@ -381,6 +381,36 @@ TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns,
   return result;
 }
 
+TESSERA_AVX2 void InnerProductTransposed(const float* point, const float* columns, int64_t stride,
+                                         int64_t count, int dim, float* out) {
+  int64_t c = 0;
+  for (; c + 32 <= count; c += 32) {
+    __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
+    __m256 sum2 = _mm256_setzero_ps(), sum3 = _mm256_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m256 x = _mm256_set1_ps(point[d]);
+      const float* column = columns + d * stride + c;
+      sum0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column), sum0);
+      sum1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 8), sum1);
+      sum2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 16), sum2);
+      sum3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 24), sum3);
+    }
+    _mm256_storeu_ps(out + c, sum0);
+    _mm256_storeu_ps(out + c + 8, sum1);
+    _mm256_storeu_ps(out + c + 16, sum2);
+    _mm256_storeu_ps(out + c + 24, sum3);
+  }
+  for (; c < count; c += 8) {
+    const __m256i mask = TailMask(static_cast<int>(std::min<int64_t>(8, count - c)));
+    __m256 sum = _mm256_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      sum = _mm256_fmadd_ps(_mm256_set1_ps(point[d]),
+                            _mm256_maskload_ps(columns + d * stride + c, mask), sum);
+    }
+    _mm256_maskstore_ps(out + c, mask, sum);
+  }
+}
+
 // MINPS returns its second operand when either is NaN: the running minimum goes second, so a
 // NaN value leaves it unchanged.
 TESSERA_AVX2 float Smallest(const float* values, int64_t count) {
@@ -435,6 +465,7 @@ const Kernels& Avx2Kernels() {
     table.inner_product_batch = InnerProductBatch;
     table.inner_product_and_norm_batch = InnerProductAndNormBatch;
     table.l2_squared_transposed = L2SquaredTransposed;
+    table.inner_product_transposed = InnerProductTransposed;
     table.smallest = Smallest;
     table.indexes_at_most = IndexesAtMost;
     table.l2_squared_f16 = L2SquaredF16;

@@ -252,6 +252,37 @@ TESSERA_AVX512 float L2SquaredTransposed(const float* point, const float* column
   return _mm512_reduce_min_ps(smallest);
 }
 
+TESSERA_AVX512 void InnerProductTransposed(const float* point, const float* columns, int64_t stride,
+                                           int64_t count, int dim, float* out) {
+  int64_t c = 0;
+  for (; c + 64 <= count; c += 64) {
+    __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
+    __m512 sum2 = _mm512_setzero_ps(), sum3 = _mm512_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      const __m512 x = _mm512_set1_ps(point[d]);
+      const float* column = columns + d * stride + c;
+      sum0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column), sum0);
+      sum1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 16), sum1);
+      sum2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 32), sum2);
+      sum3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 48), sum3);
+    }
+    _mm512_storeu_ps(out + c, sum0);
+    _mm512_storeu_ps(out + c + 16, sum1);
+    _mm512_storeu_ps(out + c + 32, sum2);
+    _mm512_storeu_ps(out + c + 48, sum3);
+  }
+  for (; c < count; c += 16) {
+    const __mmask16 mask = count - c >= 16 ? static_cast<__mmask16>(0xffff)
+                                           : FirstLanes16(static_cast<int>(count - c));
+    __m512 sum = _mm512_setzero_ps();
+    for (int d = 0; d < dim; ++d) {
+      sum = _mm512_fmadd_ps(_mm512_set1_ps(point[d]),
+                            _mm512_maskz_loadu_ps(mask, columns + d * stride + c), sum);
+    }
+    _mm512_mask_storeu_ps(out + c, mask, sum);
+  }
+}
+
 // MINPS returns its second operand when either is NaN: the running minimum goes second, so a
 // NaN value (and a masked-off lane, loaded as +infinity) leaves it unchanged.
 TESSERA_AVX512 float Smallest(const float* values, int64_t count) {
@@ -535,6 +566,7 @@ Kernels MakeAvx512Table(Level level) {
   table.inner_product_batch = InnerProductBatch;
   table.inner_product_and_norm_batch = InnerProductAndNormBatch;
   table.l2_squared_transposed = L2SquaredTransposed;
+  table.inner_product_transposed = InnerProductTransposed;
   table.smallest = Smallest;
   table.indexes_at_most = IndexesAtMost;
   table.l2_squared_f16 = L2SquaredF16;
