@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "support/status_assertions.h"
 #include "support/temp_directory.h"
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
@@ -694,6 +695,47 @@ TEST(IvfFlat, SearchRejectsMalformedQueries) {
   query.vector = nullptr;
   query.k = 3;
   EXPECT_EQ(KindOf(reader->AsVector()->Search(query).status()), ErrorKind::kInvalidArgument);
+}
+
+// SearchBatch with queries that differ in everything a query sets (k, 0 included; nprobes; the
+// distance window; the accept callback) answers each as Search does, bit for bit; an empty
+// batch answers nothing; a malformed query fails the batch as it fails alone.
+TEST(IvfFlat, SearchBatchAnswersEachQueryAsSearch) {
+  TempDirectory directory;
+  const TestData data = MakeData(directory, /*float16=*/false);
+  auto reader =
+      OpenSegment(*data.dataset, BuildSegment(MakeInput(*data.dataset, AllFragments(*data.dataset),
+                                                        {{"num_partitions", "8"}})));
+  ASSERT_NE(reader, nullptr);
+  const VectorSegmentReader& vectors = *reader->AsVector();
+  const std::function<bool(uint64_t)> odd = [](uint64_t address) { return address % 2 == 1; };
+  std::vector<VectorQuery> queries(kQueries);
+  for (int q = 0; q < kQueries; ++q) {
+    VectorQuery& query = queries[static_cast<size_t>(q)];
+    query.vector = Query(data, q);
+    query.dim = kDim;
+    query.k = q % 7 == 0 ? 0 : 1 + q * 3;
+    query.nprobes = 1 + q % 9;  // 9 probes every partition
+    if (q % 3 == 1) query.accept = &odd;
+    if (q % 5 == 2) {
+      const auto nearest = vectors.Search(query).ValueOrDie();
+      if (nearest.size() > 4) {
+        query.lower_distance = nearest[1].distance;
+        query.upper_distance = nearest[4].distance;
+      }
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto batch, vectors.SearchBatch(queries.data(), kQueries));
+  ASSERT_EQ(batch.size(), queries.size());
+  for (size_t q = 0; q < queries.size(); ++q) {
+    ASSERT_OK_AND_ASSIGN(auto alone, vectors.Search(queries[q]));
+    ExpectSameRows(batch[q], alone, "query " + std::to_string(q));
+  }
+  ASSERT_OK_AND_ASSIGN(auto none, vectors.SearchBatch(nullptr, 0));
+  EXPECT_TRUE(none.empty());
+  queries[5].nprobes = 0;
+  EXPECT_EQ(KindOf(vectors.SearchBatch(queries.data(), kQueries).status()),
+            ErrorKind::kInvalidArgument);
 }
 
 TEST(IvfFlat, DamagedSegmentFilesAreReportedAsCorrupt) {

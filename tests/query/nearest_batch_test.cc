@@ -1,10 +1,9 @@
 // Batch search (PreparedNearest::SearchBatch) answers every query exactly as Search answers it
-// alone: the same rows in the same order with the same distance bits. IVF_FLAT segments search
-// a batch partition by partition (each probed partition read once for all the queries probing
-// it, index/vector/ivf_search.h SearchByPartition); the other families run their per-query
-// searches in parallel. Checked over several segments, an unindexed tail, deleted rows, every
-// metric, prefilters, distance ranges, offsets, k beyond a partition (raised probes) and
-// refinement.
+// alone: the same rows in the same order with the same distance bits. IVF segments search a
+// batch partition by partition (each probed partition read once per block of queries,
+// index/vector/ivf_search.h SearchPartitionTiles). Checked over several segments, an unindexed
+// tail, deleted rows, every metric, prefilters, distance ranges, offsets, k beyond a partition
+// (raised probes) and refinement.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -65,9 +64,9 @@ std::shared_ptr<dataset::Dataset> MakeDataset(const testing::TempDirectory& dire
   if (family == "IVF_PQ") spec.params["num_sub_vectors"] = "4";
   data = index::CreateIndex(*data, spec).ValueOrDie();
   for (uint64_t part = 0; part < 3; ++part) {
-    data = data->Append(synthetic::MakeEmbeddingReader(Embeddings(400, 6 + part)).ValueOrDie(),
-                        write)
-               .ValueOrDie();
+    data =
+        data->Append(synthetic::MakeEmbeddingReader(Embeddings(400, 6 + part)).ValueOrDie(), write)
+            .ValueOrDie();
     // The first two appends become delta segments; the last stays an unindexed tail.
     if (part < 2) {
       index::OptimizeOptions no_merge;
@@ -118,8 +117,8 @@ TEST_P(NearestBatch, AnswersEveryQueryAsAlone) {
           // More rows than a probed partition holds: probes are raised.
           NearestKnobs{1500, 1, 1}, NearestKnobs{10, 2, 4}}) {
       const std::string what = base + " k " + std::to_string(knobs.k) + " nprobes " +
-                                std::to_string(knobs.nprobes) + " refine " +
-                                std::to_string(knobs.refine_factor);
+                               std::to_string(knobs.nprobes) + " refine " +
+                               std::to_string(knobs.refine_factor);
       ExpectBatchEqualsAlone(*data, options, queries, knobs, what);
     }
     NearestOptions filtered = options;
@@ -145,8 +144,7 @@ TEST_P(NearestBatch, AnswersEveryQueryAsAlone) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, NearestBatch,
-                         ::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ"));
+INSTANTIATE_TEST_SUITE_P(Families, NearestBatch, ::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ"));
 
 }  // namespace
 }  // namespace tessera::query::nearest_batch_test

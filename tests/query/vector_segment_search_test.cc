@@ -244,6 +244,44 @@ TEST_F(SegmentSearchTest, RowPastItsFragmentIsCorrupt) {
       << found.status().ToString();
 }
 
+TEST_F(SegmentSearchTest, BatchAnswersEachQueryAsSearchAndContinuesShortOnesFromTwiceTheProbes) {
+  auto segment = Segment();
+  const VectorSource source = Source(segment);
+  Roaring allowed;
+  for (uint32_t offset = 7; offset < kRows; offset += kPartitions) allowed.add(offset);
+  const EligibleRows rows = Allowed({allowed, Roaring(), Roaring()});
+  const VectorSegmentSearch search(source, rows, 2, {});
+  const float vectors[3][2] = {{0.0f, 0.0f}, {0.0f, 20.0f}, {1.0f, 39.0f}};
+  const float* queries[3] = {vectors[0], vectors[1], vectors[2]};
+  ASSERT_OK_AND_ASSIGN(auto batch, search.SearchBatch(queries, 3, {3, 1, 1}));
+  // One batch probe of 1 partition per query, then each short query from 2 partitions on.
+  std::vector<int> probes = segment->probes();
+  EXPECT_EQ(std::count(probes.begin(), probes.end(), 1), 3) << ::testing::PrintToString(probes);
+  ASSERT_EQ(batch.size(), 3u);
+  for (int q = 0; q < 3; ++q) {
+    ASSERT_OK_AND_ASSIGN(auto alone, search.Search(queries[q], {3, 1, 1}));
+    EXPECT_EQ(Addresses(batch[q].rows), Addresses(alone.rows)) << q;
+    EXPECT_EQ(batch[q].raised_nprobes, alone.raised_nprobes) << q;
+    EXPECT_EQ(batch[q].exhausted, alone.exhausted) << q;
+  }
+  ASSERT_OK_AND_ASSIGN(auto none, search.SearchBatch(queries, 0, {3, 1, 1}));
+  EXPECT_TRUE(none.empty());
+}
+
+TEST_F(SegmentSearchTest, RowPastItsFragmentIsCorruptInABatch) {
+  auto segment = Segment(false, {{dataset::MakeRowAddress(1, kRows), {1.0f, 0.0f}, 0}});
+  const VectorSource source = Source(segment);
+  const EligibleRows rows = Live({Roaring(), Roaring(), Roaring()});
+  const VectorSegmentSearch search(source, rows, 2, {});
+  const float vectors[2][2] = {{0.0f, 0.0f}, {1.0f, 0.0f}};
+  const float* queries[2] = {vectors[0], vectors[1]};
+  auto found = search.SearchBatch(queries, 2, {10, kPartitions, 1});
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(KindOf(found.status()), ErrorKind::kCorrupt);
+  EXPECT_NE(found.status().message().find("fragment 1, row 40"), std::string::npos)
+      << found.status().ToString();
+}
+
 TEST_F(SegmentSearchTest, ScoresAllowedRowsExactlyWhenFewerThanTheProbesWouldScan) {
   auto segment = Segment();
   const VectorSource source = Source(segment);

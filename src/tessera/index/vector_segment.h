@@ -40,11 +40,12 @@ class VectorSegmentReader : public SegmentReader {
   virtual bool approximate() const { return false; }
   // At most query.k rows, ordered by (distance, row address).
   virtual arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const = 0;
-  // For each of the `count` queries what Search(queries[i]) returns, bit for bit; the first
-  // error (by query order) where one fails. `accept` callbacks may be called from several
-  // threads at once. This default runs the searches in parallel over the queries; a family may
-  // share work between queries instead (IVF_FLAT reads each probed partition once for all the
-  // queries that probe it).
+  // For each of the `count` queries what Search(queries[i]) returns, bit for bit; where queries
+  // fail, the error of one of them. `accept` callbacks may be called from several threads at
+  // once, and which rows they are asked about may differ from the searches alone (only rows
+  // that would enter a top k are). This default runs the searches in parallel over the queries;
+  // a family may share work between queries instead (IVF segments read each probed partition
+  // once per block of queries, index/vector/ivf_search.h).
   virtual arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
                                                                          int64_t count) const;
 };

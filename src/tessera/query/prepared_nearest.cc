@@ -313,8 +313,8 @@ class PreparedNearest::Impl {
       ARROW_RETURN_NOT_OK(CheckQuery(pointers[static_cast<size_t>(q)], q, count));
     }
     std::vector<Partial> partials(static_cast<size_t>(count));
-    // Segment by segment, each answering all the queries at once (an IVF_FLAT segment reads
-    // every probed partition once for the batch); per query, the same parts as SearchParts.
+    // Segment by segment, each answering all the queries at once (an IVF segment reads every
+    // probed partition once per block of queries); per query, the same parts as SearchParts.
     for (size_t segment = 0; segment < searches_.size(); ++segment) {
       ARROW_ASSIGN_OR_RAISE(auto found,
                             searches_[segment].SearchBatch(pointers.data(), count, limits));

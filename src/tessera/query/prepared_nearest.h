@@ -1,5 +1,5 @@
 // PreparedNearest: nearest-neighbour search prepared once for one dataset version, then run for
-// many query vectors — one at a time or as a batch, in parallel over queries.
+// many query vectors — one at a time or as a batch.
 //
 // Make() does everything that does not depend on the query vector: it resolves the column,
 // metric and projection, opens the segments of the vector indexes on the column (models and
@@ -8,9 +8,12 @@
 // scores, refines and merges. Semantics are those of Nearest() (nearest.h), which is Make()
 // followed by one Search() and Materialize().
 //
-// Batch search (SearchBatch) answers each query exactly as Search() would, in parallel over
-// queries (util::ParallelFor); refinement reads each candidate row's raw vector once per batch
-// (the union of all queries' candidates, grouped by fragment), not once per query.
+// Batch search (SearchBatch) answers each query exactly as Search() would (the same rows, order
+// and distance bits). Each segment answers the whole batch (VectorSegmentReader::SearchBatch:
+// IVF segments probe the batch at once and read each probed partition once per block of
+// queries, in parallel over blocks); refinement reads each candidate row's raw vector once per
+// batch (the union of all queries' candidates, grouped by fragment), not once per query. Which
+// error a failing batch reports may differ from the first a loop of Search() calls would.
 //
 // Immutable after Make(): Search, SearchBatch and Materialize may run on many threads at once.
 // The dataset must outlive the PreparedNearest.

@@ -8,6 +8,7 @@
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
 
@@ -51,24 +52,26 @@ class VectorSegmentSearch::AcceptRows {
     const EligibleFragment& fragment = *found->second;
     const uint32_t offset = dataset::OffsetOf(address);
     if (offset >= fragment.physical_rows()) {
-      uint64_t none = kNone;
-      invalid_.compare_exchange_strong(none, address);
+      // The smallest such address, whichever thread meets it first.
+      uint64_t smallest = smallest_invalid_.load();
+      while (address < smallest && !smallest_invalid_.compare_exchange_weak(smallest, address)) {
+      }
+      found_invalid_.store(true);
       return false;
     }
     return fragment.Accepts(offset);
   }
 
-  // A row address beyond its fragment's rows, when one was met.
+  // The smallest row address met beyond its fragment's rows, if any.
   std::optional<uint64_t> invalid() const {
-    const uint64_t address = invalid_.load();
-    return address == kNone ? std::nullopt : std::optional<uint64_t>(address);
+    if (!found_invalid_.load()) return std::nullopt;
+    return smallest_invalid_.load();
   }
 
  private:
-  // Not a row address a fragment can hold: offsets are below 2^32 - 1.
-  static constexpr uint64_t kNone = ~uint64_t{0};
   const VectorSegmentSearch& search_;
-  mutable std::atomic<uint64_t> invalid_{kNone};
+  mutable std::atomic<bool> found_invalid_{false};
+  mutable std::atomic<uint64_t> smallest_invalid_{~uint64_t{0}};
 };
 
 arrow::Result<VectorSegmentSearch::Plan> VectorSegmentSearch::MakePlan(
@@ -126,6 +129,11 @@ VectorSegmentSearch::Found VectorSegmentSearch::Finish(const Plan& plan,
 
 arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
     const float* query_vector, const SearchLimits& limits) const {
+  return SearchFrom(query_vector, limits, std::nullopt);
+}
+
+arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::SearchFrom(
+    const float* query_vector, const SearchLimits& limits, std::optional<int> nprobes) const {
   Found result;
   result.exhausted = true;
   if (source_.fragments.empty()) return result;
@@ -135,6 +143,7 @@ arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
   ARROW_ASSIGN_OR_RAISE(Plan plan, MakePlan(query_vector, limits, &accept));
   const int partitions = source_.reader->num_partitions();
   index::VectorQuery query = plan.query;
+  if (nprobes) query.nprobes = *nprobes;
   while (true) {
     auto found = source_.reader->Search(query);
     if (!found.ok()) {
@@ -145,8 +154,12 @@ arrow::Result<VectorSegmentSearch::Found> VectorSegmentSearch::Search(
     if (!ShortOfRows(plan, found->size()) || query.nprobes >= partitions) {
       return Finish(plan, query, std::move(*found));
     }
-    query.nprobes = query.nprobes > partitions / 2 ? partitions : query.nprobes * 2;
+    query.nprobes = RaisedProbes(query.nprobes, partitions);
   }
+}
+
+int VectorSegmentSearch::RaisedProbes(int nprobes, int partitions) {
+  return nprobes > partitions / 2 ? partitions : nprobes * 2;
 }
 
 arrow::Result<std::vector<VectorSegmentSearch::Found>> VectorSegmentSearch::SearchBatch(
@@ -171,15 +184,27 @@ arrow::Result<std::vector<VectorSegmentSearch::Found>> VectorSegmentSearch::Sear
   }
   if (auto invalid = accept_rows.invalid()) return InvalidAddress(*invalid);
   const int partitions = source_.reader->num_partitions();
+  // Queries whose probed partitions held too few rows continue alone, in parallel, from twice
+  // the probes (a selective prefilter can leave most of a batch here).
+  std::vector<int64_t> short_queries;
   for (int64_t q = 0; q < count; ++q) {
     auto& rows = (*found)[static_cast<size_t>(q)];
     const Plan& plan = plans[static_cast<size_t>(q)];
     if (ShortOfRows(plan, rows.size()) && plan.nprobes < partitions) {
-      // Rare (a selective prefilter, many deletions): this query alone, with raised probes.
-      ARROW_ASSIGN_OR_RAISE(results[static_cast<size_t>(q)], Search(queries[q], limits));
+      short_queries.push_back(q);
     } else {
       results[static_cast<size_t>(q)] = Finish(plan, plan.query, std::move(rows));
     }
+  }
+  ARROW_ASSIGN_OR_RAISE(
+      auto continued,
+      util::ParallelResults<Found>(static_cast<int64_t>(short_queries.size()), [&](int64_t i) {
+        const int64_t q = short_queries[static_cast<size_t>(i)];
+        return SearchFrom(queries[q], limits,
+                          RaisedProbes(plans[static_cast<size_t>(q)].nprobes, partitions));
+      }));
+  for (size_t i = 0; i < short_queries.size(); ++i) {
+    ARROW_ASSIGN_OR_RAISE(results[static_cast<size_t>(short_queries[i])], std::move(continued[i]));
   }
   return results;
 }

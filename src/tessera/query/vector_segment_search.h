@@ -72,8 +72,10 @@ class VectorSegmentSearch {
   };
   arrow::Result<Found> Search(const float* query, const SearchLimits& limits) const;
   // Search for each of `count` queries, answered through the reader's batch search
-  // (VectorSegmentReader::SearchBatch); a query whose probes must be raised is searched again
-  // alone.
+  // (VectorSegmentReader::SearchBatch); the queries whose probes must be raised continue alone,
+  // in parallel. Which rows the accept callback checks depends on the order rows are scored, so
+  // a segment listing a row address beyond its fragment may be reported Corrupt by a batch and
+  // not by a search alone, or the other way round (the smallest such address met is named).
   arrow::Result<std::vector<Found>> SearchBatch(const float* const* queries, int64_t count,
                                                 const SearchLimits& limits) const;
 
@@ -87,6 +89,11 @@ class VectorSegmentSearch {
     bool candidates = false;  // refined: approximate distances, no range applied
     int nprobes = 1;          // before any raise
   };
+  // Search, with the first probe at `nprobes` instead of the plan's (when given).
+  arrow::Result<Found> SearchFrom(const float* query, const SearchLimits& limits,
+                                  std::optional<int> nprobes) const;
+  // The probes of the next try: twice as many, or all of them.
+  static int RaisedProbes(int nprobes, int partitions);
   arrow::Result<Plan> MakePlan(const float* vector, const SearchLimits& limits,
                                const std::function<bool(uint64_t)>* accept) const;
   // Corrupt naming the segment and a row address beyond its fragment's rows.

@@ -293,11 +293,7 @@ int NearestCandidate(Metric metric, const float* point, const float* centroids, 
 arrow::Status AssignNearestTransposed(const float* points, int64_t n, const float* centroids, int k,
                                       int dim, int32_t* ids, float* scores, int max_threads) {
   std::vector<float> columns(static_cast<size_t>(k) * dim);
-  for (int c = 0; c < k; ++c) {
-    for (int d = 0; d < dim; ++d) {
-      columns[static_cast<size_t>(d) * k + c] = centroids[static_cast<size_t>(c) * dim + d];
-    }
-  }
+  TransposeRows(centroids, k, dim, columns.data());
   const double relative = 8.0 * (dim + 4) * static_cast<double>(FLT_EPSILON) / 2;
   const simd::Kernels& kernels = simd::ActiveKernels();
   return util::ParallelFor(
@@ -325,11 +321,20 @@ arrow::Status AssignNearestTransposed(const float* points, int64_t n, const floa
 
 int TopNearestWidth(int count, int k) { return std::clamp(count, 0, std::max(k, 0)); }
 
+void TransposeRows(const float* rows, int64_t count, int dim, float* out) {
+  for (int64_t c = 0; c < count; ++c) {
+    for (int d = 0; d < dim; ++d) out[d * count + c] = rows[c * dim + d];
+  }
+}
+
 arrow::Status AssignNearest(Metric metric, const float* points, int64_t n, const float* centroids,
                             int k, int dim, int32_t* ids, float* scores, int max_threads) {
   ARROW_RETURN_NOT_OK(CheckShape("AssignNearest", n, k, dim));
   if (n == 0) return arrow::Status::OK();
+  // Without FMA instructions (the scalar level) the transposed kernel's fused multiply-adds run
+  // in software: the product is faster there.
   if (metric == Metric::kL2 && dim <= kTransposedMaxDim &&
+      simd::ActiveKernels().level >= simd::Level::kAvx2 &&
       std::all_of(centroids, centroids + static_cast<size_t>(k) * dim,
                   [](float value) { return std::isfinite(value); })) {
     return AssignNearestTransposed(points, n, centroids, k, dim, ids, scores, max_threads);

@@ -13,9 +13,10 @@
 // proven error bound of the best (or of the `count`-th best) is rescored with
 // AssignmentScore, and the answer is taken from those exact scores, ties to the lowest index
 // (the bounds are derived in centroid_assignment.cc); a lone candidate needs no rescoring
-// when no score is asked for. Points
-// whose magnitude could overflow float arithmetic (|x|² >= 1e30, non-finite values), and all
-// points when a centroid is such, take the per-pair scan instead.
+// when no score is asked for. On the product path, points whose magnitude could overflow float
+// arithmetic (|x|² >= 1e30, non-finite values), and all points when a centroid is such, take the
+// per-pair scan instead; on the transposed path, points whose smallest sum is not a finite
+// number, and all points when a centroid is not finite.
 //
 // Threads: blocks of points run in parallel on util::ParallelFor (at most `max_threads`, 0:
 // util::NumThreads()). OpenBLAS is loaded at first use (openblas.h) and set to one thread of its
@@ -49,5 +50,9 @@ arrow::Status TopNearest(Metric metric, const float* queries, int64_t n, const f
 
 // The number of ids TopNearest writes per query: min(max(count, 0), k).
 int TopNearestWidth(int count, int k);
+
+// `count` vectors of `dim` floats (row-major) dimension-major into out (dim × count): the
+// layout of the transposed kernels (simd::Kernels::l2_squared_transposed).
+void TransposeRows(const float* rows, int64_t count, int dim, float* out);
 
 }  // namespace tessera::index::vector

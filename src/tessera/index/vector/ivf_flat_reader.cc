@@ -83,33 +83,14 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> IvfFlatReader::SearchBatch(
     const VectorQuery* queries, int64_t count) const {
-  for (int64_t q = 0; q < count; ++q) {
-    ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], dim(), meta_.index_name()));
-  }
-  ARROW_ASSIGN_OR_RAISE(auto probes, ProbeQueries(model_, queries, count));
-  // Rows per tile: 64 KiB of vectors, which stay in the core's cache while every query probing
-  // the partition scores them.
-  const int64_t tile_rows = std::max<int64_t>(1, (int64_t{64} << 10) / (4 * int64_t{dim()}));
-  return SearchByPartition(queries, count, probes, num_partitions(), [&]() -> PartitionVisit {
-    return [&, distances = std::vector<float>()](
-               int partition, const std::vector<int64_t>& probing,
-               std::vector<std::unique_ptr<TopRows>>& tops) mutable -> arrow::Status {
-      ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
-      const int64_t size = partitions_->size(partition);
-      const float* vectors = partitions_->vectors(partition);
-      const uint64_t* addresses = partitions_->row_addresses(partition);
-      distances.resize(static_cast<size_t>(std::min(size, tile_rows)));
-      for (int64_t first = 0; first < size; first += tile_rows) {
-        const int64_t rows = std::min(tile_rows, size - first);
-        for (int64_t q : probing) {
-          DistancesTo(model_.metric(), queries[q].vector, vectors + first * dim(), rows, dim(),
-                      distances.data());
-          tops[q]->Offer(addresses + first, distances.data(), rows);
-        }
-      }
-      return arrow::Status::OK();
-    };
-  });
+  return SearchPartitionTiles(
+      queries, count, model_, *partitions_, int64_t{4} * dim(), meta_.index_name(),
+      [&](int64_t, int64_t) -> TileScore {
+        return [&](int64_t q, int partition, int64_t first, int64_t rows, float* out) {
+          DistancesTo(model_.metric(), queries[q].vector,
+                      partitions_->vectors(partition) + first * dim(), rows, dim(), out);
+        };
+      });
 }
 
 }  // namespace tessera::index::vector

@@ -61,7 +61,8 @@ class IvfModel {
   // At most `max_threads` threads (0: util::NumThreads()).
   arrow::Status AssignBatch(const float* vectors, int64_t n, int32_t* partitions,
                             int max_threads = 0) const;
-  // ProbeBatch fails only as its parallel loop can (ResourceExhausted when out of memory).
+  // ProbeBatch fails as its parallel loop can (ResourceExhausted when out of memory) and when
+  // OpenBLAS, which it multiplies with, cannot be loaded.
   arrow::Result<std::vector<std::vector<int>>> ProbeBatch(const float* queries, int64_t n,
                                                           int count, int max_threads = 0) const;
 

@@ -58,39 +58,23 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> IvfQuantizedReader::SearchBat
     ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], dim(), meta_.index_name()));
   }
   // The queries as Search probes and scores them (unit length for cosine).
-  std::vector<std::vector<float>> units(static_cast<size_t>(count));
-  std::vector<VectorQuery> searched(queries, queries + count);
+  std::vector<std::vector<float>> units(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  std::vector<VectorQuery> searched(queries, queries + std::max<int64_t>(count, 0));
   for (int64_t q = 0; q < count; ++q) {
     searched[q].vector = SearchVector(queries[q].vector, units[q]);
   }
-  ARROW_ASSIGN_OR_RAISE(auto probes, ProbeQueries(model_.ivf, searched.data(), count));
   const int code_size = model_.quantizer->code_size();
-  // Rows per tile: 64 KiB of codes.
-  const int64_t tile_rows = std::max<int64_t>(1, (int64_t{64} << 10) / code_size);
-  return SearchByPartition(
-      searched.data(), count, probes, num_partitions(), [&]() -> PartitionVisit {
-        // Each query's scorer, prepared once by the block the query belongs to.
-        return [&, scorers = std::vector<std::shared_ptr<QueryScorer>>(static_cast<size_t>(count)),
-                distances = std::vector<float>()](
-                   int partition, const std::vector<int64_t>& probing,
-                   std::vector<std::unique_ptr<TopRows>>& tops) mutable -> arrow::Status {
-          ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
-          const int64_t size = partitions_->size(partition);
-          const uint8_t* codes = partitions_->codes(partition);
-          const uint64_t* addresses = partitions_->row_addresses(partition);
-          distances.resize(static_cast<size_t>(std::min(size, tile_rows)));
-          for (int64_t first = 0; first < size; first += tile_rows) {
-            const int64_t rows = std::min(tile_rows, size - first);
-            for (int64_t q : probing) {
-              auto& scorer = scorers[static_cast<size_t>(q)];
-              if (scorer == nullptr) {
-                scorer = model_.quantizer->Prepare(model_.ivf, searched[q].vector);
-              }
-              scorer->Score(partition, codes + first * code_size, rows, distances.data());
-              tops[q]->Offer(addresses + first, distances.data(), rows);
-            }
-          }
-          return arrow::Status::OK();
+  return SearchPartitionTiles(
+      searched.data(), count, model_.ivf, *partitions_, code_size, meta_.index_name(),
+      [&](int64_t begin, int64_t end) -> TileScore {
+        // The block's scorers, each prepared at its query's first partition.
+        auto scorers = std::make_shared<std::vector<std::unique_ptr<QueryScorer>>>(
+            static_cast<size_t>(end - begin));
+        return [&, begin, scorers](int64_t q, int partition, int64_t first, int64_t rows,
+                                   float* out) {
+          auto& scorer = (*scorers)[static_cast<size_t>(q - begin)];
+          if (scorer == nullptr) scorer = model_.quantizer->Prepare(model_.ivf, searched[q].vector);
+          scorer->Score(partition, partitions_->codes(partition) + first * code_size, rows, out);
         };
       });
 }

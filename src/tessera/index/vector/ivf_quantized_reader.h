@@ -33,7 +33,7 @@ class IvfQuantizedReader final : public VectorSegmentReader {
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
   // Probes all the queries at once, then reads each probed partition's codes once per block of
   // queries, in tiles that stay in cache while the block's queries probing it score them
-  // (SearchByPartition).
+  // (SearchPartitionTiles).
   arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
                                                                  int64_t count) const override;
 

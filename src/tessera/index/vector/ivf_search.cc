@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tessera/index/vector/openblas.h"
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
 #include "tessera/util/thread_pool.h"
@@ -71,40 +72,21 @@ void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64
 
 std::vector<ScoredRow> TopRows::Finish() && { return std::move(best_).Take(); }
 
-arrow::Result<std::vector<std::vector<ScoredRow>>> SearchByPartition(
-    const VectorQuery* queries, int64_t count, const std::vector<std::vector<int>>& probes,
-    int num_partitions, const std::function<PartitionVisit()>& make_visit) {
-  std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
-  // Blocks of at least this many queries: enough sharing of each partition's reads.
-  constexpr int64_t kMinBlock = 16;
-  ARROW_RETURN_NOT_OK(util::ParallelFor(
-      count,
-      [&](int64_t begin, int64_t end) -> arrow::Status {
-        std::vector<std::vector<int64_t>> members(static_cast<size_t>(num_partitions));
-        std::vector<std::unique_ptr<TopRows>> tops(static_cast<size_t>(count));
-        for (int64_t q = begin; q < end; ++q) {
-          tops[q] = std::make_unique<TopRows>(queries[q]);
-          if (queries[q].k <= 0) continue;
-          for (int partition : probes[static_cast<size_t>(q)]) {
-            members[static_cast<size_t>(partition)].push_back(q);
-          }
-        }
-        const PartitionVisit visit = make_visit();
-        for (int partition = 0; partition < num_partitions; ++partition) {
-          const auto& probing = members[static_cast<size_t>(partition)];
-          if (!probing.empty()) ARROW_RETURN_NOT_OK(visit(partition, probing, tops));
-        }
-        for (int64_t q = begin; q < end; ++q) results[q] = std::move(*tops[q]).Finish();
-        return arrow::Status::OK();
-      },
-      kMinBlock));
-  return results;
-}
+namespace {
 
+// The partitions each query probes: one batch probe at the largest nprobes, each list cut to
+// its query's own; per query where OpenBLAS (which the batch probe multiplies with) is missing.
 arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
                                                           const VectorQuery* queries,
                                                           int64_t count) {
   const int dim = model.dim();
+  if (!LoadOpenBlas().ok()) {
+    std::vector<std::vector<int>> probes;
+    for (int64_t q = 0; q < count; ++q) {
+      probes.push_back(model.Probe(queries[q].vector, queries[q].nprobes));
+    }
+    return probes;
+  }
   int widest = 0;
   std::vector<float> vectors(static_cast<size_t>(count) * dim);
   for (int64_t q = 0; q < count; ++q) {
@@ -117,6 +99,63 @@ arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
     list.resize(std::min(list.size(), static_cast<size_t>(std::max(queries[q].nprobes, 0))));
   }
   return probes;
+}
+
+}  // namespace
+
+arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
+    const VectorQuery* queries, int64_t count, const IvfModel& model,
+    const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
+    const std::function<TileScore(int64_t begin, int64_t end)>& make_score) {
+  for (int64_t q = 0; q < count; ++q) {
+    ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], model.dim(), index_name));
+  }
+  ARROW_ASSIGN_OR_RAISE(auto probes, ProbeQueries(model, queries, count));
+  const int64_t tile_rows =
+      std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(row_bytes, 1));
+  const int num_partitions = model.num_partitions();
+  std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  // Blocks of at least a few queries; ParallelFor makes about four per thread.
+  constexpr int64_t kMinBlock = 4;
+  ARROW_RETURN_NOT_OK(util::ParallelFor(
+      count,
+      [&](int64_t begin, int64_t end) -> arrow::Status {
+        // The queries of the block probing each partition, and each query's best rows.
+        std::vector<std::vector<int64_t>> members(static_cast<size_t>(num_partitions));
+        std::vector<TopRows> tops;
+        tops.reserve(static_cast<size_t>(end - begin));
+        for (int64_t q = begin; q < end; ++q) {
+          tops.emplace_back(queries[q]);
+          if (queries[q].k <= 0) continue;
+          for (int partition : probes[static_cast<size_t>(q)]) {
+            members[static_cast<size_t>(partition)].push_back(q);
+          }
+        }
+        const TileScore score = make_score(begin, end);
+        std::vector<float> distances;
+        for (int partition = 0; partition < num_partitions; ++partition) {
+          const auto& probing = members[static_cast<size_t>(partition)];
+          if (probing.empty()) continue;
+          ARROW_RETURN_NOT_OK(partitions.Verify(partition));
+          const int64_t size = partitions.size(partition);
+          const uint64_t* addresses = partitions.row_addresses(partition);
+          distances.resize(static_cast<size_t>(std::min(size, tile_rows)));
+          for (int64_t first = 0; first < size; first += tile_rows) {
+            const int64_t rows = std::min(tile_rows, size - first);
+            for (int64_t q : probing) {
+              score(q, partition, first, rows, distances.data());
+              tops[static_cast<size_t>(q - begin)].Offer(addresses + first, distances.data(), rows);
+            }
+          }
+        }
+        for (int64_t q = begin; q < end; ++q) {
+          results[static_cast<size_t>(q)] =
+              std::move(tops[static_cast<size_t>(q - begin)]).Finish();
+        }
+        return arrow::Status::OK();
+      },
+      kMinBlock));
+  return results;
 }
 
 void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/ivf_partitions.h"
 #include "tessera/index/vector_segment.h"
 
 namespace tessera::index::vector {
@@ -73,28 +74,31 @@ class TopRows {
   BestRows best_;
 };
 
-// The answers of `count` queries over an IVF segment, each equal to a search of its own
-// partitions, with every partition visited once per block of queries for all the queries of
-// the block that probe it (so its rows are read from memory once per block, not once per
-// query). probes[i] lists query i's partitions (distinct). Blocks of queries run in parallel;
-// each calls make_visit() once for a visit of its own (which may keep per-query state, such
-// as prepared scorers: every query belongs to one block), then visits the partitions its
-// queries probe in increasing order: visit(partition, queries, tops) offers the partition's
-// rows to tops[q] for every q in `queries` (the block's queries that probe it, increasing).
-// The answer is the search's exactly: the k best by NearerFirst do not depend on the order
-// rows are offered in.
-using PartitionVisit =
-    std::function<arrow::Status(int partition, const std::vector<int64_t>& queries,
-                                std::vector<std::unique_ptr<TopRows>>& tops)>;
-arrow::Result<std::vector<std::vector<ScoredRow>>> SearchByPartition(
-    const VectorQuery* queries, int64_t count, const std::vector<std::vector<int>>& probes,
-    int num_partitions, const std::function<PartitionVisit()>& make_visit);
+// Writes the distances of rows [first, first + rows) of `partition` for query `query` to out.
+using TileScore =
+    std::function<void(int64_t query, int partition, int64_t first, int64_t rows, float* out)>;
 
-// The partitions each query probes, by one batch probe (IvfModel::ProbeBatch) at the largest
-// nprobes, each list cut to its query's own (a prefix: the lists are in probe order).
-arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
-                                                          const VectorQuery* queries,
-                                                          int64_t count);
+// The answers of `count` queries over an IVF segment (its model and partitions), each equal to
+// the query's search of its own partitions, bit for bit:
+//  - the queries are probed together (one IvfModel::ProbeBatch at the largest nprobes, each
+//    list cut to the query's own: the lists are in probe order), or one by one where OpenBLAS
+//    cannot be loaded;
+//  - blocks of queries run in parallel; a block visits the partitions its queries probe, in
+//    increasing order, each in tiles of about 64 KiB of row data (`row_bytes` a row), and
+//    scores every tile for each of the block's queries that probe it while the tile is in
+//    cache: a partition is read from memory once per block, not once per query;
+//  - make_score(begin, end) makes the scorer of the block of queries [begin, end), which may
+//    keep per-query state (a prepared quantizer table): every query belongs to one block;
+//  - each query keeps its k best rows as Search does (TopRows); the k best by NearerFirst do not
+//    depend on the order rows are offered in.
+// The rows the accept callbacks see do depend on that order (only rows that would enter the
+// top k are checked), so a check made there (a row address beyond its fragment) may fire in a
+// batch and not in a search alone, or the other way round. Checks every query first
+// (CheckVectorQuery); a damaged partition is Corrupt for the batch.
+arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
+    const VectorQuery* queries, int64_t count, const IvfModel& model,
+    const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
+    const std::function<TileScore(int64_t begin, int64_t end)>& make_score);
 
 // Exact distances (vector::Distance) of `query` to `count` contiguous rows.
 void DistancesTo(Metric metric, const float* query, const float* rows, int64_t count, int dim,

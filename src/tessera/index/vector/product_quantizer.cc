@@ -218,14 +218,8 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Deserialize(std::string_view b
 void ProductQuantizer::TransposeCodebooks() {
   columns_.resize(codebooks_.size());
   for (int j = 0; j < num_sub_vectors_; ++j) {
-    const float* entries = codebook(j);
-    float* out = columns_.data() + static_cast<size_t>(j) * kPqCodebookSize * sub_dim_;
-    for (int c = 0; c < kPqCodebookSize; ++c) {
-      for (int d = 0; d < sub_dim_; ++d) {
-        out[static_cast<size_t>(d) * kPqCodebookSize + c] =
-            entries[static_cast<size_t>(c) * sub_dim_ + d];
-      }
-    }
+    TransposeRows(codebook(j), kPqCodebookSize, sub_dim_,
+                  columns_.data() + static_cast<size_t>(j) * kPqCodebookSize * sub_dim_);
   }
 }
 

@@ -69,7 +69,8 @@ struct Kernels {
   void (*inner_product_transposed)(const float* point, const float* columns, int64_t stride,
                                    int64_t count, int dim, float* out) = nullptr;
 
-  // The smallest of values[0..count) that is a number; +infinity when there is none.
+  // The smallest of values[0..count) that is a number; +infinity when there is none. (Of +0
+  // and −0, either: the levels may differ in that sign alone.)
   float (*smallest)(const float* values, int64_t count) = nullptr;
   // Writes the indexes i (increasing) with values[i] <= bound to `out` (room for `count`),
   // returns how many; NaN values never qualify.
