@@ -91,6 +91,13 @@ class SegmentSearchTest : public ::testing::Test {
     return EligibleRows::Of(true, std::move(eligible));
   }
 
+  // A prefilter allowing the rows of fragment 0 in partition 7 only (5 rows).
+  EligibleRows AllowedInPartitionSevenOnly() {
+    Roaring allowed;
+    for (uint32_t offset = 7; offset < kRows; offset += kPartitions) allowed.add(offset);
+    return Allowed({allowed, Roaring(), Roaring()});
+  }
+
   // The best `k` rows of fragments 0 and 1 that `rows` accepts, within `range`.
   std::vector<ScoredRow> BruteForce(const EligibleRows& rows, const float* query, size_t k,
                                     const DistanceRange& range = {}) {
@@ -142,9 +149,7 @@ TEST_F(SegmentSearchTest, RaisesProbesUntilEnoughRowsQualify) {
   auto segment = Segment();
   const VectorSource source = Source(segment);
   // The allowed rows lie in partition 7 only: probing 1, 2 or 4 partitions finds none.
-  Roaring allowed;
-  for (uint32_t offset = 7; offset < kRows; offset += kPartitions) allowed.add(offset);
-  const EligibleRows rows = Allowed({allowed, Roaring(), Roaring()});
+  const EligibleRows rows = AllowedInPartitionSevenOnly();
   const VectorSegmentSearch search(source, rows, 2, {});
   const float query[2] = {0.0f, 0.0f};
   ASSERT_OK_AND_ASSIGN(auto found, search.Search(query, {3, 1, 1}));
@@ -247,9 +252,7 @@ TEST_F(SegmentSearchTest, RowPastItsFragmentIsCorrupt) {
 TEST_F(SegmentSearchTest, BatchAnswersEachQueryAsSearchAndContinuesShortOnesFromTwiceTheProbes) {
   auto segment = Segment();
   const VectorSource source = Source(segment);
-  Roaring allowed;
-  for (uint32_t offset = 7; offset < kRows; offset += kPartitions) allowed.add(offset);
-  const EligibleRows rows = Allowed({allowed, Roaring(), Roaring()});
+  const EligibleRows rows = AllowedInPartitionSevenOnly();
   const VectorSegmentSearch search(source, rows, 2, {});
   const float vectors[3][2] = {{0.0f, 0.0f}, {0.0f, 20.0f}, {1.0f, 39.0f}};
   const float* queries[3] = {vectors[0], vectors[1], vectors[2]};

@@ -331,12 +331,26 @@ TESSERA_AVX2 void GatherPqAdcBatchAvx2(const uint8_t* codes, int64_t count, int 
 
 namespace {
 
-// Four registers of 8 vectors a pass (independent dependency chains), then 8 at a time, then
-// a masked tail; every lane goes through the same subtractions and FMAs in order of d.
-TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
-                                       int64_t count, int dim, float* out) {
-  // The running minimum goes second into MINPS, which returns its second operand when either
-  // is NaN: a NaN sum leaves it unchanged.
+// One step of a transposed sum: (x − column)² for l2, x · column for the inner product, fused
+// into `sum`.
+template <bool kL2>
+TESSERA_AVX2 inline __m256 TransposedStep(__m256 x, __m256 column, __m256 sum) {
+  if constexpr (kL2) {
+    const __m256 difference = _mm256_sub_ps(x, column);
+    return _mm256_fmadd_ps(difference, difference, sum);
+  } else {
+    return _mm256_fmadd_ps(x, column, sum);
+  }
+}
+
+// The transposed sums of one point against `count` vectors (Kernels::l2_squared_transposed and
+// inner_product_transposed): four registers of 8 vectors a pass (independent dependency
+// chains), then 8 at a time, the last ones masked; every lane goes through the same operations
+// in order of d. For l2 it also keeps the smallest sum: the running minimum goes second into
+// MINPS, which returns its second operand when either is NaN, so a NaN sum leaves it unchanged.
+template <bool kL2>
+TESSERA_AVX2 inline float TransposedSums(const float* point, const float* columns, int64_t stride,
+                                         int64_t count, int dim, float* out) {
   __m256 smallest = _mm256_set1_ps(INFINITY);
   int64_t c = 0;
   for (; c + 32 <= count; c += 32) {
@@ -345,34 +359,33 @@ TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns,
     for (int d = 0; d < dim; ++d) {
       const __m256 x = _mm256_set1_ps(point[d]);
       const float* column = columns + d * stride + c;
-      const __m256 d0 = _mm256_sub_ps(x, _mm256_loadu_ps(column));
-      const __m256 d1 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 8));
-      const __m256 d2 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 16));
-      const __m256 d3 = _mm256_sub_ps(x, _mm256_loadu_ps(column + 24));
-      sum0 = _mm256_fmadd_ps(d0, d0, sum0);
-      sum1 = _mm256_fmadd_ps(d1, d1, sum1);
-      sum2 = _mm256_fmadd_ps(d2, d2, sum2);
-      sum3 = _mm256_fmadd_ps(d3, d3, sum3);
+      sum0 = TransposedStep<kL2>(x, _mm256_loadu_ps(column), sum0);
+      sum1 = TransposedStep<kL2>(x, _mm256_loadu_ps(column + 8), sum1);
+      sum2 = TransposedStep<kL2>(x, _mm256_loadu_ps(column + 16), sum2);
+      sum3 = TransposedStep<kL2>(x, _mm256_loadu_ps(column + 24), sum3);
     }
     _mm256_storeu_ps(out + c, sum0);
     _mm256_storeu_ps(out + c + 8, sum1);
     _mm256_storeu_ps(out + c + 16, sum2);
     _mm256_storeu_ps(out + c + 24, sum3);
-    smallest = _mm256_min_ps(_mm256_min_ps(sum0, sum1), smallest);
-    smallest = _mm256_min_ps(_mm256_min_ps(sum2, sum3), smallest);
+    if constexpr (kL2) {
+      smallest = _mm256_min_ps(_mm256_min_ps(sum0, sum1), smallest);
+      smallest = _mm256_min_ps(_mm256_min_ps(sum2, sum3), smallest);
+    }
   }
   for (; c < count; c += 8) {
     const __m256i mask = TailMask(static_cast<int>(std::min<int64_t>(8, count - c)));
     __m256 sum = _mm256_setzero_ps();
     for (int d = 0; d < dim; ++d) {
-      const __m256 difference = _mm256_sub_ps(_mm256_set1_ps(point[d]),
-                                              _mm256_maskload_ps(columns + d * stride + c, mask));
-      sum = _mm256_fmadd_ps(difference, difference, sum);
+      sum = TransposedStep<kL2>(_mm256_set1_ps(point[d]),
+                                _mm256_maskload_ps(columns + d * stride + c, mask), sum);
     }
     _mm256_maskstore_ps(out + c, mask, sum);
-    // Masked-off lanes hold +infinity, which never lowers the minimum.
-    smallest = _mm256_min_ps(
-        _mm256_blendv_ps(_mm256_set1_ps(INFINITY), sum, _mm256_castsi256_ps(mask)), smallest);
+    if constexpr (kL2) {
+      // Masked-off lanes hold +infinity, which never lowers the minimum.
+      smallest = _mm256_min_ps(
+          _mm256_blendv_ps(_mm256_set1_ps(INFINITY), sum, _mm256_castsi256_ps(mask)), smallest);
+    }
   }
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, smallest);
@@ -381,34 +394,14 @@ TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns,
   return result;
 }
 
+TESSERA_AVX2 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
+                                       int64_t count, int dim, float* out) {
+  return TransposedSums<true>(point, columns, stride, count, dim, out);
+}
+
 TESSERA_AVX2 void InnerProductTransposed(const float* point, const float* columns, int64_t stride,
                                          int64_t count, int dim, float* out) {
-  int64_t c = 0;
-  for (; c + 32 <= count; c += 32) {
-    __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
-    __m256 sum2 = _mm256_setzero_ps(), sum3 = _mm256_setzero_ps();
-    for (int d = 0; d < dim; ++d) {
-      const __m256 x = _mm256_set1_ps(point[d]);
-      const float* column = columns + d * stride + c;
-      sum0 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column), sum0);
-      sum1 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 8), sum1);
-      sum2 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 16), sum2);
-      sum3 = _mm256_fmadd_ps(x, _mm256_loadu_ps(column + 24), sum3);
-    }
-    _mm256_storeu_ps(out + c, sum0);
-    _mm256_storeu_ps(out + c + 8, sum1);
-    _mm256_storeu_ps(out + c + 16, sum2);
-    _mm256_storeu_ps(out + c + 24, sum3);
-  }
-  for (; c < count; c += 8) {
-    const __m256i mask = TailMask(static_cast<int>(std::min<int64_t>(8, count - c)));
-    __m256 sum = _mm256_setzero_ps();
-    for (int d = 0; d < dim; ++d) {
-      sum = _mm256_fmadd_ps(_mm256_set1_ps(point[d]),
-                            _mm256_maskload_ps(columns + d * stride + c, mask), sum);
-    }
-    _mm256_maskstore_ps(out + c, mask, sum);
-  }
+  TransposedSums<false>(point, columns, stride, count, dim, out);
 }
 
 // MINPS returns its second operand when either is NaN: the running minimum goes second, so a

@@ -207,12 +207,15 @@ TESSERA_AVX512 void InnerProductBatch(const float* query, const float* rows, int
   SumBatch<false>(query, rows, count, dim, out);
 }
 
-// Four registers of 16 vectors a pass (independent dependency chains), then 16 at a time, the
-// last ones masked; every lane goes through the same subtractions and FMAs in order of d.
-TESSERA_AVX512 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
-                                         int64_t count, int dim, float* out) {
-  // The running minimum goes second into MINPS, which returns its second operand when either
-  // is NaN: a NaN sum leaves it unchanged.
+// The transposed sums of one point against `count` vectors (Kernels::l2_squared_transposed and
+// inner_product_transposed): four registers of 16 vectors a pass (independent dependency
+// chains), then 16 at a time, the last ones masked; every lane goes through the same
+// operations (Accumulate) in order of d. For l2 it also keeps the smallest sum: the running
+// minimum goes second into MINPS, which returns its second operand when either is NaN, so a NaN
+// sum leaves it unchanged.
+template <bool kL2>
+TESSERA_AVX512 inline float TransposedSums(const float* point, const float* columns, int64_t stride,
+                                           int64_t count, int dim, float* out) {
   __m512 smallest = _mm512_set1_ps(INFINITY);
   int64_t c = 0;
   for (; c + 64 <= count; c += 64) {
@@ -221,66 +224,42 @@ TESSERA_AVX512 float L2SquaredTransposed(const float* point, const float* column
     for (int d = 0; d < dim; ++d) {
       const __m512 x = _mm512_set1_ps(point[d]);
       const float* column = columns + d * stride + c;
-      const __m512 d0 = _mm512_sub_ps(x, _mm512_loadu_ps(column));
-      const __m512 d1 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 16));
-      const __m512 d2 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 32));
-      const __m512 d3 = _mm512_sub_ps(x, _mm512_loadu_ps(column + 48));
-      sum0 = _mm512_fmadd_ps(d0, d0, sum0);
-      sum1 = _mm512_fmadd_ps(d1, d1, sum1);
-      sum2 = _mm512_fmadd_ps(d2, d2, sum2);
-      sum3 = _mm512_fmadd_ps(d3, d3, sum3);
+      sum0 = Accumulate<kL2>(x, _mm512_loadu_ps(column), sum0);
+      sum1 = Accumulate<kL2>(x, _mm512_loadu_ps(column + 16), sum1);
+      sum2 = Accumulate<kL2>(x, _mm512_loadu_ps(column + 32), sum2);
+      sum3 = Accumulate<kL2>(x, _mm512_loadu_ps(column + 48), sum3);
     }
     _mm512_storeu_ps(out + c, sum0);
     _mm512_storeu_ps(out + c + 16, sum1);
     _mm512_storeu_ps(out + c + 32, sum2);
     _mm512_storeu_ps(out + c + 48, sum3);
-    smallest = _mm512_min_ps(_mm512_min_ps(sum0, sum1), smallest);
-    smallest = _mm512_min_ps(_mm512_min_ps(sum2, sum3), smallest);
+    if constexpr (kL2) {
+      smallest = _mm512_min_ps(_mm512_min_ps(sum0, sum1), smallest);
+      smallest = _mm512_min_ps(_mm512_min_ps(sum2, sum3), smallest);
+    }
   }
   for (; c < count; c += 16) {
     const __mmask16 mask = count - c >= 16 ? static_cast<__mmask16>(0xffff)
                                            : FirstLanes16(static_cast<int>(count - c));
     __m512 sum = _mm512_setzero_ps();
     for (int d = 0; d < dim; ++d) {
-      const __m512 difference = _mm512_sub_ps(
-          _mm512_set1_ps(point[d]), _mm512_maskz_loadu_ps(mask, columns + d * stride + c));
-      sum = _mm512_fmadd_ps(difference, difference, sum);
+      sum = Accumulate<kL2>(_mm512_set1_ps(point[d]),
+                            _mm512_maskz_loadu_ps(mask, columns + d * stride + c), sum);
     }
     _mm512_mask_storeu_ps(out + c, mask, sum);
-    smallest = _mm512_mask_min_ps(smallest, mask, sum, smallest);
+    if constexpr (kL2) smallest = _mm512_mask_min_ps(smallest, mask, sum, smallest);
   }
   return _mm512_reduce_min_ps(smallest);
 }
 
+TESSERA_AVX512 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride,
+                                         int64_t count, int dim, float* out) {
+  return TransposedSums<true>(point, columns, stride, count, dim, out);
+}
+
 TESSERA_AVX512 void InnerProductTransposed(const float* point, const float* columns, int64_t stride,
                                            int64_t count, int dim, float* out) {
-  int64_t c = 0;
-  for (; c + 64 <= count; c += 64) {
-    __m512 sum0 = _mm512_setzero_ps(), sum1 = _mm512_setzero_ps();
-    __m512 sum2 = _mm512_setzero_ps(), sum3 = _mm512_setzero_ps();
-    for (int d = 0; d < dim; ++d) {
-      const __m512 x = _mm512_set1_ps(point[d]);
-      const float* column = columns + d * stride + c;
-      sum0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column), sum0);
-      sum1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 16), sum1);
-      sum2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 32), sum2);
-      sum3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(column + 48), sum3);
-    }
-    _mm512_storeu_ps(out + c, sum0);
-    _mm512_storeu_ps(out + c + 16, sum1);
-    _mm512_storeu_ps(out + c + 32, sum2);
-    _mm512_storeu_ps(out + c + 48, sum3);
-  }
-  for (; c < count; c += 16) {
-    const __mmask16 mask = count - c >= 16 ? static_cast<__mmask16>(0xffff)
-                                           : FirstLanes16(static_cast<int>(count - c));
-    __m512 sum = _mm512_setzero_ps();
-    for (int d = 0; d < dim; ++d) {
-      sum = _mm512_fmadd_ps(_mm512_set1_ps(point[d]),
-                            _mm512_maskz_loadu_ps(mask, columns + d * stride + c), sum);
-    }
-    _mm512_mask_storeu_ps(out + c, mask, sum);
-  }
+  TransposedSums<false>(point, columns, stride, count, dim, out);
 }
 
 // MINPS returns its second operand when either is NaN: the running minimum goes second, so a
