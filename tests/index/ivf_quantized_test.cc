@@ -18,6 +18,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/index/index_family.h"
 #include "tessera/index/lifecycle.h"
+#include "tessera/index/segment_meta.h"
 #include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/index/vector/product_quantizer.h"
@@ -354,6 +355,48 @@ TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
     auto rejected = prepared->Search(infinite.data());
     ASSERT_FALSE(rejected.ok());
     EXPECT_EQ(KindOf(rejected.status()), ErrorKind::kInvalidArgument);
+  }
+}
+
+// A quantized reader's SearchBatch with queries that differ in k (0 included), nprobes, the
+// distance window and the accept callback answers each as its Search does, bit for bit.
+TEST(IvfQuantizedFamilies, ReaderBatchAnswersEachQueryAsSearch) {
+  TempDirectory directory;
+  for (const std::string family : {"IVF_SQ", "IVF_PQ"}) {
+    auto data = Indexed(directory.Child(family), family);
+    ASSERT_EQ(data->manifest().indexes_size(), 1);
+    ASSERT_EQ(data->manifest().indexes(0).segments_size(), 1);
+    const format::SegmentMeta& meta = data->manifest().indexes(0).segments(0);
+    ASSERT_OK_AND_ASSIGN(auto dir, DirectoryOf(data->storage(), meta));
+    ASSERT_OK_AND_ASSIGN(auto reader, FindFamily(family)->Open(meta, dir));
+    const VectorSegmentReader& vectors = *reader->AsVector();
+    const std::function<bool(uint64_t)> even = [](uint64_t address) { return address % 2 == 0; };
+    const auto vectors_of_queries = Queries(30, 17);
+    std::vector<VectorQuery> queries(vectors_of_queries.size());
+    for (size_t q = 0; q < queries.size(); ++q) {
+      VectorQuery& query = queries[q];
+      query.vector = vectors_of_queries[q].data();
+      query.dim = vectors.dim();
+      query.k = q % 6 == 0 ? 0 : static_cast<int>(1 + q * 4);
+      query.nprobes = static_cast<int>(1 + q % 5);
+      if (q % 4 == 1) query.accept = &even;
+      if (q % 5 == 3) {
+        const auto nearest = vectors.Search(query).ValueOrDie();
+        if (nearest.size() > 3) {
+          query.lower_distance = nearest[1].distance;
+          query.upper_distance = nearest[3].distance;
+        }
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(auto batch,
+                         vectors.SearchBatch(queries.data(), static_cast<int64_t>(queries.size())));
+    ASSERT_EQ(batch.size(), queries.size());
+    for (size_t q = 0; q < queries.size(); ++q) {
+      ASSERT_OK_AND_ASSIGN(auto alone, vectors.Search(queries[q]));
+      EXPECT_TRUE(SameRows(batch[q], alone)) << family << " query " << q;
+    }
+    ASSERT_OK_AND_ASSIGN(auto none, vectors.SearchBatch(nullptr, -3));
+    EXPECT_TRUE(none.empty());
   }
 }
 

@@ -81,7 +81,7 @@ class VectorSegmentSearch {
 
  private:
   // The row filter of a search: the fragments assigned to the segment, EligibleRows' rule, and
-  // the first row address found beyond its fragment's rows (callable from many threads).
+  // the smallest row address met beyond its fragment's rows (callable from many threads).
   class AcceptRows;
   // The query of `vector` under `limits`, and what its answer means.
   struct Plan {

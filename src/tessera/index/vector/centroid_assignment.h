@@ -1,8 +1,8 @@
 // Batch centroid assignment: NearestCentroid and IvfModel::Probe for many points at once, with
 // the bulk of the arithmetic done as one matrix product (OpenBLAS sgemm) per block of points,
-// or, for l2 in at most 32 dimensions (PQ sub-vectors against their codebooks), by the
-// transposed kernel (simd::Kernels::l2_squared_transposed), which meets 16 centroids per
-// instruction without the product's candidate scan.
+// or, for l2 in at most 32 dimensions (PQ sub-vectors against their codebooks) on a CPU with
+// FMA (SIMD level AVX2 and up), by the transposed kernel (simd::Kernels::l2_squared_transposed),
+// which meets 16 centroids per instruction without the product's candidate scan.
 //
 // Exactness: the answers are bit-equal to the per-point functions. AssignNearest gives, for
 // every point, the index and score NearestCentroid (kmeans.h) gives, and TopNearest the list

@@ -45,9 +45,9 @@ class IvfFlatReader final : public VectorSegmentReader {
   int dim() const override { return model_.dim(); }
   int num_partitions() const override { return model_.num_partitions(); }
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
-  // Probes all the queries at once, then reads each probed partition once per block of queries,
-  // in tiles that stay in cache while the block's queries probing it score them
-  // (SearchPartitionTiles).
+  // Probes all the queries at once (one by one without OpenBLAS), then reads each probed partition
+  // once per block of queries, in tiles that stay in cache while the block's queries probing it
+  // score them (SearchPartitionTiles).
   arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
                                                                  int64_t count) const override;
 

@@ -54,6 +54,7 @@ const float* IvfQuantizedReader::SearchVector(const float* query, std::vector<fl
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> IvfQuantizedReader::SearchBatch(
     const VectorQuery* queries, int64_t count) const {
+  // Checked before normalizing, as Search checks them: an infinite element is named as such.
   for (int64_t q = 0; q < count; ++q) {
     ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], dim(), meta_.index_name()));
   }

@@ -31,9 +31,9 @@ class IvfQuantizedReader final : public VectorSegmentReader {
   int num_partitions() const override { return model_.ivf.num_partitions(); }
   bool approximate() const override { return true; }
   arrow::Result<std::vector<ScoredRow>> Search(const VectorQuery& query) const override;
-  // Probes all the queries at once, then reads each probed partition's codes once per block of
-  // queries, in tiles that stay in cache while the block's queries probing it score them
-  // (SearchPartitionTiles).
+  // Probes all the queries at once (one by one without OpenBLAS), then reads each probed
+  // partition's codes once per block of queries, in tiles that stay in cache while the block's
+  // queries probing it score them (SearchPartitionTiles).
   arrow::Result<std::vector<std::vector<ScoredRow>>> SearchBatch(const VectorQuery* queries,
                                                                  int64_t count) const override;
 

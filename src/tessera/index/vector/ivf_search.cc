@@ -107,6 +107,7 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     const VectorQuery* queries, int64_t count, const IvfModel& model,
     const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
     const std::function<TileScore(int64_t begin, int64_t end)>& make_score) {
+  if (count <= 0) return std::vector<std::vector<ScoredRow>>();
   for (int64_t q = 0; q < count; ++q) {
     ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], model.dim(), index_name));
   }

@@ -94,7 +94,8 @@ using TileScore =
 // The rows the accept callbacks see do depend on that order (only rows that would enter the
 // top k are checked), so a check made there (a row address beyond its fragment) may fire in a
 // batch and not in a search alone, or the other way round. Checks every query first
-// (CheckVectorQuery); a damaged partition is Corrupt for the batch.
+// (CheckVectorQuery); a damaged partition is Corrupt for the batch (with several, which one is
+// named depends on how the queries split into blocks). No query (count <= 0): no answer.
 arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     const VectorQuery* queries, int64_t count, const IvfModel& model,
     const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
