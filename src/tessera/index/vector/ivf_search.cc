@@ -115,7 +115,7 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
   const int64_t tile_rows =
       std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(row_bytes, 1));
   const int num_partitions = model.num_partitions();
-  std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(count));
   // Blocks of at least a few queries; ParallelFor makes about four per thread.
   constexpr int64_t kMinBlock = 4;
   ARROW_RETURN_NOT_OK(util::ParallelFor(
