@@ -25,6 +25,7 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 "$cli" index create "$ds" --name vector_flat --column vector --type IVF_FLAT "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_sq --column vector --type IVF_SQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_pq --column vector --type IVF_PQ "${ivf[@]}" >/dev/null
+"$cli" index create "$ds" --name vector_rq --column vector --type IVF_RQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name category_bitmap --column category --type BITMAP >/dev/null
 "$cli" index create "$ds" --name tags_labels --column tags --type LABEL_LIST >/dev/null
 "$cli" index create "$ds" --name text_ngram --column text --type NGRAM >/dev/null
@@ -78,9 +79,10 @@ for i in 0 1 2; do
   seed btree_segment "category_${btree_files[$i]%.arrow}" "$(printf '%03o' $((i * 2 + 1)))" \
     <"$(segment_dir category_btree)/${btree_files[$i]}"
 done
-# ivf_segment selector: bits 0-1 family (0 FLAT, 1 SQ, 2 PQ), bit 2 model.bin, bit 7 repair CRCs.
-families=(vector_flat vector_sq vector_pq)
-for i in 0 1 2; do
+# ivf_segment selector: bits 0-1 family (0 FLAT, 1 SQ, 2 PQ, 3 RQ), bit 2 model.bin, bit 7 repair
+# CRCs.
+families=(vector_flat vector_sq vector_pq vector_rq)
+for i in 0 1 2 3; do
   dir="$(segment_dir "${families[$i]}")"
   seed ivf_segment "${families[$i]}_partitions" "$(printf '%03o' "$i")" <"$dir/partitions.arrow"
   seed ivf_segment "${families[$i]}_model" "$(printf '%03o' $((i + 4)))" <"$dir/model.bin"

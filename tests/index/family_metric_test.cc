@@ -22,7 +22,7 @@ format::IndexDef Definition(const std::string& family, const std::string& metric
 }
 
 TEST(FamilyMetric, VectorFamiliesReadTheirMetricParameter) {
-  for (const std::string name : {"IVF_FLAT", "IVF_SQ", "IVF_PQ"}) {
+  for (const std::string name : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ"}) {
     const IndexFamily* family = FindFamily(name);
     ASSERT_NE(family, nullptr) << name;
     EXPECT_EQ(family->MetricOf(Definition(name, "cosine")), Metric::kCosine) << name;

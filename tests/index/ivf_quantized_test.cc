@@ -1,10 +1,11 @@
-// The quantized IVF families, IVF_SQ and IVF_PQ (index/vector/ivf_family.h): their quantizers'
-// arithmetic, parameters, recall with and without refinement, batch search equal to single
-// search, merges that answer like their inputs, and damaged models. Exactness with refinement
-// over everything is proven in tests/query/nearest_test.cc.
+// The quantized IVF families, IVF_SQ, IVF_PQ and IVF_RQ (index/vector/ivf_family.h): their
+// quantizers' arithmetic, parameters, recall with and without refinement, batch search equal to
+// single search, merges that answer like their inputs, and damaged models. Exactness with
+// refinement over everything is proven in tests/query/nearest_test.cc.
 #include <arrow/api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -221,11 +222,23 @@ dataset::WriteOptions Files() {
   return options;
 }
 
+// IVF_RQ with num_bits b is named "IVF_RQ/b" (default: 1 bit).
+std::string FamilyName(const std::string& family) { return family.substr(0, family.find('/')); }
+
+// A directory name for `family`.
+std::string DirectoryName(std::string family) {
+  std::replace(family.begin(), family.end(), '/', '_');
+  return family;
+}
+
 IndexSpec Spec(const std::string& family, Metric metric = Metric::kL2) {
-  IndexSpec spec{"vec_idx", "vector", family, {}};
+  IndexSpec spec{"vec_idx", "vector", FamilyName(family), {}};
   spec.params = {
       {"metric", std::string(MetricName(metric))}, {"num_partitions", "16"}, {"max_iters", "15"}};
   if (family == "IVF_PQ") spec.params["num_sub_vectors"] = "8";
+  if (family.find('/') != std::string::npos) {
+    spec.params["num_bits"] = family.substr(family.find('/') + 1);
+  }
   return spec;
 }
 
@@ -268,6 +281,18 @@ TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
   auto scalar = sq->Validate(*arrow::field("x", arrow::int32()), {});
   ASSERT_FALSE(scalar.ok());
   EXPECT_EQ(KindOf(scalar.status()), ErrorKind::kUnsupported);
+  ASSERT_OK_AND_ASSIGN(const IndexFamily* rq, GetFamily("ivf_rq"));
+  ASSERT_OK_AND_ASSIGN(normalized, rq->Validate(*column, {}));
+  EXPECT_EQ(normalized.at("num_bits"), "1");
+  ASSERT_OK_AND_ASSIGN(normalized, rq->Validate(*column, {{"num_bits", "8"}}));
+  EXPECT_EQ(normalized.at("num_bits"), "8");
+  for (const char* bits : {"0", "9", "two"}) {
+    auto rejected = rq->Validate(*column, {{"num_bits", bits}});
+    ASSERT_FALSE(rejected.ok()) << bits;
+    EXPECT_EQ(KindOf(rejected.status()), ErrorKind::kInvalidArgument);
+    EXPECT_NE(rejected.status().message().find("num_bits"), std::string::npos);
+  }
+  EXPECT_FALSE(rq->Validate(*column, {{"num_sub_vectors", "8"}}).ok());
 }
 
 struct RecallCase {
@@ -280,13 +305,25 @@ struct RecallCase {
 TEST(IvfQuantizedFamilies, RecallAtFewProbesWithAndWithoutRefinement) {
   TempDirectory directory;
   const std::vector<RecallCase> cases = {
-      {"IVF_SQ", Metric::kL2, 1, 0.80},     {"IVF_SQ", Metric::kL2, 4, 0.95},
-      {"IVF_PQ", Metric::kL2, 1, 0.50},     {"IVF_PQ", Metric::kL2, 10, 0.90},
-      {"IVF_PQ", Metric::kCosine, 10, 0.9}, {"IVF_SQ", Metric::kDot, 4, 0.9},
+      {"IVF_SQ", Metric::kL2, 1, 0.80},
+      {"IVF_SQ", Metric::kL2, 4, 0.95},
+      {"IVF_PQ", Metric::kL2, 1, 0.50},
+      {"IVF_PQ", Metric::kL2, 10, 0.90},
+      {"IVF_PQ", Metric::kCosine, 10, 0.9},
+      {"IVF_SQ", Metric::kDot, 4, 0.9},
+      // One bit per dimension is 4 bytes a row at 32 dimensions (IVF_PQ here: 8).
+      {"IVF_RQ", Metric::kL2, 1, 0.30},
+      {"IVF_RQ", Metric::kL2, 10, 0.85},
+      {"IVF_RQ", Metric::kCosine, 10, 0.8},
+      {"IVF_RQ", Metric::kDot, 10, 0.75},
+      {"IVF_RQ/4", Metric::kL2, 1, 0.8},
+      {"IVF_RQ/4", Metric::kL2, 4, 0.95},
+      {"IVF_RQ/8", Metric::kDot, 1, 0.9},
   };
   const auto queries = Queries(40, 77);
   for (const auto& test : cases) {
-    const std::string name = test.family + "_" + std::string(MetricName(test.metric));
+    const std::string name =
+        DirectoryName(test.family) + "_" + std::string(MetricName(test.metric));
     auto data = Indexed(directory.Child(name + std::to_string(test.refine_factor)), test.family,
                         test.metric);
     query::NearestOptions options;
@@ -316,8 +353,8 @@ bool SameRows(const std::vector<ScoredRow>& a, const std::vector<ScoredRow>& b) 
 
 TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ"}) {
-    auto data = Indexed(directory.Child(family), family);
+  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+    auto data = Indexed(directory.Child(DirectoryName(family)), family);
     // An unindexed fragment and deletions in both parts.
     ASSERT_OK_AND_ASSIGN(
         data,
@@ -362,13 +399,13 @@ TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
 // distance window and the accept callback answers each as its Search does, bit for bit.
 TEST(IvfQuantizedFamilies, ReaderBatchAnswersEachQueryAsSearch) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_SQ", "IVF_PQ"}) {
-    auto data = Indexed(directory.Child(family), family);
+  for (const std::string family : {"IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+    auto data = Indexed(directory.Child(DirectoryName(family)), family);
     ASSERT_EQ(data->manifest().indexes_size(), 1);
     ASSERT_EQ(data->manifest().indexes(0).segments_size(), 1);
     const format::SegmentMeta& meta = data->manifest().indexes(0).segments(0);
     ASSERT_OK_AND_ASSIGN(auto dir, DirectoryOf(data->storage(), meta));
-    ASSERT_OK_AND_ASSIGN(auto reader, FindFamily(family)->Open(meta, dir));
+    ASSERT_OK_AND_ASSIGN(auto reader, FindFamily(FamilyName(family))->Open(meta, dir));
     const VectorSegmentReader& vectors = *reader->AsVector();
     const std::function<bool(uint64_t)> even = [](uint64_t address) { return address % 2 == 0; };
     const auto vectors_of_queries = Queries(30, 17);
@@ -402,8 +439,8 @@ TEST(IvfQuantizedFamilies, ReaderBatchAnswersEachQueryAsSearch) {
 
 TEST(IvfQuantizedFamilies, MergedSegmentsAnswerLikeTheirInputs) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_SQ", "IVF_PQ"}) {
-    auto data = Indexed(directory.Child(family), family);
+  for (const std::string family : {"IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+    auto data = Indexed(directory.Child(DirectoryName(family)), family);
     ASSERT_OK_AND_ASSIGN(
         data,
         data->Append(synthetic::MakeEmbeddingReader(Embeddings(1000, 23)).ValueOrDie(), Files()));

@@ -55,6 +55,7 @@ const std::vector<IndexSpec>& Specs() {
       {"flat_idx", "vector", "IVF_FLAT", {{"num_partitions", "4"}}},
       {"sq_idx", "vector", "IVF_SQ", {{"num_partitions", "4"}}},
       {"pq_idx", "vector", "IVF_PQ", {{"num_partitions", "4"}, {"num_sub_vectors", "2"}}},
+      {"rq_idx", "vector", "IVF_RQ", {{"num_partitions", "4"}, {"num_bits", "2"}}},
   };
   return specs;
 }

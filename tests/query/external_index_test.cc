@@ -140,7 +140,7 @@ TEST(ExternalIndexes, AnswerLikeTheSameIndexesOverCopiedRows) {
   testing::TempDirectory directory;
   Files first(directory, 3, 5);
   Files appended(directory, 1, 6);
-  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ"}) {
+  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ"}) {
     SCOPED_TRACE(family);
     dataset::ExternalOptions vectors;
     vectors.vector_dimensions["vector"] = kDim;

@@ -144,7 +144,8 @@ TEST_P(NearestBatch, AnswersEveryQueryAsAlone) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Families, NearestBatch, ::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ"));
+INSTANTIATE_TEST_SUITE_P(Families, NearestBatch,
+                         ::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ"));
 
 }  // namespace
 }  // namespace tessera::query::nearest_batch_test

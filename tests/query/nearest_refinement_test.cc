@@ -68,7 +68,7 @@ TEST(RefinementWithDistanceRange, LowerBoundFindsKRowsBeyondTheNearestCandidates
       dataset::Dataset::Create(directory.Child("vectors"),
                                synthetic::MakeEmbeddingReader(Embeddings(2000, 3)).ValueOrDie()));
   const auto flat = synthetic::MakeQueryVectorsFlat(Embeddings(0, 4), 3).ValueOrDie();
-  for (const std::string family : {"IVF_PQ", "IVF_SQ"}) {
+  for (const std::string family : {"IVF_PQ", "IVF_SQ", "IVF_RQ"}) {
     index::IndexSpec spec;
     spec.name = "v_" + family;
     spec.column = "vector";

@@ -331,14 +331,14 @@ TEST_P(QueryNearestMetric, PostfilterFiltersTheNearestRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(QueryNearest, QueryNearestMetric,
-                         ::testing::Combine(::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ"),
-                                            ::testing::Values(Metric::kL2, Metric::kCosine,
-                                                              Metric::kDot)),
-                         [](const ::testing::TestParamInfo<FamilyAndMetric>& info) {
-                           return std::get<0>(info.param) + "_" +
-                                  std::string(index::vector::MetricName(std::get<1>(info.param)));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    QueryNearest, QueryNearestMetric,
+    ::testing::Combine(::testing::Values("IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ"),
+                       ::testing::Values(Metric::kL2, Metric::kCosine, Metric::kDot)),
+    [](const ::testing::TestParamInfo<FamilyAndMetric>& info) {
+      return std::get<0>(info.param) + "_" +
+             std::string(index::vector::MetricName(std::get<1>(info.param)));
+    });
 
 TEST(QueryNearest, IndexesOfAnotherMetricAreNotUsed) {
   TempDirectory directory;

@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies() {
   families.push_back(vector::MakeIvfFlatFamily());
   families.push_back(vector::MakeIvfSqFamily());
   families.push_back(vector::MakeIvfPqFamily());
+  families.push_back(vector::MakeIvfRqFamily());
   families.push_back(text::MakeInvertedFamily());
   return families;
 }

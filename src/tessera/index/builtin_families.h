@@ -22,6 +22,7 @@ namespace vector {
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
 std::unique_ptr<IndexFamily> MakeIvfPqFamily();    // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfRqFamily();    // vector/ivf_family.cc
 }  // namespace vector
 namespace text {
 std::unique_ptr<IndexFamily> MakeInvertedFamily();  // text/inverted_family.cc

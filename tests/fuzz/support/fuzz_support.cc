@@ -82,6 +82,7 @@ TemplateDataset BuildTemplate() {
       {"vector_flat", "vector", "IVF_FLAT", ivf},
       {"vector_sq", "vector", "IVF_SQ", ivf},
       {"vector_pq", "vector", "IVF_PQ", ivf},
+      {"vector_rq", "vector", "IVF_RQ", ivf},
       {"category_bitmap", "category", "BITMAP", {}},
       {"tags_labels", "tags", "LABEL_LIST", {}},
       {"text_ngram", "text", "NGRAM", {}},

@@ -19,6 +19,7 @@
 #include "tessera/index/vector/ivf_quantized_reader.h"
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/index/vector/product_quantizer.h"
+#include "tessera/index/vector/rabit_quantizer.h"
 #include "tessera/index/vector/raw_vectors.h"
 #include "tessera/index/vector/scalar_quantizer.h"
 #include "tessera/index/vector/vector_column.h"
@@ -43,12 +44,13 @@ constexpr std::string_view kNumBitsKey = "num_bits";
 constexpr uint64_t kSampleStream = 0x73616d706c650001ULL;
 constexpr uint64_t kKMeansStream = 0x6b6d65616e730002ULL;
 constexpr uint64_t kCodebookStream = 0x7071636f64650003ULL;
+constexpr uint64_t kRotationStream = 0x726f746174650004ULL;
 
 // PQ codebooks train with fewer Lloyd iterations than the coarse quantizer: 256 centroids in
 // a few dimensions converge fast, and there are num_sub_vectors of them.
 constexpr int kCodebookIterations = 25;
 
-enum class IvfKind { kFlat, kScalar8, kProduct8 };
+enum class IvfKind { kFlat, kScalar8, kProduct8, kRabit };
 
 std::string_view FamilyName(IvfKind kind) {
   switch (kind) {
@@ -58,12 +60,21 @@ std::string_view FamilyName(IvfKind kind) {
       return kIvfSqFamily;
     case IvfKind::kProduct8:
       return kIvfPqFamily;
+    case IvfKind::kRabit:
+      return kIvfRqFamily;
   }
   return kIvfFlatFamily;
 }
 
 QuantizerKind QuantizerOf(IvfKind kind) {
-  return kind == IvfKind::kScalar8 ? QuantizerKind::kScalar8 : QuantizerKind::kProduct8;
+  switch (kind) {
+    case IvfKind::kScalar8:
+      return QuantizerKind::kScalar8;
+    case IvfKind::kRabit:
+      return QuantizerKind::kRabit;
+    default:
+      return QuantizerKind::kProduct8;
+  }
 }
 
 std::string Join(const std::string& directory, const char* file) { return directory + "/" + file; }
@@ -73,7 +84,15 @@ std::string_view ModelFamilyOf(std::string_view bytes) {
   if (IvfModel::HasMagic(bytes)) return kIvfFlatFamily;
   const auto kind = QuantizedModelKindOf(bytes);
   if (!kind) return {};
-  return *kind == QuantizerKind::kScalar8 ? kIvfSqFamily : kIvfPqFamily;
+  switch (*kind) {
+    case QuantizerKind::kScalar8:
+      return kIvfSqFamily;
+    case QuantizerKind::kProduct8:
+      return kIvfPqFamily;
+    case QuantizerKind::kRabit:
+      return kIvfRqFamily;
+  }
+  return {};
 }
 
 int DefaultSubVectors(int dim) {
@@ -126,6 +145,9 @@ class IvfFamily final : public IndexFamily {
       normalized[std::string(kNumSubVectorsKey)] = std::to_string(options.num_sub_vectors);
       normalized[std::string(kNumBitsKey)] = "8";
     }
+    if (kind_ == IvfKind::kRabit) {
+      normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
+    }
     return normalized;
   }
 
@@ -168,6 +190,11 @@ class IvfFamily final : public IndexFamily {
     if (kind_ == IvfKind::kScalar8) {
       model.quantizer = std::make_shared<ScalarQuantizer>(
           ScalarQuantizer::Train(sample.vectors.data(), sample.rows, dim));
+    } else if (kind_ == IvfKind::kRabit) {
+      // RaBitQ learns nothing from the data: its rotation is drawn from the seed.
+      ARROW_ASSIGN_OR_RAISE(
+          auto rq, RabitQuantizer::Make(dim, options.num_bits, options.seed ^ kRotationStream));
+      model.quantizer = std::make_shared<RabitQuantizer>(std::move(rq));
     } else {
       std::vector<int32_t> partitions(static_cast<size_t>(sample.rows));
       ARROW_RETURN_NOT_OK(ivf.AssignBatch(sample.vectors.data(), sample.rows, partitions.data()));
@@ -538,6 +565,10 @@ class IvfFamily final : public IndexFamily {
     if (kind_ == IvfKind::kProduct8) {
       details["num_sub_vectors"] = std::to_string(model.quantizer->code_size());
     }
+    if (kind_ == IvfKind::kRabit) {
+      details["num_bits"] =
+          std::to_string(static_cast<const RabitQuantizer&>(*model.quantizer).bits());
+    }
   }
 
   // The model a build uses, checked against the index's metric, column and parameters.
@@ -568,6 +599,13 @@ class IvfFamily final : public IndexFamily {
                              decoded.quantizer->code_size(), " sub-vectors; the index uses ",
                              options.num_sub_vectors);
     }
+    if (kind_ == IvfKind::kRabit) {
+      const int bits = static_cast<const RabitQuantizer&>(*decoded.quantizer).bits();
+      if (bits != options.num_bits) {
+        return InvalidArgument("the model given to index '", input.index_name, "' has ", bits,
+                               " bits per dimension; the index uses ", options.num_bits);
+      }
+    }
     return decoded;
   }
 
@@ -578,11 +616,16 @@ class IvfFamily final : public IndexFamily {
 
 arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim) {
   const bool product = family == kIvfPqFamily;
+  const bool rabit = family == kIvfRqFamily;
   if (product) {
     ARROW_RETURN_NOT_OK(
         RejectUnknownParams(params, family,
                             {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey,
                              kNumSubVectorsKey, kNumBitsKey}));
+  } else if (rabit) {
+    ARROW_RETURN_NOT_OK(RejectUnknownParams(
+        params, family,
+        {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey, kNumBitsKey}));
   } else {
     ARROW_RETURN_NOT_OK(RejectUnknownParams(
         params, family, {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey}));
@@ -614,6 +657,11 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
     ARROW_RETURN_NOT_OK(IntegerParam(params, family, kNumBitsKey, 8, 8, 8).status());
     options.num_sub_vectors = static_cast<int>(sub_vectors);
   }
+  if (rabit) {
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t bits, IntegerParam(params, family, kNumBitsKey, 1, kMinRabitBits, kMaxRabitBits));
+    options.num_bits = static_cast<int>(bits);
+  }
   return options;
 }
 
@@ -625,6 +673,9 @@ std::unique_ptr<IndexFamily> MakeIvfSqFamily() {
 }
 std::unique_ptr<IndexFamily> MakeIvfPqFamily() {
   return std::make_unique<IvfFamily>(IvfKind::kProduct8);
+}
+std::unique_ptr<IndexFamily> MakeIvfRqFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kRabit);
 }
 
 }  // namespace tessera::index::vector

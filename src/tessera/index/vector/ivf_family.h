@@ -9,6 +9,8 @@
 //  - IVF_SQ: an 8-bit scalar-quantized code, dim + 4 bytes (scalar_quantizer.h).
 //  - IVF_PQ: a product-quantized code of the residual to the partition centroid, one byte per
 //    sub-vector (product_quantizer.h).
+//  - IVF_RQ: a RaBitQ code of the residual, num_bits bits per rotated dimension plus two floats
+//    (rabit_quantizer.h).
 // The quantized families report approximate distances (VectorSegmentReader::approximate());
 // the planner re-ranks k × refine_factor candidates with exact distances when asked. For
 // cosine their vectors and queries are normalized to unit length before quantization.
@@ -26,14 +28,17 @@
 //   num_sub_vectors  sub-vectors per vector; must divide the dimension. Default: dim / 8 when 8
 //                    divides dim, else dim / 4, else dim / 2, else dim.
 //   num_bits         bits per sub-vector code: 8 (the only value supported)
+// IVF_RQ only:
+//   num_bits         bits per rotated dimension, [1, 8]                 default 1
+//                    (code: num_bits × ⌈dim / 8⌉ bytes + 8; the rotation is drawn from seed)
 //
 // Segment files (in _indices/<uuid>/): model.bin (IVF_FLAT: the IvfModel, ivf_model.h; the
 // quantized families: IvfQuantizedModel, ivf_quantized_model.h) and partitions.arrow
 // (ivf_partitions.h; IVF_FLAT stores vectors, the others codes). Details: metric,
 // num_partitions, dim, num_vectors (non-null vectors stored), and for the quantized families
-// code_size (and IVF_PQ num_sub_vectors). SegmentMeta.num_rows counts every physical row of the
-// covered fragments, null or deleted ones included. Segments of one model merge by
-// concatenating their partitions.
+// code_size (and IVF_PQ num_sub_vectors, IVF_RQ num_bits). SegmentMeta.num_rows counts every
+// physical row of the covered fragments, null or deleted ones included. Segments of one model merge
+// by concatenating their partitions.
 #pragma once
 
 #include <arrow/result.h>
@@ -51,6 +56,7 @@ namespace tessera::index::vector {
 inline constexpr std::string_view kIvfFlatFamily = "IVF_FLAT";
 inline constexpr std::string_view kIvfSqFamily = "IVF_SQ";
 inline constexpr std::string_view kIvfPqFamily = "IVF_PQ";
+inline constexpr std::string_view kIvfRqFamily = "IVF_RQ";
 
 struct IvfOptions {
   Metric metric = Metric::kL2;
@@ -59,14 +65,16 @@ struct IvfOptions {
   int max_iterations = 50;
   uint64_t seed = 42;
   int num_sub_vectors = 0;  // IVF_PQ
+  int num_bits = 1;         // IVF_RQ
 };
 
-// The options of `family` (one of the three names above) for a column of dimension `dim`;
+// The options of `family` (one of the four names above) for a column of dimension `dim`;
 // InvalidArgument for unknown keys and out-of-range values.
 arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim);
 
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily();
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();
 std::unique_ptr<IndexFamily> MakeIvfPqFamily();
+std::unique_ptr<IndexFamily> MakeIvfRqFamily();
 
 }  // namespace tessera::index::vector

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "tessera/index/vector/product_quantizer.h"
+#include "tessera/index/vector/rabit_quantizer.h"
 #include "tessera/index/vector/scalar_quantizer.h"
 #include "tessera/io/checksum.h"
 #include "tessera/status.h"
@@ -61,6 +62,7 @@ std::optional<QuantizerKind> QuantizedModelKindOf(std::string_view bytes) {
   std::memcpy(&kind, bytes.data() + sizeof(kQuantizedMagic) + sizeof(uint32_t), sizeof(kind));
   if (kind == static_cast<uint32_t>(QuantizerKind::kScalar8)) return QuantizerKind::kScalar8;
   if (kind == static_cast<uint32_t>(QuantizerKind::kProduct8)) return QuantizerKind::kProduct8;
+  if (kind == static_cast<uint32_t>(QuantizerKind::kRabit)) return QuantizerKind::kRabit;
   return std::nullopt;
 }
 
@@ -103,6 +105,10 @@ arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view
     ARROW_ASSIGN_OR_RAISE(auto sq,
                           ScalarQuantizer::Deserialize(quantizer_bytes, model.ivf.dim(), what));
     model.quantizer = std::make_shared<ScalarQuantizer>(std::move(sq));
+  } else if (kind == QuantizerKind::kRabit) {
+    ARROW_ASSIGN_OR_RAISE(auto rq,
+                          RabitQuantizer::Deserialize(quantizer_bytes, model.ivf.dim(), what));
+    model.quantizer = std::make_shared<RabitQuantizer>(std::move(rq));
   } else {
     ARROW_ASSIGN_OR_RAISE(auto pq,
                           ProductQuantizer::Deserialize(quantizer_bytes, model.ivf.dim(), what));

@@ -1,10 +1,11 @@
-// The model of a quantized IVF index (IVF_SQ, IVF_PQ): the IVF coarse quantizer plus the
+// The model of a quantized IVF index (IVF_SQ, IVF_PQ, IVF_RQ): the IVF coarse quantizer plus the
 // trained vector quantizer, serialized together so that one fingerprint covers both.
 //
 // Serialized form (little-endian):
 //   8 bytes   magic "TSIVFQNT"
 //   uint32    format version (1)
-//   uint32    quantizer kind: 1 SQ8 (scalar_quantizer.h), 2 PQ8 (product_quantizer.h)
+//   uint32    quantizer kind: 1 SQ8 (scalar_quantizer.h), 2 PQ8 (product_quantizer.h),
+//             3 RaBitQ (rabit_quantizer.h)
 //   uint32    n, then n bytes: the IvfModel (ivf_model.h)
 //   uint32    q, then q bytes: the quantizer
 //   uint32    CRC-32C of all the bytes before it
@@ -23,7 +24,7 @@
 
 namespace tessera::index::vector {
 
-enum class QuantizerKind { kScalar8 = 1, kProduct8 = 2 };
+enum class QuantizerKind { kScalar8 = 1, kProduct8 = 2, kRabit = 3 };
 
 // The quantizer kind named in the header of a serialized quantized model; nullopt when `bytes`
 // do not start like one or name no known kind (only Deserialize checks the rest).

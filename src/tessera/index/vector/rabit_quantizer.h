@@ -1,0 +1,79 @@
+// RaBitQ: randomized-rotation bit codes with per-row correction factors, the quantizer of IVF_RQ.
+//
+// A row x of partition p is encoded from its residual r = x − c_p. The residual is rotated by a
+// random rotation R (random_rotation.h; `dim` coordinates zero-padded to D = dim rounded up to a
+// multiple of 8) and each rotated coordinate is rounded to one of 2^B levels, B = num_bits in
+// [1, 8]: level u_d ∈ [0, 2^B) stands for y_d = u_d − h, h = (2^B − 1) / 2. With B = 1 the code is
+// the sign of each coordinate; with more bits the rounding grid is scaled by the factor t that
+// brings y closest in angle to Rr (a search over a fixed set of candidates: any t gives a correct
+// estimator, the best one the smallest error).
+//
+// The estimator (Gao & Long, RaBitQ, SIGMOD 2024; its extension to B bits): for any vector v,
+//   ⟨r, v⟩ ≈ ‖r‖² · ⟨y, Rv⟩ / ⟨y, Rr⟩,
+// unbiased over the random rotation, with an error that shrinks as 1/√D and with every extra bit.
+// A row stores ‖r‖² and a = ‖r‖² / ⟨y, Rr⟩ after its levels, so that with v = q − c_p:
+//  - l2:  ‖q − x‖² ≈ ‖r‖² + ‖q − c_p‖² − 2 a ⟨y, R(q − c_p)⟩;
+//  - dot: −q·x ≈ −q·c_p − a ⟨y, Rq⟩; cosine: 1 + the same, on unit vectors (the family normalizes).
+// A row equal to its centroid (r = 0) stores zeros and scores exactly.
+//
+// Scoring never decodes: ⟨y, w⟩ = Σ_b 2^b · Σ_d bit_b(u_d) · w_d − h · Σ_d w_d, and the sum over
+// one bit plane is a lookup of 8 coordinates at a time in a table of the 256 partial sums of w
+// over each group of 8 (simd::Kernels::pq_adc_batch, D / 8 groups). The table of Rq is built once
+// per query (dot, cosine); for l2 the one of R(q − c_p) = Rq − Rc_p once per probed partition,
+// with the rotated centroids Rc_p precomputed by PrepareSearch.
+//
+// Code layout (code_size() = B · D / 8 + 8 bytes): B bit planes of D / 8 bytes, plane b holding
+// bit b of every level (coordinate 8g + i in bit i of byte g), then float32 ‖r‖² and float32 a.
+// Serialized form (little-endian): uint32 dim, uint32 D, uint32 B, float32 R[D][dim] (row-major).
+#pragma once
+
+#include <arrow/result.h>
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tessera/index/vector/quantizer.h"
+
+namespace tessera::index::vector {
+
+inline constexpr int kMinRabitBits = 1;
+inline constexpr int kMaxRabitBits = 8;
+
+class RabitQuantizer final : public Quantizer {
+ public:
+  // A quantizer of `dim` dimensions with `bits` bits per coordinate, its rotation drawn from
+  // `seed`. InvalidArgument for bits outside [1, 8] or a dimension below 1.
+  static arrow::Result<RabitQuantizer> Make(int dim, int bits, uint64_t seed);
+  static arrow::Result<RabitQuantizer> Deserialize(std::string_view bytes, int dim,
+                                                   std::string_view what);
+
+  int code_size() const override { return bits_ * plane_bytes() + kFactorBytes; }
+  std::string Serialize() const override;
+  arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
+                       int64_t count, uint8_t* codes) const override;
+  void PrepareSearch(const IvfModel& ivf) override;
+  std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const override;
+
+  int bits() const { return bits_; }
+  int padded_dim() const { return padded_dim_; }
+  // Bytes of one bit plane: one bit per rotated coordinate.
+  int plane_bytes() const { return padded_dim_ / 8; }
+  // R·v for a vector v of dim floats: padded_dim floats.
+  void Rotate(const float* vector, float* rotated) const;
+
+ private:
+  static constexpr int kFactorBytes = 2 * static_cast<int>(sizeof(float));
+
+  int dim_ = 0;
+  int padded_dim_ = 0;
+  int bits_ = 1;
+  std::vector<float> rotation_;  // padded_dim × dim, orthonormal columns
+  // l2 only, after PrepareSearch: the rotated centroids, partitions × padded_dim; empty
+  // otherwise (a scorer then rotates each probed centroid itself).
+  std::vector<float> rotated_centroids_;
+
+  friend class RabitQueryScorer;
+};
+
+}  // namespace tessera::index::vector

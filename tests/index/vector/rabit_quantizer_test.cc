@@ -1,0 +1,228 @@
+// RaBitQ (index/vector/rabit_quantizer.h): the random rotation keeps lengths, the estimator
+// converges to the exact distance as bits grow and is unbiased at one bit, rows at their centroid
+// score exactly, precomputed rotated centroids change nothing, codes do not depend on the thread
+// count, and damaged quantizers are Corrupt.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/status_assertions.h"
+#include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/kmeans.h"
+#include "tessera/index/vector/rabit_quantizer.h"
+#include "tessera/index/vector/random_rotation.h"
+#include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
+
+namespace tessera::index::vector::rabit_quantizer_test {
+namespace {
+
+constexpr int kDim = 45;  // not a multiple of 8: the rotation pads to 48
+constexpr int kRows = 800;
+constexpr int kPartitions = 4;
+
+std::vector<float> RandomVectors(int64_t count, int dim, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count) * dim);
+  for (float& value : values) value = normal(random);
+  return values;
+}
+
+double Exact(Metric metric, const float* query, const float* row, int dim) {
+  double dot = 0;
+  double l2 = 0;
+  for (int d = 0; d < dim; ++d) {
+    dot += static_cast<double>(query[d]) * row[d];
+    l2 += (static_cast<double>(query[d]) - row[d]) * (query[d] - row[d]);
+  }
+  if (metric == Metric::kL2) return l2;
+  return metric == Metric::kCosine ? 1.0 - dot : -dot;
+}
+
+// Rows, their partitions among four centroids (four of the rows), and their codes.
+struct Encoded {
+  std::vector<float> rows;
+  std::vector<int32_t> partitions;
+  std::vector<uint8_t> codes;
+};
+
+Encoded Encode(const RabitQuantizer& rq, const IvfModel& ivf, std::vector<float> rows) {
+  Encoded encoded;
+  encoded.rows = std::move(rows);
+  const int64_t count = static_cast<int64_t>(encoded.rows.size()) / kDim;
+  encoded.partitions.resize(static_cast<size_t>(count));
+  EXPECT_OK(ivf.AssignBatch(encoded.rows.data(), count, encoded.partitions.data()));
+  encoded.codes.resize(static_cast<size_t>(count) * rq.code_size());
+  EXPECT_OK(
+      rq.Encode(ivf, encoded.rows.data(), encoded.partitions.data(), count, encoded.codes.data()));
+  return encoded;
+}
+
+// The scores of every row, partition by partition, for `query`.
+std::vector<float> ScoreAll(const RabitQuantizer& rq, const IvfModel& ivf, const Encoded& encoded,
+                            const float* query) {
+  const size_t code_size = static_cast<size_t>(rq.code_size());
+  auto scorer = rq.Prepare(ivf, query);
+  std::vector<float> scores(encoded.partitions.size());
+  for (int p = 0; p < ivf.num_partitions(); ++p) {
+    std::vector<size_t> rows;
+    std::vector<uint8_t> codes;
+    for (size_t i = 0; i < encoded.partitions.size(); ++i) {
+      if (encoded.partitions[i] != p) continue;
+      rows.push_back(i);
+      codes.insert(codes.end(), encoded.codes.begin() + i * code_size,
+                   encoded.codes.begin() + (i + 1) * code_size);
+    }
+    std::vector<float> out(rows.size());
+    scorer->Score(p, codes.data(), static_cast<int64_t>(rows.size()), out.data());
+    for (size_t r = 0; r < rows.size(); ++r) scores[rows[r]] = out[r];
+  }
+  return scores;
+}
+
+TEST(RandomRotation, ColumnsAreOrthonormal) {
+  const auto matrix = RandomOrthonormalColumns(48, kDim, 7);
+  for (int a = 0; a < kDim; ++a) {
+    for (int b = a; b < kDim; ++b) {
+      double dot = 0;
+      for (int i = 0; i < 48; ++i) {
+        dot += static_cast<double>(matrix[i * kDim + a]) * matrix[i * kDim + b];
+      }
+      EXPECT_NEAR(dot, a == b ? 1.0 : 0.0, 1e-5) << a << ", " << b;
+    }
+  }
+  EXPECT_EQ(RandomOrthonormalColumns(48, kDim, 7), matrix);
+  EXPECT_NE(RandomOrthonormalColumns(48, kDim, 8), matrix);
+}
+
+TEST(RabitQuantizer, EstimatesTightenWithBitsAndAreUnbiasedAtOneBit) {
+  for (Metric metric : {Metric::kL2, Metric::kDot, Metric::kCosine}) {
+    auto rows = RandomVectors(kRows, kDim, 1);
+    auto queries = RandomVectors(8, kDim, 2);
+    if (metric == Metric::kCosine) {
+      for (int i = 0; i < kRows; ++i) Normalize(rows.data() + i * kDim, kDim);
+      for (int q = 0; q < 8; ++q) Normalize(queries.data() + q * kDim, kDim);
+    }
+    std::vector<float> centroids(rows.begin(), rows.begin() + kPartitions * kDim);
+    ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(metric, kDim, centroids));
+    double previous_rms = INFINITY;
+    for (int bits : {1, 2, 4, 8}) {
+      ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, bits, 3));
+      EXPECT_EQ(rq.padded_dim(), 48);
+      EXPECT_EQ(rq.code_size(), bits * 6 + 8);
+      const Encoded encoded = Encode(rq, ivf, rows);
+      double error_sum = 0;
+      double squared_error_sum = 0;
+      double squared_scale_sum = 0;
+      int64_t count = 0;
+      for (int q = 0; q < 8; ++q) {
+        const float* query = queries.data() + q * kDim;
+        const auto scores = ScoreAll(rq, ivf, encoded, query);
+        for (int i = 0; i < kRows; ++i) {
+          const float* row = encoded.rows.data() + i * kDim;
+          const double exact = Exact(metric, query, row, kDim);
+          const double error = scores[i] - exact;
+          error_sum += error;
+          squared_error_sum += error * error;
+          // The error scales with ‖r‖ · ‖q − c‖ (l2) or ‖r‖ · ‖q‖ (dot, cosine).
+          const float* centroid = centroids.data() + encoded.partitions[i] * kDim;
+          const double r = std::sqrt(Exact(Metric::kL2, row, centroid, kDim));
+          const double v = metric == Metric::kL2
+                               ? std::sqrt(Exact(Metric::kL2, query, centroid, kDim))
+                               : std::sqrt(-Exact(Metric::kDot, query, query, kDim));
+          squared_scale_sum += r * v * r * v;
+          ++count;
+        }
+      }
+      const double rms = std::sqrt(squared_error_sum / count);
+      const double relative = rms / std::sqrt(squared_scale_sum / count);
+      std::cout << MetricName(metric) << " bits " << bits << ": relative rms error " << relative
+                << ", mean error " << error_sum / count << " (rms " << rms << ")\n";
+      // One bit: about 1 / √D of ‖r‖·‖v‖; each bit more about halves it.
+      EXPECT_LT(relative, 0.25 / (1 << (bits - 1))) << "bits " << bits;
+      EXPECT_LT(rms, previous_rms) << "bits " << bits;
+      previous_rms = rms;
+      if (bits == 1) {
+        // Unbiased: the mean of 6,400 errors is a small part of their spread.
+        EXPECT_LT(std::fabs(error_sum / count), 0.1 * rms) << MetricName(metric);
+      }
+    }
+  }
+}
+
+TEST(RabitQuantizer, RowsAtTheirCentroidScoreExactly) {
+  auto rows = RandomVectors(kPartitions, kDim, 4);  // every row is a centroid
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim, rows));
+  ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, 1, 5));
+  const Encoded encoded = Encode(rq, ivf, rows);
+  const auto query = RandomVectors(1, kDim, 6);
+  const auto scores = ScoreAll(rq, ivf, encoded, query.data());
+  for (int i = 0; i < kPartitions; ++i) {
+    EXPECT_NEAR(scores[i], Exact(Metric::kL2, query.data(), rows.data() + i * kDim, kDim),
+                1e-4 * scores[i]);
+  }
+}
+
+TEST(RabitQuantizer, PrecomputedRotatedCentroidsScoreTheSame) {
+  const auto rows = RandomVectors(kRows, kDim, 7);
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim,
+                                                {rows.begin(), rows.begin() + kPartitions * kDim}));
+  ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, 3, 8));
+  const Encoded encoded = Encode(rq, ivf, rows);
+  const auto query = RandomVectors(1, kDim, 9);
+  const auto alone = ScoreAll(rq, ivf, encoded, query.data());
+  rq.PrepareSearch(ivf);
+  EXPECT_EQ(ScoreAll(rq, ivf, encoded, query.data()), alone);
+}
+
+TEST(RabitQuantizer, CodesDoNotDependOnTheThreadCount) {
+  const auto rows = RandomVectors(3000, kDim, 10);
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim,
+                                                {rows.begin(), rows.begin() + kPartitions * kDim}));
+  ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, 4, 11));
+  const Encoded parallel = Encode(rq, ivf, rows);
+  // Inside a loop body every nested ParallelFor runs on the calling thread: a serial reference.
+  std::vector<uint8_t> serial;
+  ASSERT_OK(util::ParallelFor(1, [&](int64_t, int64_t) -> arrow::Status {
+    serial = Encode(rq, ivf, rows).codes;
+    return arrow::Status::OK();
+  }));
+  EXPECT_EQ(parallel.codes, serial);
+}
+
+TEST(RabitQuantizer, BadParametersAndDamagedBytesAreRejected) {
+  for (int bits : {0, 9}) {
+    auto made = RabitQuantizer::Make(kDim, bits, 1);
+    ASSERT_FALSE(made.ok());
+    EXPECT_EQ(KindOf(made.status()), ErrorKind::kInvalidArgument);
+  }
+  ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, 2, 1));
+  const std::string bytes = rq.Serialize();
+  ASSERT_OK_AND_ASSIGN(auto restored, RabitQuantizer::Deserialize(bytes, kDim, "test"));
+  EXPECT_EQ(restored.Serialize(), bytes);
+  EXPECT_EQ(restored.bits(), 2);
+
+  std::string nine_bits = bytes;
+  nine_bits[8] = 9;
+  std::string not_finite = bytes;
+  const float nan = NAN;
+  std::memcpy(not_finite.data() + 12 + 4 * 5, &nan, sizeof(nan));
+  for (const auto& [damaged, dim] :
+       std::vector<std::pair<std::string, int>>{{bytes, kDim + 1},
+                                                {bytes.substr(0, bytes.size() - 4), kDim},
+                                                {nine_bits, kDim},
+                                                {not_finite, kDim},
+                                                {"", kDim}}) {
+    auto read = RabitQuantizer::Deserialize(damaged, dim, "model.bin");
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(KindOf(read.status()), ErrorKind::kCorrupt);
+    EXPECT_NE(read.status().message().find("model.bin"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::index::vector::rabit_quantizer_test
