@@ -1,7 +1,7 @@
 // Fuzz target: the files of an IVF segment (index/vector/ivf_family.h): model.bin and
 // partitions.arrow. The first input byte chooses the segment (bits 0-1: IVF_FLAT, IVF_SQ,
-// IVF_PQ, IVF_RQ), the file (bit 2: model.bin, else partitions.arrow) and, for model.bin, whether to
-// recompute its CRC-32Cs (bit 7) so that mutations reach the decoder behind them; the rest of
+// IVF_PQ, IVF_RQ), the file (bit 2: model.bin, else partitions.arrow) and, for model.bin, whether
+// to recompute its CRC-32Cs (bit 7) so that mutations reach the decoder behind them; the rest of
 // the input replaces that file in the template's segment directory, next to the valid other
 // file. The segment is opened through its family and searched: every partition, a small k, with
 // and without a distance range and a row filter.
@@ -57,8 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string relative = index::SegmentPath(segment.uuid()) + "/" + file;
   std::string bytes(fuzz::BytesOf(data + 1, size - 1));
   if (model && repair_checksums) {
-    bytes = which != 0 ? fuzz::WithQuantizedModelCrcs(bytes)
-                                     : fuzz::WithTrailingCrc(bytes);
+    bytes = which != 0 ? fuzz::WithQuantizedModelCrcs(bytes) : fuzz::WithTrailingCrc(bytes);
   }
   fuzz::ReplaceTemplateFile(relative, bytes);
   {
