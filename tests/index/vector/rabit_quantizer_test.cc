@@ -113,7 +113,7 @@ TEST(RabitQuantizer, EstimatesTightenWithBitsAndAreUnbiasedAtOneBit) {
     for (int bits : {1, 2, 4, 8}) {
       ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, bits, 3));
       EXPECT_EQ(rq.padded_dim(), 48);
-      EXPECT_EQ(rq.code_size(), bits * 6 + 8);
+      EXPECT_EQ(rq.code_size(), bits * 6 + 12);
       const Encoded encoded = Encode(rq, ivf, rows);
       double error_sum = 0;
       double squared_error_sum = 0;

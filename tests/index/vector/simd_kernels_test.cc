@@ -106,6 +106,7 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.inner_product_transposed, nullptr);
   EXPECT_NE(table.smallest, nullptr);
   EXPECT_NE(table.indexes_at_most, nullptr);
+  EXPECT_NE(table.bit_plane_dot_batch, nullptr);
 }
 
 TEST_P(SimdKernelsTest, FloatKernelsMatchScalarWithinRounding) {
@@ -438,6 +439,50 @@ TEST_P(SimdKernelsTest, IndexesAtMostListsQualifyingIndexesInOrder) {
   }
 }
 
+// Σ_b Σ_j 2^(b+j) · |plane b ∩ query plane j|, one bit at a time.
+uint64_t ReferenceBitPlaneDot(const uint8_t* code, int code_planes, const uint8_t* query,
+                              int query_planes, int plane_bytes) {
+  uint64_t total = 0;
+  for (int b = 0; b < code_planes; ++b) {
+    for (int j = 0; j < query_planes; ++j) {
+      for (int bit = 0; bit < plane_bytes * 8; ++bit) {
+        const int c = (code[b * plane_bytes + bit / 8] >> (bit % 8)) & 1;
+        const int q = (query[j * plane_bytes + bit / 8] >> (bit % 8)) & 1;
+        total += static_cast<uint64_t>(c & q) << (b + j);
+      }
+    }
+  }
+  return total;
+}
+
+TEST_P(SimdKernelsTest, BitPlaneDotsCountEveryPairOfPlanesExactly) {
+  std::mt19937_64 random(71);
+  // Whole words and tails, one to eight code planes, the query plane counts RaBitQ uses and
+  // others (the general path), codes with a stride beyond their planes.
+  for (int plane_bytes : {1, 6, 8, 13, 32, 96}) {
+    for (int code_planes : {1, 2, 5, 8}) {
+      for (int query_planes : {1, 4, 7, 11, 16}) {
+        const int64_t stride = int64_t{code_planes} * plane_bytes + 12;
+        const int64_t count = 9;
+        std::vector<uint8_t> codes(static_cast<size_t>(stride * count));
+        std::vector<uint8_t> query(static_cast<size_t>(query_planes) * plane_bytes);
+        for (auto& byte : codes) byte = static_cast<uint8_t>(random());
+        for (auto& byte : query) byte = static_cast<uint8_t>(random());
+        if (code_planes == 8) std::fill(codes.begin(), codes.end(), 0xff);  // the largest sums
+        std::vector<uint64_t> out(static_cast<size_t>(count) + 1, 7);
+        kernels().bit_plane_dot_batch(codes.data(), stride, count, code_planes, query.data(),
+                                      query_planes, plane_bytes, out.data());
+        for (int64_t i = 0; i < count; ++i) {
+          EXPECT_EQ(out[i], ReferenceBitPlaneDot(codes.data() + i * stride, code_planes,
+                                                 query.data(), query_planes, plane_bytes))
+              << plane_bytes << " bytes, " << code_planes << " x " << query_planes << " planes";
+        }
+        EXPECT_EQ(out[count], 7u);  // nothing written past count
+      }
+    }
+  }
+}
+
 TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   const std::vector<float> floats(16, 1.0f);
   const std::vector<uint8_t> codes(16, 1);
@@ -451,6 +496,9 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   kernels().pq_adc_batch(codes.data(), 0, 16, floats.data(), out.data());
   kernels().dot_u8_s8_batch(codes.data(), 16, 0, weights.data(), 16, dots.data());
   kernels().f16_to_f32(nullptr, 0, out.data());
+  std::vector<uint64_t> bit_dots(4, 5);
+  kernels().bit_plane_dot_batch(codes.data(), 16, 0, 1, codes.data(), 4, 2, bit_dots.data());
+  for (uint64_t value : bit_dots) EXPECT_EQ(value, 5u);
   EXPECT_EQ(kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data()),
             INFINITY);
   std::vector<int32_t> indexes(4, -1);

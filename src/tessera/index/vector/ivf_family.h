@@ -30,7 +30,7 @@
 //   num_bits         bits per sub-vector code: 8 (the only value supported)
 // IVF_RQ only:
 //   num_bits         bits per rotated dimension, [1, 8]                 default 1
-//                    (code: num_bits × ⌈dim / 8⌉ bytes + 8; the rotation is drawn from seed)
+//                    (code: num_bits × ⌈dim / 8⌉ bytes + 12; the rotation is drawn from seed)
 //
 // Segment files (in _indices/<uuid>/): model.bin (IVF_FLAT: the IvfModel, ivf_model.h; the
 // quantized families: IvfQuantizedModel, ivf_quantized_model.h) and partitions.arrow

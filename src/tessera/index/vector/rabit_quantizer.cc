@@ -14,9 +14,13 @@ namespace tessera::index::vector {
 namespace {
 
 constexpr size_t kRabitHeaderWords = 3;
-constexpr int kGroupTableEntries = 256;  // partial sums of a group of 8 coordinates
-// Rows scored per pass: their bit planes gathered contiguously for pq_adc_batch stay in cache.
+// Rows scored per kernel call (their integer dot products kept for the factors).
 constexpr int64_t kScoreChunk = 256;
+// A query is rounded to 3 bits more than the codes have: its rounding error then stays below
+// the codes' own (Gao & Long: 4 bits suffice for 1-bit codes; with 8-bit codes on 48 dimensions
+// a query of 8 bits doubled the error, one of 11 adds a tenth).
+constexpr int kQueryBitsAboveCode = 3;
+constexpr int kMaxQueryBits = kMaxRabitBits + kQueryBitsAboveCode;
 // The most memory the rotated centroids of one segment may take (l2): 64 MiB.
 constexpr size_t kMaxRotatedCentroidBytes = size_t{64} << 20;
 // Candidate scales of the rounding grid for B ≥ 2, as multiples of the scale that maps the
@@ -84,18 +88,17 @@ class RabitQueryScorer final : public QueryScorer {
       : rq_(rq), ivf_(ivf), query_(query, query + ivf.dim()) {
     rotated_query_.resize(static_cast<size_t>(rq.padded_dim()));
     rq.Rotate(query, rotated_query_.data());
-    table_.resize(static_cast<size_t>(rq.plane_bytes()) * kGroupTableEntries);
-    if (ivf.metric() != Metric::kL2) BuildTable(rotated_query_.data());
+    if (ivf.metric() != Metric::kL2) QuantizeQuery(rotated_query_.data());
   }
 
   void Score(int partition, const uint8_t* codes, int64_t count, float* out) override {
     const int dim = ivf_.dim();
     const float* centroid = ivf_.centroids().data() + static_cast<size_t>(partition) * dim;
     const bool l2 = ivf_.metric() == Metric::kL2;
-    float bias = 0;
+    double bias = 0;
     if (l2) {
-      if (partition != table_partition_) {
-        // The table of R(q − c_p) = Rq − Rc_p.
+      if (partition != query_partition_) {
+        // The query is R(q − c_p) = Rq − Rc_p.
         const int padded = rq_.padded_dim();
         residual_.resize(static_cast<size_t>(padded));
         const float* rotated_centroid;
@@ -110,75 +113,84 @@ class RabitQueryScorer final : public QueryScorer {
         for (int d = 0; d < padded; ++d) residual_[d] = rotated_query_[d] - rotated_centroid[d];
         query_norm_ =
             simd::ActiveKernels().inner_product(residual_.data(), residual_.data(), padded);
-        BuildTable(residual_.data());
-        table_partition_ = partition;
+        QuantizeQuery(residual_.data());
+        query_partition_ = partition;
       }
     } else {
       bias = -simd::ActiveKernels().inner_product(query_.data(), centroid, dim);
-      if (ivf_.metric() == Metric::kCosine) bias += 1.0f;
+      if (ivf_.metric() == Metric::kCosine) bias += 1.0;
     }
     const int bits = rq_.bits();
-    const int plane_bytes = rq_.plane_bytes();
     const int code_size = rq_.code_size();
-    const float h = static_cast<float>(((1 << bits) - 1) / 2.0);
-    planes_.resize(static_cast<size_t>(kScoreChunk) * plane_bytes);
-    sums_.resize(static_cast<size_t>(kScoreChunk));
+    const double h = ((1 << bits) - 1) / 2.0;
+    dots_.resize(static_cast<size_t>(std::min(count, kScoreChunk)));
     for (int64_t first = 0; first < count; first += kScoreChunk) {
       const int64_t rows = std::min(kScoreChunk, count - first);
       const uint8_t* chunk = codes + first * code_size;
-      float* dots = out + first;  // Σ_b 2^b · (plane b's sum), then ⟨y, w⟩
-      for (int b = 0; b < bits; ++b) {
-        for (int64_t i = 0; i < rows; ++i) {
-          std::memcpy(planes_.data() + i * plane_bytes, chunk + i * code_size + b * plane_bytes,
-                      static_cast<size_t>(plane_bytes));
-        }
-        float* target = b == 0 ? dots : sums_.data();
-        simd::ActiveKernels().pq_adc_batch(planes_.data(), rows, plane_bytes, table_.data(),
-                                           target);
-        if (b > 0) {
-          const float weight = static_cast<float>(1 << b);
-          for (int64_t i = 0; i < rows; ++i) dots[i] += weight * sums_[i];
-        }
-      }
+      simd::ActiveKernels().bit_plane_dot_batch(chunk, code_size, rows, bits, query_planes_.data(),
+                                                query_bits_, rq_.plane_bytes(), dots_.data());
       for (int64_t i = 0; i < rows; ++i) {
-        float factors[2];  // ‖r‖², a
-        std::memcpy(factors, chunk + i * code_size + bits * plane_bytes, sizeof(factors));
-        const float dot = dots[i] - h * table_sum_;
-        dots[i] = l2 ? factors[0] + query_norm_ - 2.0f * factors[1] * dot : bias - factors[1] * dot;
+        float factors[3];  // ‖r‖², a, Σ_d u_d
+        std::memcpy(factors, chunk + i * code_size + bits * rq_.plane_bytes(), sizeof(factors));
+        // ⟨u, w⟩ with w_d ≈ low + step · (query level d), then ⟨y, w⟩ = ⟨u, w⟩ − h Σ_d w_d.
+        const double uw = query_low_ * factors[2] + query_step_ * static_cast<double>(dots_[i]);
+        const double yw = uw - h * query_sum_;
+        out[first + i] = static_cast<float>(l2 ? factors[0] + query_norm_ - 2.0 * factors[1] * yw
+                                               : bias - factors[1] * yw);
       }
     }
   }
 
  private:
-  // table_[g · 256 + v] = Σ of w_{8g+i} over the bits i set in v; table_sum_ = Σ_d w_d.
-  void BuildTable(const float* w) {
-    const int groups = rq_.plane_bytes();
+  // Rounds w (padded_dim floats) to query_bits_ bits per coordinate between its smallest and
+  // largest value, as bit planes; keeps the exact Σ_d w_d.
+  void QuantizeQuery(const float* w) {
+    const int padded = rq_.padded_dim();
+    const int plane_bytes = rq_.plane_bytes();
+    query_bits_ = std::min(rq_.bits() + kQueryBitsAboveCode, kMaxQueryBits);
+    const int top = (1 << query_bits_) - 1;
+    double low = w[0];
+    double high = w[0];
     double sum = 0;
-    for (int g = 0; g < groups; ++g) {
-      float* table = table_.data() + static_cast<size_t>(g) * kGroupTableEntries;
-      table[0] = 0.0f;
+    for (int d = 0; d < padded; ++d) {
+      low = std::min(low, double{w[d]});
+      high = std::max(high, double{w[d]});
+      sum += w[d];
+    }
+    query_low_ = low;
+    query_step_ = high > low ? (high - low) / top : 0.0;
+    query_sum_ = sum;
+    const double scale = query_step_ > 0 ? 1.0 / query_step_ : 0.0;
+    query_planes_.resize(static_cast<size_t>(query_bits_) * plane_bytes);
+    for (int g = 0; g < plane_bytes; ++g) {
+      int levels[8];
       for (int i = 0; i < 8; ++i) {
-        const float value = w[8 * g + i];
-        sum += value;
-        const int half = 1 << i;
-        for (int v = 0; v < half; ++v) table[half + v] = table[v] + value;
+        // Nearest level: (w − low) · scale is in [0, top] up to rounding, so + ½ and truncate.
+        levels[i] = std::min(static_cast<int>((w[8 * g + i] - low) * scale + 0.5), top);
+      }
+      for (int j = 0; j < query_bits_; ++j) {
+        int byte = 0;
+        for (int i = 0; i < 8; ++i) byte |= ((levels[i] >> j) & 1) << i;
+        query_planes_[static_cast<size_t>(j) * plane_bytes + g] = static_cast<uint8_t>(byte);
       }
     }
-    table_sum_ = static_cast<float>(sum);
   }
 
   const RabitQuantizer& rq_;
   const IvfModel& ivf_;
   std::vector<float> query_;
   std::vector<float> rotated_query_;     // Rq
-  std::vector<float> residual_;          // l2: R(q − c_p) of table_partition_
+  std::vector<float> residual_;          // l2: R(q − c_p) of query_partition_
   std::vector<float> rotated_centroid_;  // l2 without precomputed centroids: Rc_p
-  std::vector<float> table_;             // plane_bytes × 256
-  float table_sum_ = 0;
-  float query_norm_ = 0;  // l2: ‖R(q − c_p)‖²
-  int table_partition_ = -1;
-  std::vector<uint8_t> planes_;
-  std::vector<float> sums_;
+  // The quantized query (Rq, or R(q − c_p) for l2): query_bits_ planes of plane_bytes.
+  std::vector<uint8_t> query_planes_;
+  int query_bits_ = 0;
+  double query_low_ = 0;
+  double query_step_ = 0;
+  double query_sum_ = 0;
+  double query_norm_ = 0;  // l2: ‖R(q − c_p)‖²
+  int query_partition_ = -1;
+  std::vector<uint64_t> dots_;
 };
 
 arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t seed) {
@@ -251,13 +263,17 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
       const float norm =
           simd::ActiveKernels().inner_product(residual.data(), residual.data(), dim_);
       uint8_t* code = codes + static_cast<size_t>(i) * code_bytes;
-      float factors[2] = {0.0f, 0.0f};  // ‖r‖², a: zeros for a row at its centroid
+      // ‖r‖², a, Σ_d u_d: zeros for a row at its centroid (no level set).
+      float factors[3] = {0.0f, 0.0f, 0.0f};
       if (norm > 0.0f) {
         Rotate(residual.data(), rotated.data());
         const double dot = QuantizeRotated(rotated.data(), padded_dim_, bits_, levels, code);
         factors[0] = norm;
         // ⟨y, Rr⟩ > 0: y has the sign of every coordinate it does not round to zero.
         factors[1] = dot > 0 ? static_cast<float>(norm / dot) : 0.0f;
+        int64_t level_sum = 0;
+        for (int level : levels) level_sum += level;
+        factors[2] = static_cast<float>(level_sum);  // exact: at most 255 × 65,536 < 2^24
       }
       std::memcpy(code + bits_ * plane_bytes(), factors, sizeof(factors));
     }

@@ -11,19 +11,23 @@
 // The estimator (Gao & Long, RaBitQ, SIGMOD 2024; its extension to B bits): for any vector v,
 //   ⟨r, v⟩ ≈ ‖r‖² · ⟨y, Rv⟩ / ⟨y, Rr⟩,
 // unbiased over the random rotation, with an error that shrinks as 1/√D and with every extra bit.
-// A row stores ‖r‖² and a = ‖r‖² / ⟨y, Rr⟩ after its levels, so that with v = q − c_p:
+// A row stores ‖r‖², a = ‖r‖² / ⟨y, Rr⟩ and Σ_d u_d after its levels, so that with v = q − c_p:
 //  - l2:  ‖q − x‖² ≈ ‖r‖² + ‖q − c_p‖² − 2 a ⟨y, R(q − c_p)⟩;
 //  - dot: −q·x ≈ −q·c_p − a ⟨y, Rq⟩; cosine: 1 + the same, on unit vectors (the family normalizes).
 // A row equal to its centroid (r = 0) stores zeros and scores exactly.
 //
-// Scoring never decodes: ⟨y, w⟩ = Σ_b 2^b · Σ_d bit_b(u_d) · w_d − h · Σ_d w_d, and the sum over
-// one bit plane is a lookup of 8 coordinates at a time in a table of the 256 partial sums of w
-// over each group of 8 (simd::Kernels::pq_adc_batch, D / 8 groups). The table of Rq is built once
-// per query (dot, cosine); for l2 the one of R(q − c_p) = Rq − Rc_p once per probed partition,
-// with the rotated centroids Rc_p precomputed by PrepareSearch.
+// Scoring never decodes. The rotated query w (Rq for dot and cosine, once per query; R(q − c_p) =
+// Rq − Rc_p for l2, once per probed partition, with the rotated centroids Rc_p precomputed by
+// PrepareSearch) is rounded to Bq = B + 3 bits per coordinate between its smallest and
+// largest value, w_d ≈ low + step · v_d, and stored as Bq bit planes. Then
+//   ⟨u, w⟩ ≈ low · Σ_d u_d + step · Σ_b Σ_j 2^(b+j) · popcount(plane_b(u) AND plane_j(v)),
+// integer bit counts over 64 coordinates per instruction (simd::Kernels::bit_plane_dot_batch),
+// and ⟨y, w⟩ = ⟨u, w⟩ − h · Σ_d w_d with the exact sum. The query's rounding adds an error below
+// the codes' own (4 query bits suffice for 1-bit codes: Gao & Long).
 //
-// Code layout (code_size() = B · D / 8 + 8 bytes): B bit planes of D / 8 bytes, plane b holding
-// bit b of every level (coordinate 8g + i in bit i of byte g), then float32 ‖r‖² and float32 a.
+// Code layout (code_size() = B · D / 8 + 12 bytes): B bit planes of D / 8 bytes, plane b holding
+// bit b of every level (coordinate 8g + i in bit i of byte g), then float32 ‖r‖², float32 a and
+// float32 Σ_d u_d (an integer below 2^24, exact).
 // Serialized form (little-endian): uint32 dim, uint32 D, uint32 B, float32 R[D][dim] (row-major).
 #pragma once
 
@@ -63,7 +67,7 @@ class RabitQuantizer final : public Quantizer {
   void Rotate(const float* vector, float* rotated) const;
 
  private:
-  static constexpr int kFactorBytes = 2 * static_cast<int>(sizeof(float));
+  static constexpr int kFactorBytes = 3 * static_cast<int>(sizeof(float));
 
   int dim_ = 0;
   int padded_dim_ = 0;

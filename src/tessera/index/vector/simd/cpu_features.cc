@@ -14,6 +14,7 @@ CpuFeatures Query() {
   __builtin_cpu_init();
   features.avx2 = __builtin_cpu_supports("avx2");
   features.fma = __builtin_cpu_supports("fma");
+  features.popcnt = __builtin_cpu_supports("popcnt");
   // CPUID leaf 1, ECX bit 29: clang before 16 rejects __builtin_cpu_supports("f16c").
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   features.f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
@@ -34,7 +35,7 @@ const CpuFeatures& DetectCpuFeatures() {
 }
 
 Level BestLevel(const CpuFeatures& features) {
-  const bool avx2 = features.avx2 && features.fma && features.f16c;
+  const bool avx2 = features.avx2 && features.fma && features.f16c && features.popcnt;
   if (!avx2) return Level::kScalar;
   const bool avx512 =
       features.avx512f && features.avx512bw && features.avx512vl && features.avx512dq;

@@ -14,6 +14,7 @@ struct CpuFeatures {
   bool avx2 = false;
   bool fma = false;
   bool f16c = false;
+  bool popcnt = false;
   bool avx512f = false;
   bool avx512bw = false;
   bool avx512vl = false;
@@ -24,7 +25,7 @@ struct CpuFeatures {
 // The features of this CPU, queried once and cached.
 const CpuFeatures& DetectCpuFeatures();
 
-// The best kernel level `features` allow: AVX2 needs AVX2+FMA+F16C; AVX-512 also needs
+// The best kernel level `features` allow: AVX2 needs AVX2+FMA+F16C+POPCNT; AVX-512 also needs
 // F+BW+VL+DQ; the VNNI level adds AVX512_VNNI on top of the AVX-512 level.
 Level BestLevel(const CpuFeatures& features);
 

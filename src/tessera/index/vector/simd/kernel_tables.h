@@ -27,7 +27,14 @@ const Kernels& Avx512VnniKernels();
 // bench/simd_kernels_benchmark.cc compares them), and all are bit-equal, so the choice never
 // changes a result.
 void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float* table, float* out);
+// Kernels::bit_plane_dot_batch with the portable bit count (the scalar level) and with the
+// POPCNT instruction (every x86 level above it: AVX2 implies POPCNT).
+void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
+                              const uint8_t* query, int query_planes, int plane_bytes,
+                              uint64_t* out);
 #if defined(TESSERA_SIMD_X86)
+void PopcntBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
+                            const uint8_t* query, int query_planes, int plane_bytes, uint64_t* out);
 // The same sums with one vgatherdps per sub-quantizer over 8 (AVX2) or 16 (AVX-512) rows, kept
 // for CPUs with fast gathers; callable only at a level the CPU supports.
 void GatherPqAdcBatchAvx2(const uint8_t* codes, int64_t count, int m, const float* table,

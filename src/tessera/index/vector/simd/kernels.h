@@ -7,7 +7,7 @@
 //
 // Exactness contract (tests/index/vector/simd_kernels_test.cc checks every available level
 // against the scalar one on random inputs, odd dimensions included):
-//  - integer kernels (dot_u8_s8*) are exact at every level: bit-equal results;
+//  - integer kernels (dot_u8_s8*, bit_plane_dot_batch) are exact at every level: bit-equal;
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
 //  - l2_squared_transposed and inner_product_transposed sum in order of d with one fused
 //    multiply-add per term at every level: bit-equal;
@@ -95,6 +95,14 @@ struct Kernels {
   // out[i] = Σ_{j=0..m-1} table[j·256 + codes[i·m + j]], added in order of j.
   void (*pq_adc_batch)(const uint8_t* codes, int64_t count, int m, const float* table,
                        float* out) = nullptr;
+
+  // Bit-plane inner products (RaBitQ): `count` codes `stride` bytes apart, each starting with
+  // `code_planes` planes of `plane_bytes` bytes (plane b at code + b·plane_bytes), against a query
+  // of `query_planes` (≤ 16) planes of `plane_bytes` bytes:
+  // out[i] = Σ_b Σ_j 2^(b+j) · popcount(plane b of code i AND query plane j), exact.
+  void (*bit_plane_dot_batch)(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
+                              const uint8_t* query, int query_planes, int plane_bytes,
+                              uint64_t* out) = nullptr;
 };
 
 // The kernels of `level`, which must not exceed DetectedLevel() (it is clamped to it).

@@ -5,6 +5,7 @@
 // has seen the CPU support it. Float sums keep four 8-lane FMA accumulators (independent
 // dependency chains) and read tails with masked loads, so a batch row goes through exactly the
 // instructions of the single-pair kernel: the batch kernels call the same inline routines.
+#include "tessera/index/vector/simd/bit_plane_dot.h"
 #include "tessera/index/vector/simd/kernel_tables.h"
 
 #if defined(TESSERA_SIMD_X86)
@@ -16,6 +17,8 @@
 #include <cstring>
 
 #define TESSERA_AVX2 __attribute__((target("avx2,fma,f16c")))
+// The bit-plane kernel needs POPCNT alone; the AVX-512 levels use it too.
+#define TESSERA_POPCNT __attribute__((target("popcnt")))
 
 namespace tessera::index::vector::simd {
 
@@ -448,6 +451,12 @@ TESSERA_AVX2 int64_t IndexesAtMost(const float* values, int64_t count, float bou
 
 }  // namespace
 
+TESSERA_POPCNT void PopcntBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count,
+                                           int code_planes, const uint8_t* query, int query_planes,
+                                           int plane_bytes, uint64_t* out) {
+  BitPlaneDotBatchBody(codes, stride, count, code_planes, query, query_planes, plane_bytes, out);
+}
+
 const Kernels& Avx2Kernels() {
   static const Kernels kernels = [] {
     Kernels table;
@@ -467,6 +476,7 @@ const Kernels& Avx2Kernels() {
     table.dot_u8_s8 = DotU8S8;
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
+    table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
     return table;
   }();
   return kernels;

@@ -554,6 +554,7 @@ Kernels MakeAvx512Table(Level level) {
   table.dot_u8_s8 = DotU8S8;
   table.dot_u8_s8_batch = DotU8S8Batch;
   table.pq_adc_batch = PortablePqAdcBatch;
+  table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
   return table;
 }
 

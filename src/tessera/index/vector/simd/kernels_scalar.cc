@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "tessera/index/vector/simd/bit_plane_dot.h"
 #include "tessera/index/vector/simd/kernel_tables.h"
 
 namespace tessera::index::vector::simd {
@@ -185,6 +186,12 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
   for (; i < count; ++i) out[i] = PqAdcRow(codes + i * m, m, table);
 }
 
+void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
+                              const uint8_t* query, int query_planes, int plane_bytes,
+                              uint64_t* out) {
+  BitPlaneDotBatchBody(codes, stride, count, code_planes, query, query_planes, plane_bytes, out);
+}
+
 namespace {
 
 float L2SquaredTransposed(const float* point, const float* columns, int64_t stride, int64_t count,
@@ -246,6 +253,7 @@ const Kernels& ScalarKernels() {
     table.dot_u8_s8 = DotU8S8;
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
+    table.bit_plane_dot_batch = PortableBitPlaneDotBatch;
     return table;
   }();
   return kernels;
