@@ -55,8 +55,11 @@ MAX_ITERS = 25
 SAMPLE_RATE = 256
 TRAIN_SEED = 42
 # Refine factors of the quantized indexes (1 = no re-ranking).
-REFINE = {"IVF_FLAT": [1], "IVF_PQ": [1, 10], "IVF_SQ": [1, 4]}
-INDEX_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_SQ"]
+REFINE = {"IVF_FLAT": [1], "IVF_PQ": [1, 10], "IVF_SQ": [1, 4], "IVF_RQ": [1, 10]}
+INDEX_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_RQ"]
+# Bits per dimension of IVF_RQ (RaBitQ) in every system: one (faiss's and tessera's default;
+# pylance's is 5, so it is passed to every system).
+RQ_BITS = 1
 # Before a sweep, each query process runs this many queries at the largest nprobes (warm-up);
 # before each point, 20 more at that point's settings.
 WARMUP_ALL = 200
@@ -157,13 +160,19 @@ def worker_faiss_build(spec):
         index = faiss.IndexIVFFlat(quantizer, d, spec["nlist"])
     elif itype == "IVF_PQ":
         index = faiss.IndexIVFPQ(quantizer, d, spec["nlist"], spec["pq_m"], spec["nbits"])
+    elif itype == "IVF_RQ":
+        # faiss's RaBitQ: queries rounded to 4 bits (its default in 1.15, set to be sure; as
+        # tessera's at one bit per dimension).
+        index = faiss.IndexIVFRaBitQ(quantizer, d, spec["nlist"], faiss.METRIC_L2, True,
+                                     RQ_BITS)
+        index.qb = 4
     else:
         index = faiss.IndexIVFScalarQuantizer(quantizer, d, spec["nlist"],
                                               faiss.ScalarQuantizer.QT_8bit)
     index.cp.niter = MAX_ITERS
     index.cp.max_points_per_centroid = SAMPLE_RATE
     index.cp.seed = TRAIN_SEED
-    # The coarse k-means is the same for the three index types (same data, parameters and
+    # The coarse k-means is the same for every index type (same data, parameters and
     # seed: faiss's k-means is deterministic), so it runs once per dataset; its time is counted
     # in the build time of each index.
     centroids_path = Path(spec["centroids_path"])
@@ -303,6 +312,8 @@ def worker_lance_build(spec):
     kwargs = dict(num_partitions=spec["nlist"], max_iters=MAX_ITERS, sample_rate=SAMPLE_RATE)
     if spec["index"] == "IVF_PQ":
         kwargs.update(num_sub_vectors=spec["pq_m"], num_bits=spec["nbits"])
+    elif spec["index"] == "IVF_RQ":
+        kwargs.update(num_bits=RQ_BITS)
     t0 = time.perf_counter()
     ds = ds.create_index("vector", spec["index"], name="vidx", metric="l2", replace=True,
                          **kwargs)
@@ -557,7 +568,7 @@ class Bench:
     def add_curves(self, system, index, variant, build, queries, index_bytes, notes=""):
         for rf in sorted({p["refine_factor"] for p in queries["batch"]["points"]}):
             label = f"{system} {index}" + (f" {variant}" if variant else "") + \
-                (f" rf={rf}" if rf != 1 or index in ("IVF_PQ", "IVF_SQ") else "")
+                (f" rf={rf}" if rf != 1 or index in ("IVF_PQ", "IVF_SQ", "IVF_RQ") else "")
             points = []
             for mode in ("single", "batch"):
                 for p in queries[mode]["points"]:
@@ -679,6 +690,8 @@ class Bench:
                   "max_iters": MAX_ITERS, "seed": TRAIN_SEED}
         if index == "IVF_PQ":
             params.update(num_sub_vectors=cfg["pq_m"], num_bits=cfg["nbits"])
+        elif index == "IVF_RQ":
+            params.update(num_bits=RQ_BITS)
         cmd = [self.tessera, "index", "create", path, "--name", "vidx", "--column", "vector",
                "--type", index, "--replace"]
         for k, v in params.items():
@@ -872,7 +885,7 @@ def plot(bench, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     colors = {"tessera": "tab:red", "faiss": "tab:blue", "lance": "tab:green"}
-    markers = {"IVF_FLAT": "o", "IVF_PQ": "s", "IVF_SQ": "^"}
+    markers = {"IVF_FLAT": "o", "IVF_PQ": "s", "IVF_SQ": "^", "IVF_RQ": "D"}
     fig, axes = plt.subplots(1, 2, figsize=(14, 7), sharex=True)
     for ax, key, title in ((axes[0], "single_qps", "single thread, one query at a time"),
                            (axes[1], "batch_qps", f"batch, {bench.threads} threads")):

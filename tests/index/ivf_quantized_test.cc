@@ -293,6 +293,11 @@ TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
     EXPECT_NE(rejected.status().message().find("num_bits"), std::string::npos);
   }
   EXPECT_FALSE(rq->Validate(*column, {{"num_sub_vectors", "8"}}).ok());
+  auto too_long =
+      rq->Validate(*arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 4097)), {});
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_NE(too_long.status().message().find("at most 4096 dimensions"), std::string::npos)
+      << too_long.status().message();
 }
 
 struct RecallCase {
@@ -311,7 +316,7 @@ TEST(IvfQuantizedFamilies, RecallAtFewProbesWithAndWithoutRefinement) {
       {"IVF_PQ", Metric::kL2, 10, 0.90},
       {"IVF_PQ", Metric::kCosine, 10, 0.9},
       {"IVF_SQ", Metric::kDot, 4, 0.9},
-      // One bit per dimension is 4 bytes a row at 32 dimensions (IVF_PQ here: 8).
+      // One bit per rotated dimension: 8 bytes a row at 32 dimensions padded to 64 (IVF_PQ: 8).
       {"IVF_RQ", Metric::kL2, 1, 0.30},
       {"IVF_RQ", Metric::kL2, 10, 0.85},
       {"IVF_RQ", Metric::kCosine, 10, 0.8},

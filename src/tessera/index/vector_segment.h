@@ -34,7 +34,7 @@ class VectorSegmentReader : public SegmentReader {
   virtual int dim() const = 0;
   // Partitions of the segment's IVF model: an nprobes at least this probes everything.
   virtual int num_partitions() const = 0;
-  // True where reported distances are computed from quantized codes (IVF_PQ, IVF_SQ): they
+  // True where reported distances are computed from quantized codes (IVF_SQ, IVF_PQ, IVF_RQ): they
   // order rows approximately, and the planner re-ranks candidates by exact distances when asked
   // to (NearestOptions::refine_factor). False where they are vector::Distance itself.
   virtual bool approximate() const { return false; }

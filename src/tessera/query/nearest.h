@@ -63,7 +63,7 @@ struct NearestOptions {
   // Partitions probed in each IVF segment (capped by the segment's partition count). Higher is
   // slower and more exact; at the partition count the search is exact.
   int nprobes = kDefaultNprobes;
-  // Quantized indexes (IVF_PQ, IVF_SQ): each segment keeps k × refine_factor candidates by
+  // Quantized indexes (IVF_SQ, IVF_PQ, IVF_RQ): each segment keeps k × refine_factor candidates by
   // their approximate distance, then re-ranks them by the exact distance of their raw vectors
   // (read through Take). 1 (the default): no re-ranking; the reported distances of such
   // segments are then approximate. Ignored by IVF_FLAT, whose distances are exact.

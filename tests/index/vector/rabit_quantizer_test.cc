@@ -20,7 +20,7 @@
 namespace tessera::index::vector::rabit_quantizer_test {
 namespace {
 
-constexpr int kDim = 45;  // not a multiple of 8: the rotation pads to 48
+constexpr int kDim = 45;  // not a multiple of 64: the rotation pads to 64
 constexpr int kRows = 800;
 constexpr int kPartitions = 4;
 
@@ -112,8 +112,8 @@ TEST(RabitQuantizer, EstimatesTightenWithBitsAndAreUnbiasedAtOneBit) {
     double previous_rms = INFINITY;
     for (int bits : {1, 2, 4, 8}) {
       ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, bits, 3));
-      EXPECT_EQ(rq.padded_dim(), 48);
-      EXPECT_EQ(rq.code_size(), bits * 6 + 12);
+      EXPECT_EQ(rq.padded_dim(), 64);
+      EXPECT_EQ(rq.code_size(), bits * 8 + 12);
       const Encoded encoded = Encode(rq, ivf, rows);
       double error_sum = 0;
       double squared_error_sum = 0;
@@ -167,6 +167,27 @@ TEST(RabitQuantizer, RowsAtTheirCentroidScoreExactly) {
   }
 }
 
+TEST(RabitQuantizer, RowsWithNaNOrInfinityScoreNaN) {
+  auto rows = RandomVectors(6, kDim, 12);
+  rows[1 * kDim + 3] = NAN;
+  rows[3 * kDim + 0] = INFINITY;
+  rows[5 * kDim + 44] = -INFINITY;
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim, RandomVectors(1, kDim, 13)));
+  const auto query = RandomVectors(1, kDim, 14);
+  for (int bits : {1, 5}) {
+    ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, bits, 15));
+    Encoded encoded;
+    encoded.rows = rows;
+    encoded.partitions.assign(6, 0);
+    encoded.codes.resize(6 * static_cast<size_t>(rq.code_size()));
+    ASSERT_OK(rq.Encode(ivf, rows.data(), encoded.partitions.data(), 6, encoded.codes.data()));
+    const auto scores = ScoreAll(rq, ivf, encoded, query.data());
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(std::isnan(scores[i]), i % 2 == 1) << "row " << i << " bits " << bits;
+    }
+  }
+}
+
 TEST(RabitQuantizer, PrecomputedRotatedCentroidsScoreTheSame) {
   const auto rows = RandomVectors(kRows, kDim, 7);
   ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim,
@@ -199,6 +220,12 @@ TEST(RabitQuantizer, BadParametersAndDamagedBytesAreRejected) {
     auto made = RabitQuantizer::Make(kDim, bits, 1);
     ASSERT_FALSE(made.ok());
     EXPECT_EQ(KindOf(made.status()), ErrorKind::kInvalidArgument);
+  }
+  for (int dim : {0, kMaxRabitDimension + 1}) {
+    auto made = RabitQuantizer::Make(dim, 1, 1);
+    ASSERT_FALSE(made.ok());
+    EXPECT_EQ(KindOf(made.status()), ErrorKind::kInvalidArgument);
+    EXPECT_NE(made.status().message().find("IVF_PQ"), std::string::npos);
   }
   ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, 2, 1));
   const std::string bytes = rq.Serialize();

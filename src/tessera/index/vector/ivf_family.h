@@ -9,8 +9,8 @@
 //  - IVF_SQ: an 8-bit scalar-quantized code, dim + 4 bytes (scalar_quantizer.h).
 //  - IVF_PQ: a product-quantized code of the residual to the partition centroid, one byte per
 //    sub-vector (product_quantizer.h).
-//  - IVF_RQ: a RaBitQ code of the residual, num_bits bits per rotated dimension plus two floats
-//    (rabit_quantizer.h).
+//  - IVF_RQ: a RaBitQ code of the residual, num_bits bits per rotated dimension plus three
+//    floats (rabit_quantizer.h); vectors of at most 4096 dimensions.
 // The quantized families report approximate distances (VectorSegmentReader::approximate());
 // the planner re-ranks k × refine_factor candidates with exact distances when asked. For
 // cosine their vectors and queries are normalized to unit length before quantization.
@@ -30,7 +30,8 @@
 //   num_bits         bits per sub-vector code: 8 (the only value supported)
 // IVF_RQ only:
 //   num_bits         bits per rotated dimension, [1, 8]                 default 1
-//                    (code: num_bits × ⌈dim / 8⌉ bytes + 12; the rotation is drawn from seed)
+//                    (code: num_bits × ⌈dim / 64⌉ × 8 bytes + 12; the rotation is drawn
+//                    from seed)
 //
 // Segment files (in _indices/<uuid>/): model.bin (IVF_FLAT: the IvfModel, ivf_model.h; the
 // quantized families: IvfQuantizedModel, ivf_quantized_model.h) and partitions.arrow

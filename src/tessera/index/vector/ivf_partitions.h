@@ -4,8 +4,8 @@
 // Columns: `_rowaddr` uint64 (the row address), then the row's payload, by layout:
 //  - IVF_FLAT: `vector` fixed_size_list<float32>[dim], the raw vector as float32 (float16
 //    columns are converted exactly);
-//  - quantized families (IVF_PQ, IVF_SQ): `code` fixed_size_list<uint8>[code size], the row's
-//    code as the family defines it.
+//  - quantized families (IVF_SQ, IVF_PQ, IVF_RQ): `code` fixed_size_list<uint8>[code size],
+//    the row's code as the family defines it.
 // Rows are never null. Schema metadata records the partition count and the payload width
 // (key tessera.ivf.dim), checked on open.
 //

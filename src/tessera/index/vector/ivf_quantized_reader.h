@@ -1,4 +1,5 @@
-// The reader of one IVF_SQ or IVF_PQ segment: nearest-neighbour search over quantized codes.
+// The reader of one IVF_SQ, IVF_PQ or IVF_RQ segment: nearest-neighbour search over quantized
+// codes.
 //
 // Search probes the query.nprobes partitions nearest to the query (cosine: the unit query),
 // scores their codes with the model's quantizer (approximate distances, quantizer.h) and keeps

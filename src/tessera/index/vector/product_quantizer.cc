@@ -252,7 +252,7 @@ arrow::Status ProductQuantizer::Encode(const IvfModel& ivf, const float* vectors
 void ProductQuantizer::PrepareSearch(const IvfModel& ivf) {
   const size_t per_partition = static_cast<size_t>(num_sub_vectors_) * kPqCodebookSize;
   const size_t bytes = per_partition * static_cast<size_t>(ivf.num_partitions()) * sizeof(float);
-  if (ivf.metric() != Metric::kL2 || bytes > kMaxPrecomputedTableBytes) return;
+  if (ivf.metric() != Metric::kL2 || bytes > kMaxPrecomputedSearchBytes) return;
   partition_terms_.assign(per_partition * static_cast<size_t>(ivf.num_partitions()), 0.0f);
   std::vector<float> norms(per_partition);
   for (int j = 0; j < num_sub_vectors_; ++j) {

@@ -9,7 +9,7 @@
 // Asymmetric distance computation (the query is not quantized), with x̂ = c_p + r̂:
 //  - l2: ‖q − c_p − r̂‖² = ‖q − c_p‖² + Σ_j (‖e‖² + 2 c_p,j·e − 2 q_j·e) with e =
 //    codebook_j[code_j]. The terms ‖e‖² + 2 c_p,j·e are precomputed per (partition, j, entry)
-//    when the model is opened for search (PrepareSearch, up to kMaxPrecomputedTableBytes), so a
+//    when the model is opened for search (PrepareSearch, up to kMaxPrecomputedSearchBytes), so a
 //    query computes −2 q_j·e once and adds the partition's terms per probed partition; beyond
 //    that size, a table ‖(q − c_p)_j − e‖² is computed per probed partition;
 //  - dot: −q·x̂ = −q·c_p − Σ_j q_j · codebook_j[code_j], one table per query plus a per-partition
@@ -30,9 +30,6 @@
 namespace tessera::index::vector {
 
 inline constexpr int kPqCodebookSize = 256;
-// The most memory the per-partition l2 terms of one segment may take (num_partitions ×
-// num_sub_vectors × 256 floats): 64 MiB, 1024 partitions at 64 sub-vectors.
-inline constexpr size_t kMaxPrecomputedTableBytes = size_t{64} << 20;
 
 struct ProductQuantizerOptions {
   int num_sub_vectors = 16;

@@ -1,5 +1,5 @@
-// Quantizer: how a quantized IVF family (IVF_SQ, IVF_PQ) turns a vector into a short code and
-// scores codes against a query without decoding them.
+// Quantizer: how a quantized IVF family (IVF_SQ, IVF_PQ, IVF_RQ) turns a vector into a short code
+// and scores codes against a query without decoding them.
 //
 // A quantizer is trained once per model, on the training sample, after the IVF centroids (it
 // may encode a vector relative to its partition's centroid: residual encoding). It is immutable
@@ -12,6 +12,7 @@
 
 #include <arrow/status.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,11 @@
 #include "tessera/index/vector/ivf_model.h"
 
 namespace tessera::index::vector {
+
+// The most memory what PrepareSearch precomputes for one segment may take: 64 MiB (IVF_PQ's
+// per-partition l2 terms, num_partitions × num_sub_vectors × 256 floats, hold 1024 partitions
+// at 64 sub-vectors; IVF_RQ's rotated centroids, num_partitions × D floats).
+inline constexpr size_t kMaxPrecomputedSearchBytes = size_t{64} << 20;
 
 // Scores the codes of one query, partition by partition. Holds per-query state (tables);
 // use one per query and thread.

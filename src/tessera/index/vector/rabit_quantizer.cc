@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "tessera/index/vector/random_rotation.h"
 #include "tessera/index/vector/simd/kernels.h"
@@ -21,8 +22,6 @@ constexpr int64_t kScoreChunk = 256;
 // a query of 8 bits doubled the error, one of 11 adds a tenth).
 constexpr int kQueryBitsAboveCode = 3;
 constexpr int kMaxQueryBits = kMaxRabitBits + kQueryBitsAboveCode;
-// The most memory the rotated centroids of one segment may take (l2): 64 MiB.
-constexpr size_t kMaxRotatedCentroidBytes = size_t{64} << 20;
 // Candidate scales of the rounding grid for B ≥ 2, as multiples of the scale that maps the
 // largest coordinate to the edge of the top level: rotated coordinates are close to Gaussian,
 // and the best uniform grid for a Gaussian clips its tails (from 2.0 at B = 2 to 0.9 at B = 8).
@@ -30,7 +29,9 @@ constexpr int kScaleCandidates = 24;
 constexpr double kSmallestScale = 0.5;
 constexpr double kLargestScale = 2.5;
 
-int PaddedDimension(int dim) { return (dim + 7) / 8 * 8; }
+// Planes of whole 64-bit words: the popcount kernel's fast path (and more rotated coordinates,
+// hence more bits, for dimensions that are not multiples of 64).
+int PaddedDimension(int dim) { return (dim + 63) / 64 * 64; }
 
 // The levels u (0 ≤ u < 2^bits) of one rotated residual, written as bit planes into `code`
 // (bits × padded_dim / 8 bytes, zeroed by the caller); returns ⟨y, rotated⟩, y = u − h.
@@ -132,7 +133,8 @@ class RabitQueryScorer final : public QueryScorer {
       for (int64_t i = 0; i < rows; ++i) {
         float factors[3];  // ‖r‖², a, Σ_d u_d
         std::memcpy(factors, chunk + i * code_size + bits * rq_.plane_bytes(), sizeof(factors));
-        // ⟨u, w⟩ with w_d ≈ low + step · (query level d), then ⟨y, w⟩ = ⟨u, w⟩ − h Σ_d w_d.
+        // ⟨u, ŵ⟩ with ŵ_d = low + step · v_d (v: the query's levels), then ⟨y, ŵ⟩ = ⟨u, ŵ⟩ −
+        // h Σ_d ŵ_d: the rounding error enters as ⟨y, ŵ − w⟩, not also as h Σ_d (ŵ − w)_d.
         const double uw = query_low_ * factors[2] + query_step_ * static_cast<double>(dots_[i]);
         const double yw = uw - h * query_sum_;
         out[first + i] = static_cast<float>(l2 ? factors[0] + query_norm_ - 2.0 * factors[1] * yw
@@ -143,7 +145,7 @@ class RabitQueryScorer final : public QueryScorer {
 
  private:
   // Rounds w (padded_dim floats) to query_bits_ bits per coordinate between its smallest and
-  // largest value, as bit planes; keeps the exact Σ_d w_d.
+  // largest value, as bit planes, and keeps the sum of the rounded values.
   void QuantizeQuery(const float* w) {
     const int padded = rq_.padded_dim();
     const int plane_bytes = rq_.plane_bytes();
@@ -151,15 +153,13 @@ class RabitQueryScorer final : public QueryScorer {
     const int top = (1 << query_bits_) - 1;
     double low = w[0];
     double high = w[0];
-    double sum = 0;
     for (int d = 0; d < padded; ++d) {
       low = std::min(low, double{w[d]});
       high = std::max(high, double{w[d]});
-      sum += w[d];
     }
     query_low_ = low;
     query_step_ = high > low ? (high - low) / top : 0.0;
-    query_sum_ = sum;
+    int64_t level_sum = 0;
     const double scale = query_step_ > 0 ? 1.0 / query_step_ : 0.0;
     query_planes_.resize(static_cast<size_t>(query_bits_) * plane_bytes);
     for (int g = 0; g < plane_bytes; ++g) {
@@ -167,6 +167,7 @@ class RabitQueryScorer final : public QueryScorer {
       for (int i = 0; i < 8; ++i) {
         // Nearest level: (w − low) · scale is in [0, top] up to rounding, so + ½ and truncate.
         levels[i] = std::min(static_cast<int>((w[8 * g + i] - low) * scale + 0.5), top);
+        level_sum += levels[i];
       }
       for (int j = 0; j < query_bits_; ++j) {
         int byte = 0;
@@ -174,6 +175,7 @@ class RabitQueryScorer final : public QueryScorer {
         query_planes_[static_cast<size_t>(j) * plane_bytes + g] = static_cast<uint8_t>(byte);
       }
     }
+    query_sum_ = padded * query_low_ + query_step_ * static_cast<double>(level_sum);
   }
 
   const RabitQuantizer& rq_;
@@ -187,14 +189,18 @@ class RabitQueryScorer final : public QueryScorer {
   int query_bits_ = 0;
   double query_low_ = 0;
   double query_step_ = 0;
-  double query_sum_ = 0;
+  double query_sum_ = 0;   // Σ_d ŵ_d
   double query_norm_ = 0;  // l2: ‖R(q − c_p)‖²
   int query_partition_ = -1;
   std::vector<uint64_t> dots_;
 };
 
 arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t seed) {
-  if (dim < 1) return InvalidArgument("RaBitQ needs a dimension of at least 1, got ", dim);
+  if (dim < 1 || dim > kMaxRabitDimension) {
+    return InvalidArgument("RaBitQ takes vectors of 1 to ", kMaxRabitDimension, " dimensions, got ",
+                           dim,
+                           " (its rotation is dim x dim); use IVF_PQ or IVF_SQ for longer vectors");
+  }
   if (bits < kMinRabitBits || bits > kMaxRabitBits) {
     return InvalidArgument("RaBitQ takes ", kMinRabitBits, " to ", kMaxRabitBits,
                            " bits per dimension, got ", bits);
@@ -212,8 +218,9 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Deserialize(std::string_view bytes
   uint32_t header[kRabitHeaderWords] = {0, 0, 0};
   if (bytes.size() >= sizeof(header)) std::memcpy(header, bytes.data(), sizeof(header));
   const size_t padded = static_cast<size_t>(PaddedDimension(dim));
-  if (bytes.size() < sizeof(header) || header[0] != static_cast<uint32_t>(dim) ||
-      header[1] != padded || header[2] < kMinRabitBits || header[2] > kMaxRabitBits ||
+  if (dim < 1 || dim > kMaxRabitDimension || bytes.size() < sizeof(header) ||
+      header[0] != static_cast<uint32_t>(dim) || header[1] != padded || header[2] < kMinRabitBits ||
+      header[2] > kMaxRabitBits ||
       bytes.size() != sizeof(header) + sizeof(float) * padded * static_cast<size_t>(dim)) {
     return Corrupt(what, " does not hold a RaBitQ quantizer of dimension ", dim, " (", bytes.size(),
                    " bytes, dimension ", header[0], ", padded to ", header[1], ", ", header[2],
@@ -263,9 +270,12 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
       const float norm =
           simd::ActiveKernels().inner_product(residual.data(), residual.data(), dim_);
       uint8_t* code = codes + static_cast<size_t>(i) * code_bytes;
-      // ‖r‖², a, Σ_d u_d: zeros for a row at its centroid (no level set).
+      // ‖r‖², a, Σ_d u_d: zeros for a row at its centroid (no level set), NaN for a row with
+      // a NaN or infinite value, which then scores NaN: never a neighbour, as in IVF_FLAT.
       float factors[3] = {0.0f, 0.0f, 0.0f};
-      if (norm > 0.0f) {
+      if (!std::isfinite(norm)) {
+        factors[0] = factors[1] = std::numeric_limits<float>::quiet_NaN();
+      } else if (norm > 0.0f) {
         Rotate(residual.data(), rotated.data());
         const double dot = QuantizeRotated(rotated.data(), padded_dim_, bits_, levels, code);
         factors[0] = norm;
@@ -273,7 +283,7 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
         factors[1] = dot > 0 ? static_cast<float>(norm / dot) : 0.0f;
         int64_t level_sum = 0;
         for (int level : levels) level_sum += level;
-        factors[2] = static_cast<float>(level_sum);  // exact: at most 255 × 65,536 < 2^24
+        factors[2] = static_cast<float>(level_sum);  // exact: at most 255 × kMaxRabitDimension
       }
       std::memcpy(code + bits_ * plane_bytes(), factors, sizeof(factors));
     }
@@ -283,7 +293,7 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
 
 void RabitQuantizer::PrepareSearch(const IvfModel& ivf) {
   const size_t bytes = static_cast<size_t>(ivf.num_partitions()) * padded_dim_ * sizeof(float);
-  if (ivf.metric() != Metric::kL2 || bytes > kMaxRotatedCentroidBytes) return;
+  if (ivf.metric() != Metric::kL2 || bytes > kMaxPrecomputedSearchBytes) return;
   rotated_centroids_.resize(static_cast<size_t>(ivf.num_partitions()) * padded_dim_);
   for (int p = 0; p < ivf.num_partitions(); ++p) {
     Rotate(ivf.centroids().data() + static_cast<size_t>(p) * dim_,

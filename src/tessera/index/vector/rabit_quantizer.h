@@ -2,7 +2,7 @@
 //
 // A row x of partition p is encoded from its residual r = x − c_p. The residual is rotated by a
 // random rotation R (random_rotation.h; `dim` coordinates zero-padded to D = dim rounded up to a
-// multiple of 8) and each rotated coordinate is rounded to one of 2^B levels, B = num_bits in
+// multiple of 64) and each rotated coordinate is rounded to one of 2^B levels, B = num_bits in
 // [1, 8]: level u_d ∈ [0, 2^B) stands for y_d = u_d − h, h = (2^B − 1) / 2. With B = 1 the code is
 // the sign of each coordinate; with more bits the rounding grid is scaled by the factor t that
 // brings y closest in angle to Rr (a search over a fixed set of candidates: any t gives a correct
@@ -14,21 +14,23 @@
 // A row stores ‖r‖², a = ‖r‖² / ⟨y, Rr⟩ and Σ_d u_d after its levels, so that with v = q − c_p:
 //  - l2:  ‖q − x‖² ≈ ‖r‖² + ‖q − c_p‖² − 2 a ⟨y, R(q − c_p)⟩;
 //  - dot: −q·x ≈ −q·c_p − a ⟨y, Rq⟩; cosine: 1 + the same, on unit vectors (the family normalizes).
-// A row equal to its centroid (r = 0) stores zeros and scores exactly.
+// A row equal to its centroid (r = 0) stores zeros and scores exactly; a row with a NaN or
+// infinite value stores NaN and scores NaN (never a neighbour).
 //
 // Scoring never decodes. The rotated query w (Rq for dot and cosine, once per query; R(q − c_p) =
 // Rq − Rc_p for l2, once per probed partition, with the rotated centroids Rc_p precomputed by
 // PrepareSearch) is rounded to Bq = B + 3 bits per coordinate between its smallest and
-// largest value, w_d ≈ low + step · v_d, and stored as Bq bit planes. Then
-//   ⟨u, w⟩ ≈ low · Σ_d u_d + step · Σ_b Σ_j 2^(b+j) · popcount(plane_b(u) AND plane_j(v)),
+// largest value, ŵ_d = low + step · v_d, and stored as Bq bit planes. Then
+//   ⟨u, ŵ⟩ = low · Σ_d u_d + step · Σ_b Σ_j 2^(b+j) · popcount(plane_b(u) AND plane_j(v)),
 // integer bit counts over 64 coordinates per instruction (simd::Kernels::bit_plane_dot_batch),
-// and ⟨y, w⟩ = ⟨u, w⟩ − h · Σ_d w_d with the exact sum. The query's rounding adds an error below
+// and ⟨y, ŵ⟩ = ⟨u, ŵ⟩ − h · Σ_d ŵ_d. The query's rounding adds an error below
 // the codes' own (4 query bits suffice for 1-bit codes: Gao & Long).
 //
 // Code layout (code_size() = B · D / 8 + 12 bytes): B bit planes of D / 8 bytes, plane b holding
 // bit b of every level (coordinate 8g + i in bit i of byte g), then float32 ‖r‖², float32 a and
 // float32 Σ_d u_d (an integer below 2^24, exact).
 // Serialized form (little-endian): uint32 dim, uint32 D, uint32 B, float32 R[D][dim] (row-major).
+// Encoding runs in parallel (util::ParallelFor); each row's code depends on that row alone.
 #pragma once
 
 #include <arrow/result.h>
@@ -43,11 +45,14 @@ namespace tessera::index::vector {
 
 inline constexpr int kMinRabitBits = 1;
 inline constexpr int kMaxRabitBits = 8;
+// The longest vectors IVF_RQ takes: the rotation costs dim³ to draw (about a minute at 4096
+// dimensions) and dim² per row to apply.
+inline constexpr int kMaxRabitDimension = 4096;
 
 class RabitQuantizer final : public Quantizer {
  public:
   // A quantizer of `dim` dimensions with `bits` bits per coordinate, its rotation drawn from
-  // `seed`. InvalidArgument for bits outside [1, 8] or a dimension below 1.
+  // `seed`. InvalidArgument for bits outside [1, 8] or a dimension outside [1, 4096].
   static arrow::Result<RabitQuantizer> Make(int dim, int bits, uint64_t seed);
   static arrow::Result<RabitQuantizer> Deserialize(std::string_view bytes, int dim,
                                                    std::string_view what);

@@ -54,8 +54,8 @@ template <int kQueryPlanes>
   if (plane_bytes % 8 == 0) {
     // The query plane counts RaBitQ uses (code bits + 3, for 1 to 8 code bits).
     switch (query_planes) {
-#define TESSERA_WHOLE_WORDS(planes)                                                              \
-  case planes:                                                                                 \
+#define TESSERA_WHOLE_WORDS(planes)                                                             \
+  case planes:                                                                                  \
     return WholeWordBitPlaneDots<planes>(codes, stride, count, code_planes, query, plane_bytes, \
                                          out);
       TESSERA_WHOLE_WORDS(4)

@@ -29,7 +29,7 @@ enum class Level { kScalar = 0, kAvx2 = 1, kAvx512 = 2, kAvx512Vnni = 3 };
 std::string_view LevelName(Level level);
 // The inverse of LevelName (case-insensitive); nullopt for any other text.
 std::optional<Level> ParseLevel(std::string_view text);
-// The best level this CPU supports (AVX2 means AVX2+FMA+F16C; AVX-512 means F+BW+VL+DQ;
+// The best level this CPU supports (AVX2 means AVX2+FMA+F16C+POPCNT; AVX-512 means F+BW+VL+DQ;
 // VNNI adds AVX512_VNNI).
 Level DetectedLevel();
 // DetectedLevel(), lowered by TESSERA_SIMD when set (an unknown value is ignored). Read once,
