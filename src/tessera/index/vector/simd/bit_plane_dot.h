@@ -47,10 +47,53 @@ template <int kQueryPlanes>
   }
 }
 
+// One-bit codes (RaBitQ's default) of kWords words against 4 query planes: the query's words
+// loaded once per call, every loop unrolled.
+template <int kWords>
+[[gnu::always_inline]] inline void OneBitFourPlaneDots(const uint8_t* codes, int64_t stride,
+                                                       int64_t count, const uint8_t* query,
+                                                       uint64_t* out) {
+  constexpr int kQueryPlanes = 4;
+  uint64_t query_words[kQueryPlanes][kWords];
+  std::memcpy(query_words, query, sizeof(query_words));
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* code = codes + i * stride;
+    uint64_t counts[kQueryPlanes] = {};
+#pragma GCC unroll 32
+    for (int w = 0; w < kWords; ++w) {
+      uint64_t word;
+      std::memcpy(&word, code + 8 * w, sizeof(word));
+#pragma GCC unroll 4
+      for (int j = 0; j < kQueryPlanes; ++j) {
+        counts[j] += static_cast<uint64_t>(std::popcount(word & query_words[j][w]));
+      }
+    }
+    out[i] = counts[0] + (counts[1] << 1) + (counts[2] << 2) + (counts[3] << 3);
+  }
+}
+
 [[gnu::always_inline]] inline void BitPlaneDotBatchBody(const uint8_t* codes, int64_t stride,
                                                         int64_t count, int code_planes,
                                                         const uint8_t* query, int query_planes,
                                                         int plane_bytes, uint64_t* out) {
+  if (code_planes == 1 && query_planes == 4) {
+    // Common embedding widths: 128 to 1536 dimensions.
+    switch (plane_bytes) {
+#define TESSERA_ONE_BIT(words) \
+  case 8 * words:              \
+    return OneBitFourPlaneDots<words>(codes, stride, count, query, out);
+      TESSERA_ONE_BIT(2)
+      TESSERA_ONE_BIT(4)
+      TESSERA_ONE_BIT(6)
+      TESSERA_ONE_BIT(8)
+      TESSERA_ONE_BIT(12)
+      TESSERA_ONE_BIT(16)
+      TESSERA_ONE_BIT(24)
+#undef TESSERA_ONE_BIT
+      default:
+        break;
+    }
+  }
   if (plane_bytes % 8 == 0) {
     // The query plane counts RaBitQ uses (code bits + 3, for 1 to 8 code bits).
     switch (query_planes) {
