@@ -188,6 +188,26 @@ TEST(RabitQuantizer, RowsWithNaNOrInfinityScoreNaN) {
   }
 }
 
+// Values near the float range (a damaged model's, a fuzzer found): the rotated query overflows.
+// Its distances are unknown, so NaN, never undefined behaviour (UBSan runs this in `make test`).
+TEST(RabitQuantizer, QueriesWhoseRotationOverflowsScoreNaN) {
+  const std::vector<float> centroid(kDim, 3e38f);
+  std::vector<float> rows = RandomVectors(4, kDim, 16);
+  for (float& value : rows) value += 3e38f;  // rows at the centroid, as far as floats tell
+  const std::vector<float> query(kDim, -3e38f);
+  for (Metric metric : {Metric::kL2, Metric::kDot}) {
+    ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(metric, kDim, centroid));
+    for (int bits : {1, 4}) {
+      ASSERT_OK_AND_ASSIGN(auto rq, RabitQuantizer::Make(kDim, bits, 17));
+      rq.PrepareSearch(ivf);
+      const Encoded encoded = Encode(rq, ivf, rows);
+      for (float score : ScoreAll(rq, ivf, encoded, query.data())) {
+        EXPECT_TRUE(std::isnan(score)) << MetricName(metric) << " bits " << bits << ": " << score;
+      }
+    }
+  }
+}
+
 TEST(RabitQuantizer, PrecomputedRotatedCentroidsScoreTheSame) {
   const auto rows = RandomVectors(kRows, kDim, 7);
   ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim,

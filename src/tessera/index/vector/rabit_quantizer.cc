@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "tessera/index/vector/centroid_assignment.h"
 #include "tessera/index/vector/random_rotation.h"
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
@@ -121,6 +122,12 @@ class RabitQueryScorer final : public QueryScorer {
       bias = -simd::ActiveKernels().inner_product(query_.data(), centroid, dim);
       if (ivf_.metric() == Metric::kCosine) bias += 1.0;
     }
+    if (!query_finite_ || !std::isfinite(bias)) {
+      // Only a damaged model (centroids or a rotation so large that the query's rotation
+      // overflows) gets here: its distances are unknown, and NaN is never a neighbour.
+      std::fill(out, out + count, std::numeric_limits<float>::quiet_NaN());
+      return;
+    }
     const int bits = rq_.bits();
     const int code_size = rq_.code_size();
     const double h = ((1 << bits) - 1) / 2.0;
@@ -153,10 +160,13 @@ class RabitQueryScorer final : public QueryScorer {
     const int top = (1 << query_bits_) - 1;
     double low = w[0];
     double high = w[0];
+    query_finite_ = true;
     for (int d = 0; d < padded; ++d) {
+      query_finite_ = query_finite_ && std::isfinite(w[d]);
       low = std::min(low, double{w[d]});
       high = std::max(high, double{w[d]});
     }
+    if (!query_finite_) return;
     query_low_ = low;
     query_step_ = high > low ? (high - low) / top : 0.0;
     int64_t level_sum = 0;
@@ -189,8 +199,9 @@ class RabitQueryScorer final : public QueryScorer {
   int query_bits_ = 0;
   double query_low_ = 0;
   double query_step_ = 0;
-  double query_sum_ = 0;   // Σ_d ŵ_d
-  double query_norm_ = 0;  // l2: ‖R(q − c_p)‖²
+  double query_sum_ = 0;      // Σ_d ŵ_d
+  bool query_finite_ = true;  // false: w had a NaN or infinite coordinate
+  double query_norm_ = 0;     // l2: ‖R(q − c_p)‖²
   int query_partition_ = -1;
   std::vector<uint64_t> dots_;
 };
@@ -210,6 +221,7 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t s
   rq.padded_dim_ = PaddedDimension(dim);
   rq.bits_ = bits;
   rq.rotation_ = RandomOrthonormalColumns(rq.padded_dim_, dim, seed);
+  rq.TransposeRotation();
   return rq;
 }
 
@@ -236,6 +248,7 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Deserialize(std::string_view bytes
   for (float value : rq.rotation_) {
     if (!std::isfinite(value)) return Corrupt(what, " holds a non-finite rotation entry");
   }
+  rq.TransposeRotation();
   return rq;
 }
 
@@ -248,8 +261,22 @@ std::string RabitQuantizer::Serialize() const {
   return bytes;
 }
 
+void RabitQuantizer::TransposeRotation() {
+  rotation_columns_.resize(rotation_.size());
+  TransposeRows(rotation_.data(), padded_dim_, dim_, rotation_columns_.data());
+}
+
+bool RabitQuantizer::RotateFinite(const float* vector, float* rotated) const {
+  Rotate(vector, rotated);
+  for (int d = 0; d < padded_dim_; ++d) {
+    if (!std::isfinite(rotated[d])) return false;
+  }
+  return true;
+}
+
 void RabitQuantizer::Rotate(const float* vector, float* rotated) const {
-  simd::ActiveKernels().inner_product_batch(vector, rotation_.data(), padded_dim_, dim_, rotated);
+  simd::ActiveKernels().inner_product_transposed(vector, rotation_columns_.data(), padded_dim_,
+                                                 padded_dim_, dim_, rotated);
 }
 
 arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
@@ -271,12 +298,12 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
           simd::ActiveKernels().inner_product(residual.data(), residual.data(), dim_);
       uint8_t* code = codes + static_cast<size_t>(i) * code_bytes;
       // ‖r‖², a, Σ_d u_d: zeros for a row at its centroid (no level set), NaN for a row with
-      // a NaN or infinite value, which then scores NaN: never a neighbour, as in IVF_FLAT.
+      // a NaN or infinite value (or one whose rotation overflows, near the float range), which
+      // then scores NaN: never a neighbour, as in IVF_FLAT.
       float factors[3] = {0.0f, 0.0f, 0.0f};
-      if (!std::isfinite(norm)) {
+      if (!std::isfinite(norm) || (norm > 0.0f && !RotateFinite(residual.data(), rotated.data()))) {
         factors[0] = factors[1] = std::numeric_limits<float>::quiet_NaN();
       } else if (norm > 0.0f) {
-        Rotate(residual.data(), rotated.data());
         const double dot = QuantizeRotated(rotated.data(), padded_dim_, bits_, levels, code);
         factors[0] = norm;
         // ⟨y, Rr⟩ > 0: y has the sign of every coordinate it does not round to zero.

@@ -78,6 +78,13 @@ class RabitQuantizer final : public Quantizer {
   int padded_dim_ = 0;
   int bits_ = 1;
   std::vector<float> rotation_;  // padded_dim × dim, orthonormal columns
+  // The rotation transposed, dim × padded_dim: Rotate sums the rotated coordinates 16 at a time
+  // by FMA in order of d (inner_product_transposed), no horizontal sums, and bit-equal at every
+  // SIMD level, so a row's code does not depend on the CPU that encoded it.
+  std::vector<float> rotation_columns_;
+  void TransposeRotation();
+  // Rotate, then false where a rotated coordinate is not finite (an overflow).
+  bool RotateFinite(const float* vector, float* rotated) const;
   // l2 only, after PrepareSearch: the rotated centroids, partitions × padded_dim; empty
   // otherwise (a scorer then rotates each probed centroid itself).
   std::vector<float> rotated_centroids_;
