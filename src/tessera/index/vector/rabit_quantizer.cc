@@ -45,6 +45,8 @@ double QuantizeRotated(const float* rotated, int padded_dim, int bits, std::vect
   } else {
     double largest = 0;
     for (int d = 0; d < padded_dim; ++d) largest = std::max(largest, std::fabs(double{rotated[d]}));
+    // All zero only under a rotation that is not one (a model made by hand): any scale will do.
+    if (largest == 0) largest = 1;
     // The scale t whose grid y_d = clamp(⌊t · rotated_d⌋ + ½, −h, h) is closest in angle to the
     // rotated residual.
     double best_cosine = -1;
