@@ -658,11 +658,7 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
     options.num_sub_vectors = static_cast<int>(sub_vectors);
   }
   if (rabit) {
-    if (dim > kMaxRabitDimension) {
-      return InvalidArgument(family, " takes vectors of at most ", kMaxRabitDimension,
-                             " dimensions (its random rotation is dim x dim), got ", dim,
-                             "; use IVF_PQ or IVF_SQ for longer vectors");
-    }
+    ARROW_RETURN_NOT_OK(CheckRabitDimension(dim));
     ARROW_ASSIGN_OR_RAISE(
         int64_t bits, IntegerParam(params, family, kNumBitsKey, 1, kMinRabitBits, kMaxRabitBits));
     options.num_bits = static_cast<int>(bits);

@@ -123,6 +123,16 @@ std::string IvfModel::FingerprintOf(std::string_view bytes) {
   return text;
 }
 
+std::vector<float> IvfModel::Residuals(const float* vectors, const int32_t* partitions,
+                                       int64_t count) const {
+  std::vector<float> residuals(static_cast<size_t>(count) * dim_);
+  for (int64_t i = 0; i < count; ++i) {
+    const float* centroid = centroids_.data() + static_cast<size_t>(partitions[i]) * dim_;
+    for (int d = 0; d < dim_; ++d) residuals[i * dim_ + d] = vectors[i * dim_ + d] - centroid[d];
+  }
+  return residuals;
+}
+
 // AssignNearest answers exactly as NearestCentroid does, so Assign and AssignBatch agree.
 int IvfModel::Assign(const float* vector) const {
   return NearestCentroid(metric_, vector, centroids_.data(), num_partitions_, dim_);

@@ -49,6 +49,11 @@ class IvfModel {
   int num_partitions() const { return num_partitions_; }
   const std::vector<float>& centroids() const { return centroids_; }
 
+  // The residuals of `count` row-major vectors to the centroids of their partitions
+  // (partitions[i] for vector i): count × dim floats, what IVF_PQ and IVF_RQ codes encode.
+  std::vector<float> Residuals(const float* vectors, const int32_t* partitions,
+                               int64_t count) const;
+
   // The partition `vector` is stored in.
   int Assign(const float* vector) const;
   // The min(count, num_partitions) partitions nearest to `query`, nearest first (ties: lowest

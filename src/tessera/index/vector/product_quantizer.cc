@@ -26,18 +26,6 @@ void ExtractSubVectors(const float* vectors, int64_t count, int dim, int j, int 
   }
 }
 
-// Residuals of `count` vectors to the centroids of their partitions.
-std::vector<float> Residuals(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
-                             int64_t count) {
-  const int dim = ivf.dim();
-  std::vector<float> residuals(static_cast<size_t>(count) * dim);
-  for (int64_t i = 0; i < count; ++i) {
-    const float* centroid = ivf.centroids().data() + static_cast<size_t>(partitions[i]) * dim;
-    for (int d = 0; d < dim; ++d) residuals[i * dim + d] = vectors[i * dim + d] - centroid[d];
-  }
-  return residuals;
-}
-
 // out = a + b over m × 256 entries. Rows of a constant 256 and unaliased pointers: a loop the
 // compiler vectorizes at -O2 (a length known only at run time left it scalar, a fifth of a
 // batch search's time).
@@ -104,8 +92,7 @@ class ProductQueryScorer final : public QueryScorer {
         table_partition_ = partition;
       }
     } else {
-      bias = -simd::ActiveKernels().inner_product(query_.data(), centroid, dim);
-      if (ivf_.metric() == Metric::kCosine) bias += 1.0f;
+      bias = CentroidDistanceTerm(ivf_, query_.data(), partition);
     }
     simd::ActiveKernels().pq_adc_batch(codes, count, pq_.num_sub_vectors(), table_.data(), out);
     if (bias != 0) {
@@ -154,7 +141,7 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Train(const IvfModel& ivf, con
     partitions = subset_partitions.data();
     count = most;
   }
-  const std::vector<float> residuals = Residuals(ivf, sample, partitions, count);
+  const std::vector<float> residuals = ivf.Residuals(sample, partitions, count);
   // One k-means per sub-vector, independent of each other: they run in parallel (each one's
   // own loops then run serially, so the result does not depend on the thread count).
   ARROW_RETURN_NOT_OK(util::ParallelFor(m, [&](int64_t first, int64_t last) -> arrow::Status {
@@ -235,7 +222,7 @@ arrow::Status ProductQuantizer::Encode(const IvfModel& ivf, const float* vectors
                                        const int32_t* partitions, int64_t count,
                                        uint8_t* codes) const {
   if (count == 0) return arrow::Status::OK();
-  const std::vector<float> residuals = Residuals(ivf, vectors, partitions, count);
+  const std::vector<float> residuals = ivf.Residuals(vectors, partitions, count);
   std::vector<float> sub(static_cast<size_t>(count) * sub_dim_);
   std::vector<int32_t> nearest(static_cast<size_t>(count));
   for (int j = 0; j < num_sub_vectors_; ++j) {

@@ -19,6 +19,7 @@
 
 #include "tessera/index/vector/distance.h"
 #include "tessera/index/vector/ivf_model.h"
+#include "tessera/index/vector/simd/kernels.h"
 
 namespace tessera::index::vector {
 
@@ -36,6 +37,15 @@ class QueryScorer {
   // codes + i × code_size.
   virtual void Score(int partition, const uint8_t* codes, int64_t count, float* out) = 0;
 };
+
+// The part of a dot or cosine distance (−q·x, 1 − q·x) that partition p's centroid contributes
+// to a row x = c_p + r: −q·c_p, plus 1 for cosine. The code scores the rest, −q·r.
+inline float CentroidDistanceTerm(const IvfModel& ivf, const float* query, int partition) {
+  const float* centroid = ivf.centroids().data() + static_cast<size_t>(partition) * ivf.dim();
+  float term = -simd::ActiveKernels().inner_product(query, centroid, ivf.dim());
+  if (ivf.metric() == Metric::kCosine) term += 1.0f;
+  return term;
+}
 
 class Quantizer {
  public:

@@ -121,8 +121,7 @@ class RabitQueryScorer final : public QueryScorer {
         query_partition_ = partition;
       }
     } else {
-      bias = -simd::ActiveKernels().inner_product(query_.data(), centroid, dim);
-      if (ivf_.metric() == Metric::kCosine) bias += 1.0;
+      bias = CentroidDistanceTerm(ivf_, query_.data(), partition);
     }
     if (!query_finite_ || !std::isfinite(bias)) {
       // Only a damaged model (centroids or a rotation so large that the query's rotation
@@ -208,12 +207,15 @@ class RabitQueryScorer final : public QueryScorer {
   std::vector<uint64_t> dots_;
 };
 
+arrow::Status CheckRabitDimension(int dim) {
+  if (dim >= 1 && dim <= kMaxRabitDimension) return arrow::Status::OK();
+  return InvalidArgument("IVF_RQ takes vectors of at least 1 and at most ", kMaxRabitDimension,
+                         " dimensions (its random rotation is dim x dim), got ", dim,
+                         "; use IVF_PQ or IVF_SQ for longer vectors");
+}
+
 arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t seed) {
-  if (dim < 1 || dim > kMaxRabitDimension) {
-    return InvalidArgument("RaBitQ takes vectors of 1 to ", kMaxRabitDimension, " dimensions, got ",
-                           dim,
-                           " (its rotation is dim x dim); use IVF_PQ or IVF_SQ for longer vectors");
-  }
+  ARROW_RETURN_NOT_OK(CheckRabitDimension(dim));
   if (bits < kMinRabitBits || bits > kMaxRabitBits) {
     return InvalidArgument("RaBitQ takes ", kMinRabitBits, " to ", kMaxRabitBits,
                            " bits per dimension, got ", bits);
@@ -287,23 +289,20 @@ arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
   if (count <= 0) return arrow::Status::OK();
   const size_t code_bytes = static_cast<size_t>(code_size());
   std::memset(codes, 0, code_bytes * static_cast<size_t>(count));
+  const std::vector<float> residuals = ivf.Residuals(vectors, partitions, count);
   // Each row's code depends on that row alone: any split over threads gives the same bytes.
   return util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
-    std::vector<float> residual(static_cast<size_t>(dim_));
     std::vector<float> rotated(static_cast<size_t>(padded_dim_));
     std::vector<int> levels;
     for (int64_t i = begin; i < end; ++i) {
-      const float* vector = vectors + i * dim_;
-      const float* centroid = ivf.centroids().data() + static_cast<size_t>(partitions[i]) * dim_;
-      for (int d = 0; d < dim_; ++d) residual[d] = vector[d] - centroid[d];
-      const float norm =
-          simd::ActiveKernels().inner_product(residual.data(), residual.data(), dim_);
+      const float* residual = residuals.data() + i * dim_;
+      const float norm = simd::ActiveKernels().inner_product(residual, residual, dim_);
       uint8_t* code = codes + static_cast<size_t>(i) * code_bytes;
       // ‖r‖², a, Σ_d u_d: zeros for a row at its centroid (no level set), NaN for a row with
       // a NaN or infinite value (or one whose rotation overflows, near the float range), which
       // then scores NaN: never a neighbour, as in IVF_FLAT.
       float factors[3] = {0.0f, 0.0f, 0.0f};
-      if (!std::isfinite(norm) || (norm > 0.0f && !RotateFinite(residual.data(), rotated.data()))) {
+      if (!std::isfinite(norm) || (norm > 0.0f && !RotateFinite(residual, rotated.data()))) {
         factors[0] = factors[1] = std::numeric_limits<float>::quiet_NaN();
       } else if (norm > 0.0f) {
         const double dot = QuantizeRotated(rotated.data(), padded_dim_, bits_, levels, code);

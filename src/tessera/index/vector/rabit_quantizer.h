@@ -49,6 +49,10 @@ inline constexpr int kMaxRabitBits = 8;
 // dimensions) and dim² per row to apply.
 inline constexpr int kMaxRabitDimension = 4096;
 
+// OK for vectors of 1 to kMaxRabitDimension dimensions, else InvalidArgument naming the limit and
+// the families that take longer vectors.
+arrow::Status CheckRabitDimension(int dim);
+
 class RabitQuantizer final : public Quantizer {
  public:
   // A quantizer of `dim` dimensions with `bits` bits per coordinate, its rotation drawn from
