@@ -59,6 +59,7 @@ struct Args {
   int64_t k = 10;
   std::vector<int> nprobes = {1, 2, 4, 8, 16, 32};
   std::vector<int> refine = {1};
+  int ef = 0;  // IVF_HNSW_*: candidates per probed partition's graph search (0: the default)
   int64_t max_queries = -1;          // use at most this many queries (all when < 0)
   double single_budget_s = 0;        // single mode: stop a point after this long (0: never) ...
   int64_t single_min_queries = 100;  // ... but only after this many queries
@@ -81,7 +82,8 @@ std::vector<int> ParseInts(const std::string& text) {
 [[noreturn]] void Usage(const std::string& message) {
   std::cerr << "ann_query: " << message << "\n"
             << "usage: ann_query --dataset DIR --queries FILE.arrow --out-dir DIR\n"
-            << "                 [--mode single|batch] [--nprobes 1,2,4] [--refine 1,10] [--k 10]\n"
+            << "                 [--mode single|batch] [--nprobes 1,2,4] [--refine 1,10] [--ef 64] "
+               "[--k 10]\n"
             << "                 [--column vector] [--id-column id] [--metric l2]\n"
             << "                 [--max-queries N] [--single-budget-s S] [--single-min-queries N]\n"
             << "                 [--warmup N] [--warmup-all N] [--batch-min-s S]\n"
@@ -113,6 +115,8 @@ Args ParseArgs(int argc, char** argv) {
       args.k = std::stoll(value);
     } else if (key == "--nprobes") {
       args.nprobes = ParseInts(value);
+    } else if (key == "--ef") {
+      args.ef = std::stoi(value);
     } else if (key == "--refine") {
       args.refine = ParseInts(value);
     } else if (key == "--max-queries") {
@@ -291,6 +295,7 @@ int main(int argc, char** argv) {
     knobs.k = args.k;
     knobs.nprobes = *std::max_element(args.nprobes.begin(), args.nprobes.end());
     knobs.refine_factor = *std::max_element(args.refine.begin(), args.refine.end());
+    knobs.ef = args.ef;
     const int64_t n = std::min(args.warmup_all, count);
     if (args.mode == "single") {
       for (int64_t i = 0; i < n; ++i)
@@ -307,6 +312,7 @@ int main(int argc, char** argv) {
       knobs.k = args.k;
       knobs.nprobes = nprobes;
       knobs.refine_factor = refine;
+      knobs.ef = args.ef;
       Point point{refine, nprobes, 0, 0, 1, ""};
       std::vector<std::vector<tessera::index::ScoredRow>> results;
       if (args.mode == "single") {

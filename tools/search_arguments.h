@@ -42,6 +42,8 @@ struct SearchArguments {
   CLI::Option* nprobes_option = nullptr;
   int refine_factor = 1;
   CLI::Option* refine_factor_option = nullptr;
+  int ef = 0;
+  CLI::Option* ef_option = nullptr;
   int64_t offset = 0;
   CLI::Option* offset_option = nullptr;
   std::optional<float> lower_distance;

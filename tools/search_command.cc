@@ -98,6 +98,7 @@ arrow::Status RunSearch(const SearchArguments& args) {
   options.k = args.k;
   options.nprobes = args.nprobes;
   options.refine_factor = args.refine_factor;
+  options.ef = args.ef;
   options.offset = args.offset;
   options.lower_distance = args.lower_distance;
   options.upper_distance = args.upper_distance;
@@ -206,6 +207,13 @@ void AddSearchCommand(CommandSet& commands) {
               "Quantized indexes (IVF_SQ, IVF_PQ, IVF_RQ): re-rank k x N candidates per segment by "
               "exact distance (1: no re-ranking)")
           ->check(IntegerAtLeast<int>(1))
+          ->capture_default_str();
+  args->ef_option =
+      command
+          ->add_option("--ef", args->ef,
+                       "IVF_HNSW_* indexes: candidates each probed partition's graph search keeps "
+                       "(at least k x refine factor; 0: 64)")
+          ->check(IntegerAtLeast<int>(0))
           ->capture_default_str();
   args->offset_option =
       command

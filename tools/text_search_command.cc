@@ -197,6 +197,7 @@ arrow::Status RunTextSearch(const SearchArguments& args) {
   ARROW_RETURN_NOT_OK(RejectGiven({{"--queries", args.queries_option},
                                    {"--nprobes", args.nprobes_option},
                                    {"--refine-factor", args.refine_factor_option},
+                                   {"--ef", args.ef_option},
                                    {"--offset", args.offset_option},
                                    {"--lower-distance", args.lower_distance_option},
                                    {"--upper-distance", args.upper_distance_option},
@@ -240,6 +241,7 @@ arrow::Status RunHybridSearch(const SearchArguments& args) {
   ARROW_ASSIGN_OR_RAISE(options.vector.query, ParseVectorLiteral(args.vector));
   options.vector.nprobes = args.nprobes;
   options.vector.refine_factor = args.refine_factor;
+  options.vector.ef = args.ef;
   options.vector.lower_distance = args.lower_distance;
   options.vector.upper_distance = args.upper_distance;
   if (!args.metric.empty()) {

@@ -71,7 +71,7 @@ void BindSearch(nb::module_& module) {
   module.def(
       "search",
       [](const DatasetHandle& self, QueryMatrix queries, bool numbered, std::string column,
-         int64_t k, int nprobes, int refine_factor, std::optional<std::string> metric,
+         int64_t k, int nprobes, int refine_factor, int ef, std::optional<std::string> metric,
          std::string filter, bool prefilter, std::optional<float> lower_distance,
          std::optional<float> upper_distance, int64_t offset, std::vector<std::string> columns,
          bool with_row_address, bool use_index) {
@@ -82,6 +82,7 @@ void BindSearch(nb::module_& module) {
         options.k = k;
         options.nprobes = nprobes;
         options.refine_factor = refine_factor;
+        options.ef = ef;
         if (metric) options.metric = Unwrap(index::vector::ParseMetric(*metric));
         options.filter = std::move(filter);
         options.prefilter = prefilter;
@@ -98,9 +99,10 @@ void BindSearch(nb::module_& module) {
             WithoutGil([&] { return Search(self, arguments, queries.data(), count, dim); })));
       },
       nb::arg("dataset"), nb::arg("queries"), nb::arg("numbered"), nb::arg("column"), nb::arg("k"),
-      nb::arg("nprobes"), nb::arg("refine_factor"), nb::arg("metric").none(), nb::arg("filter"),
-      nb::arg("prefilter"), nb::arg("lower_distance").none(), nb::arg("upper_distance").none(),
-      nb::arg("offset"), nb::arg("columns"), nb::arg("with_row_address"), nb::arg("use_index"));
+      nb::arg("nprobes"), nb::arg("refine_factor"), nb::arg("ef"), nb::arg("metric").none(),
+      nb::arg("filter"), nb::arg("prefilter"), nb::arg("lower_distance").none(),
+      nb::arg("upper_distance").none(), nb::arg("offset"), nb::arg("columns"),
+      nb::arg("with_row_address"), nb::arg("use_index"));
   module.def(
       "knn_join",
       [](const DatasetHandle& self, nb::handle left_stream, std::string left_column,

@@ -286,6 +286,7 @@ class Dataset:
         column: Optional[str] = None,
         nprobes: int = 20,
         refine_factor: int = 1,
+        ef: int = 0,
         where: Optional[str] = None,
         prefilter: bool = False,
         metric: Optional[str] = None,
@@ -305,7 +306,8 @@ class Dataset:
         (fewer than k rows may remain) or, with ``prefilter=True``, before it. Vector indexes
         on the column whose metric is the query's are used (``use_index=False``: exact scan);
         ``nprobes`` partitions are probed per segment and quantized indexes re-rank
-        ``k * refine_factor`` candidates exactly.
+        ``k * refine_factor`` candidates exactly. ``ef``: the candidates an IVF_HNSW_* index's
+        graph search keeps per probed partition (0: 64; at least ``k * refine_factor``).
         """
         matrix, batch = _arrow.query_matrix(query)
         lower, upper = distance_range
@@ -317,6 +319,7 @@ class Dataset:
             _count("k", k),
             _count("nprobes", nprobes, maximum=_INT32_MAX),
             _count("refine_factor", refine_factor, maximum=_INT32_MAX),
+            _count("ef", ef, maximum=_INT32_MAX),
             metric,
             where or "",
             prefilter,

@@ -89,6 +89,32 @@ def test_distributed_build_equals_a_single_build_with_the_same_model(dataset, ta
     )
 
 
+def test_hnsw_graphs_build_distributed_merge_and_take_ef(dataset):
+    model = dataset.train_model("vector", "IVF_HNSW_SQ", num_partitions=2, m=8, ef_construction=40)
+    fragments = [fragment for fragment, _ in dataset.fragments()]
+    parts = [
+        dataset.build_segment("v", model=model, fragments=fragments[:2]),
+        dataset.build_segment("v", model=model, fragments=fragments[2:]),
+    ]
+    dataset.commit_segments("v", parts)
+    queries = embeddings(8, 16, seed=3)
+    exact = dataset.search(queries, k=10, use_index=False, columns=["id"])
+    # Every partition probed, an ef covering them (a scan) and every candidate re-ranked: exact.
+    def covering():
+        return dataset.search(queries, k=10, nprobes=2, ef=100000, refine_factor=1000, columns=["id"])
+
+    assert covering().equals(exact)
+    # A small ef walks the graphs (500 rows per partition) and still returns k rows per query.
+    assert dataset.search(queries, k=10, nprobes=2, ef=10, columns=["id"]).num_rows == 80
+    with pytest.raises(tessera.InvalidArgumentError, match="ef"):
+        dataset.search(queries[0], k=10, ef=-1)
+    merged = dataset.merge_segments(parts)
+    dataset.commit_segments("v", [merged], replaced=[part.uuid for part in parts])
+    assert [e["segments"] for e in dataset.list_indexes()] == [1]
+    assert "m=8" in dataset.index_entries("v")[0]["details"]
+    assert covering().equals(exact)
+
+
 def test_scalar_segments_build_without_a_model(dataset):
     segment = dataset.build_segment("by_category", column="category", type="BITMAP")
     dataset.commit_segments("by_category", [segment])

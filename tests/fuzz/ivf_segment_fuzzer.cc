@@ -1,10 +1,11 @@
-// Fuzz target: the files of an IVF segment (index/vector/ivf_family.h): model.bin and
-// partitions.arrow. The first input byte chooses the segment (bits 0-1: IVF_FLAT, IVF_SQ,
-// IVF_PQ, IVF_RQ), the file (bit 2: model.bin, else partitions.arrow) and, for model.bin, whether
+// Fuzz target: the files of an IVF segment (index/vector/ivf_family.h): model.bin,
+// partitions.arrow and, for IVF_HNSW_*, graphs.arrow. The first input byte chooses the segment
+// (bits 0-1: IVF_FLAT, IVF_SQ, IVF_PQ, IVF_RQ; bit 3 set: IVF_HNSW_SQ instead), the file (bit 2:
+// model.bin, else partitions.arrow, or graphs.arrow for IVF_HNSW_SQ) and, for model.bin, whether
 // to recompute its CRC-32Cs (bit 7) so that mutations reach the decoder behind them; the rest of
 // the input replaces that file in the template's segment directory, next to the valid other
-// file. The segment is opened through its family and searched: every partition, a small k, with
-// and without a distance range and a row filter.
+// files. The segment is opened through its family and searched: every partition, a small k and
+// ef (so graphs are walked), with and without a distance range and a row filter.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/index/vector/ivf_flat_reader.h"
+#include "tessera/index/vector/ivf_graphs.h"
 #include "tessera/index/vector/ivf_partitions.h"
 #include "tessera/index/vector_segment.h"
 
@@ -31,6 +33,7 @@ void Search(const index::VectorSegmentReader& reader) {
   search.vector = query.data();
   search.dim = static_cast<int>(query.size());
   search.k = 5;
+  search.ef = 6;
   search.nprobes = 1000;
   fuzz::Ignore(reader.Search(search));
   search.nprobes = 1;
@@ -49,15 +52,21 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) { return fuzz::InitializeWith
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   static const char* const indexes[] = {"vector_flat", "vector_sq", "vector_pq", "vector_rq"};
+  const bool graph = (data[0] & 8) != 0;
   const int which = data[0] & 3;
   const bool model = (data[0] & 4) != 0;
   const bool repair_checksums = (data[0] & 0x80) != 0;
-  const format::SegmentMeta& segment = fuzz::TemplateSegment(indexes[which]);
-  const std::string file = model ? index::vector::kIvfModelFile : index::vector::kIvfPartitionsFile;
+  const format::SegmentMeta& segment =
+      fuzz::TemplateSegment(graph ? "vector_hnsw" : indexes[which]);
+  const std::string file = model   ? index::vector::kIvfModelFile
+                           : graph ? index::vector::kIvfGraphsFile
+                                   : index::vector::kIvfPartitionsFile;
   const std::string relative = index::SegmentPath(segment.uuid()) + "/" + file;
   std::string bytes(fuzz::BytesOf(data + 1, size - 1));
   if (model && repair_checksums) {
-    bytes = which != 0 ? fuzz::WithQuantizedModelCrcs(bytes) : fuzz::WithTrailingCrc(bytes);
+    // An IVF_HNSW model's own CRC only: the model it wraps keeps its checksums.
+    bytes =
+        graph || which == 0 ? fuzz::WithTrailingCrc(bytes) : fuzz::WithQuantizedModelCrcs(bytes);
   }
   fuzz::ReplaceTemplateFile(relative, bytes);
   {

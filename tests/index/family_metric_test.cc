@@ -22,7 +22,8 @@ format::IndexDef Definition(const std::string& family, const std::string& metric
 }
 
 TEST(FamilyMetric, VectorFamiliesReadTheirMetricParameter) {
-  for (const std::string name : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ"}) {
+  for (const std::string name :
+       {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_HNSW_FLAT", "IVF_HNSW_SQ", "IVF_HNSW_PQ"}) {
     const IndexFamily* family = FindFamily(name);
     ASSERT_NE(family, nullptr) << name;
     EXPECT_EQ(family->MetricOf(Definition(name, "cosine")), Metric::kCosine) << name;

@@ -56,6 +56,7 @@ const std::vector<IndexSpec>& Specs() {
       {"sq_idx", "vector", "IVF_SQ", {{"num_partitions", "4"}}},
       {"pq_idx", "vector", "IVF_PQ", {{"num_partitions", "4"}, {"num_sub_vectors", "2"}}},
       {"rq_idx", "vector", "IVF_RQ", {{"num_partitions", "4"}, {"num_bits", "2"}}},
+      {"hnsw_idx", "vector", "IVF_HNSW_SQ", {{"num_partitions", "4"}, {"m", "4"}}},
   };
   return specs;
 }

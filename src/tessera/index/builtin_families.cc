@@ -14,6 +14,9 @@ std::vector<std::unique_ptr<IndexFamily>> MakeBuiltinFamilies() {
   families.push_back(vector::MakeIvfSqFamily());
   families.push_back(vector::MakeIvfPqFamily());
   families.push_back(vector::MakeIvfRqFamily());
+  families.push_back(vector::MakeIvfHnswFlatFamily());
+  families.push_back(vector::MakeIvfHnswSqFamily());
+  families.push_back(vector::MakeIvfHnswPqFamily());
   families.push_back(text::MakeInvertedFamily());
   return families;
 }

@@ -19,10 +19,13 @@ std::unique_ptr<IndexFamily> MakeLabelListFamily();    // scalar/label_list_fami
 std::unique_ptr<IndexFamily> MakeNgramFamily();        // scalar/ngram_family.cc
 }  // namespace scalar
 namespace vector {
-std::unique_ptr<IndexFamily> MakeIvfFlatFamily();  // vector/ivf_family.cc
-std::unique_ptr<IndexFamily> MakeIvfSqFamily();    // vector/ivf_family.cc
-std::unique_ptr<IndexFamily> MakeIvfPqFamily();    // vector/ivf_family.cc
-std::unique_ptr<IndexFamily> MakeIvfRqFamily();    // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfFlatFamily();      // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfSqFamily();        // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfPqFamily();        // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfRqFamily();        // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfHnswFlatFamily();  // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfHnswSqFamily();    // vector/ivf_family.cc
+std::unique_ptr<IndexFamily> MakeIvfHnswPqFamily();    // vector/ivf_family.cc
 }  // namespace vector
 namespace text {
 std::unique_ptr<IndexFamily> MakeInvertedFamily();  // text/inverted_family.cc

@@ -67,7 +67,7 @@ arrow::Result<std::string> ChoiceParam(const Params& params, std::string_view fa
 }
 
 arrow::Status RejectUnknownParams(const Params& params, std::string_view family,
-                                  std::initializer_list<std::string_view> known) {
+                                  const std::vector<std::string_view>& known) {
   for (const auto& [key, value] : params) {
     bool found = false;
     for (std::string_view name : known) found = found || key == name;

@@ -27,7 +27,7 @@ arrow::Result<std::string> ChoiceParam(const Params& params, std::string_view fa
                                        std::initializer_list<std::string_view> allowed);
 // InvalidArgument naming the first key of `params` not in `known`, and listing `known`.
 arrow::Status RejectUnknownParams(const Params& params, std::string_view family,
-                                  std::initializer_list<std::string_view> known);
+                                  const std::vector<std::string_view>& known);
 
 // Parses "k=v" items (CLI flags) into Params, keys in lower case; InvalidArgument for items
 // without '=' and for a key given twice (in any case), which would otherwise silently keep one.

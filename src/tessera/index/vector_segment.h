@@ -19,6 +19,9 @@ struct VectorQuery {
   int dim = 0;
   int k = 10;
   int nprobes = 1;
+  // IVF_HNSW_* segments: the candidates each probed partition's graph search keeps (HNSW's ef);
+  // 0 means vector::kDefaultHnswEf. A search keeps at least k. Other families ignore it.
+  int ef = 0;
   // Rows for which this returns false are skipped inside the search (deleted rows, rows failing
   // a prefilter), so they do not take places in the top k. Null: accept every row.
   const std::function<bool(uint64_t)>* accept = nullptr;

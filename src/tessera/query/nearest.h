@@ -68,6 +68,10 @@ struct NearestOptions {
   // (read through Take). 1 (the default): no re-ranking; the reported distances of such
   // segments are then approximate. Ignored by IVF_FLAT, whose distances are exact.
   int refine_factor = 1;
+  // IVF_HNSW_* indexes: the candidates each probed partition's graph search keeps (HNSW's ef;
+  // at least k × refine_factor). 0 (the default): 64. Higher is slower and more exact.
+  // Ignored by the other families.
+  int ef = 0;
   // Absent: the metric of the first vector index on the column (manifest order) if there is
   // one, else l2. Indexes of another metric are not used.
   std::optional<index::vector::Metric> metric;

@@ -167,6 +167,10 @@ class PreparedNearest::Impl {
     if (resolved.refine_factor < 1) {
       return InvalidArgument("refine_factor must be at least 1, got ", resolved.refine_factor);
     }
+    resolved.ef = knobs.ef != -1 ? knobs.ef : options_.ef;
+    if (resolved.ef < 0) {
+      return InvalidArgument("ef must be 0 (the default) or positive, got ", resolved.ef);
+    }
     return resolved;
   }
 

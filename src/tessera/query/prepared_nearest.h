@@ -42,6 +42,7 @@ struct NearestKnobs {
   int64_t k = -1;
   int nprobes = -1;
   int refine_factor = -1;
+  int ef = -1;
 };
 
 class PreparedNearest {

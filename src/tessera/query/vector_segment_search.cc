@@ -95,6 +95,7 @@ arrow::Result<VectorSegmentSearch::Plan> VectorSegmentSearch::MakePlan(
   plan.query.dim = dim_;
   plan.query.k = static_cast<int>(candidates);
   plan.query.nprobes = plan.nprobes;
+  plan.query.ef = limits.ef;
   plan.query.accept = accept;
   if (!plan.candidates) {
     plan.query.lower_distance = range_.lower;

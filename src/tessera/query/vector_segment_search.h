@@ -43,6 +43,7 @@ struct SearchLimits {
   size_t capacity = 0;
   int nprobes = 1;
   int refine_factor = 1;
+  int ef = 0;  // IVF_HNSW_*: VectorQuery::ef
 };
 
 // Whether candidates of `reader` are re-ranked by exact distance under `refine_factor`.

@@ -81,6 +81,8 @@ arrow::Status ReadVectorTuning(Arguments& arguments, query::NearestOptions* opti
                         IntArgument(arguments, "nprobes", 1, 1 << 20, options->nprobes, context));
   ARROW_ASSIGN_OR_RAISE(options->refine_factor, IntArgument(arguments, "refine_factor", 1, 1 << 16,
                                                             options->refine_factor, context));
+  ARROW_ASSIGN_OR_RAISE(options->ef,
+                        IntArgument(arguments, "ef", 0, 1 << 20, options->ef, context));
   return arrow::Status::OK();
 }
 
@@ -161,6 +163,7 @@ arrow::Result<FunctionRows> VectorSearch(const TableRef& call, const ExecutionCo
                                                         {"metric", false},
                                                         {"nprobes", false},
                                                         {"refine_factor", false},
+                                                        {"ef", false},
                                                         {"filter", false},
                                                         {"prefilter", false},
                                                         {"use_index", false},
@@ -268,10 +271,11 @@ arrow::Result<FunctionRows> HybridSearch(const TableRef& call, const ExecutionCo
                                               {"fusion", false},        {"rrf_k", false},
                                               {"text_weight", false},   {"candidate_factor", false},
                                               {"metric", false},        {"nprobes", false},
-                                              {"refine_factor", false}, {"text_type", false},
-                                              {"operator", false},      {"slop", false},
-                                              {"fuzziness", false},     {"filter", false},
-                                              {"prefilter", false},     {"version", false}},
+                                              {"refine_factor", false}, {"ef", false},
+                                              {"text_type", false},     {"operator", false},
+                                              {"slop", false},          {"fuzziness", false},
+                                              {"filter", false},        {"prefilter", false},
+                                              {"version", false}},
                                        context));
   ARROW_ASSIGN_OR_RAISE(auto pinned, PinTableArgument(arguments, context));
   query::HybridSearchOptions options;
@@ -325,6 +329,7 @@ arrow::Result<FunctionRows> KnnJoin(const TableRef& call, const ExecutionContext
                                                         {"metric", false},
                                                         {"nprobes", false},
                                                         {"refine_factor", false},
+                                                        {"ef", false},
                                                         {"filter", false},
                                                         {"use_index", false},
                                                         {"left_columns", false},

@@ -69,7 +69,7 @@ std::string WithQuantizedModelCrcs(std::string_view bytes);
 // in two fragments (128 and 72 rows, one batch each) with a deletion, and indexes:
 //   price_btree (BTREE on price, float64 with nulls), category_btree (BTREE on category),
 //   vector_flat / vector_sq / vector_pq / vector_rq (IVF_FLAT, IVF_SQ, IVF_PQ, IVF_RQ on vector,
-//   4 partitions),
+//   4 partitions), vector_hnsw (IVF_HNSW_SQ on vector, 4 partitions, m 4),
 //   category_bitmap (BITMAP), tags_labels (LABEL_LIST on tags), text_ngram (NGRAM on text),
 //   price_zonemap (ZONEMAP, 16 rows per zone), id_bloom (BLOOMFILTER on id, 16 rows per zone).
 // Built once per process in a directory of ScratchRoot().

@@ -13,6 +13,7 @@
 #include "tessera/format/paths.h"
 #include "tessera/index/segment_meta.h"
 #include "tessera/index/vector/ivf_flat_reader.h"
+#include "tessera/index/vector/ivf_graphs.h"
 #include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector/ivf_partitions.h"
 #include "tessera/index/vector/ivf_quantized_model.h"
@@ -39,6 +40,8 @@ constexpr std::string_view kMaxItersKey = "max_iters";
 constexpr std::string_view kSeedKey = "seed";
 constexpr std::string_view kNumSubVectorsKey = "num_sub_vectors";
 constexpr std::string_view kNumBitsKey = "num_bits";
+constexpr std::string_view kHnswMKey = "m";
+constexpr std::string_view kEfConstructionKey = "ef_construction";
 
 // Sampling, k-means seeding and PQ codebooks draw from separate streams of the one `seed`.
 constexpr uint64_t kSampleStream = 0x73616d706c650001ULL;
@@ -52,7 +55,17 @@ constexpr int kCodebookIterations = 25;
 
 enum class IvfKind { kFlat, kScalar8, kProduct8, kRabit };
 
-std::string_view FamilyName(IvfKind kind) {
+std::string_view FamilyName(IvfKind kind, bool graph) {
+  if (graph) {
+    switch (kind) {
+      case IvfKind::kScalar8:
+        return kIvfHnswSqFamily;
+      case IvfKind::kProduct8:
+        return kIvfHnswPqFamily;
+      default:
+        return kIvfHnswFlatFamily;
+    }
+  }
   switch (kind) {
     case IvfKind::kFlat:
       return kIvfFlatFamily;
@@ -81,6 +94,15 @@ std::string Join(const std::string& directory, const char* file) { return direct
 
 // The family whose model.bin `bytes` are, by magic and quantizer kind; empty when none is.
 std::string_view ModelFamilyOf(std::string_view bytes) {
+  if (HasHnswModelMagic(bytes)) {
+    auto unwrapped = UnwrapHnswModel(bytes, "model");
+    if (!unwrapped.ok()) return {};
+    const std::string_view inner = ModelFamilyOf(unwrapped->second);
+    if (inner == kIvfFlatFamily) return kIvfHnswFlatFamily;
+    if (inner == kIvfSqFamily) return kIvfHnswSqFamily;
+    if (inner == kIvfPqFamily) return kIvfHnswPqFamily;
+    return {};
+  }
   if (IvfModel::HasMagic(bytes)) return kIvfFlatFamily;
   const auto kind = QuantizedModelKindOf(bytes);
   if (!kind) return {};
@@ -108,10 +130,9 @@ struct DecodedModel {
   IvfModel ivf;
   std::shared_ptr<const Quantizer> quantizer;
   PartitionLayout layout;
+  std::optional<HnswParams> graph;  // IVF_HNSW_* only
 
-  size_t row_bytes() const {
-    return static_cast<size_t>(layout.width) * (layout.bytes ? 1 : sizeof(float));
-  }
+  size_t row_bytes() const { return layout.row_bytes(); }
 };
 
 // The segment's rows, grouped by partition, then written out in partition order.
@@ -123,9 +144,9 @@ struct PartitionedRows {
 
 class IvfFamily final : public IndexFamily {
  public:
-  explicit IvfFamily(IvfKind kind) : kind_(kind) {}
+  IvfFamily(IvfKind kind, bool graph) : kind_(kind), graph_(graph) {}
 
-  std::string_view name() const override { return FamilyName(kind_); }
+  std::string_view name() const override { return FamilyName(kind_, graph_); }
   bool has_model() const override { return true; }
   // Nearest-neighbour search reads it, never a filter.
   bool answers_predicates() const override { return false; }
@@ -147,6 +168,10 @@ class IvfFamily final : public IndexFamily {
     }
     if (kind_ == IvfKind::kRabit) {
       normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
+    }
+    if (graph_) {
+      normalized[std::string(kHnswMKey)] = std::to_string(options.m);
+      normalized[std::string(kEfConstructionKey)] = std::to_string(options.ef_construction);
     }
     return normalized;
   }
@@ -183,7 +208,7 @@ class IvfFamily final : public IndexFamily {
                           TrainKMeans(sample.vectors.data(), sample.rows, dim, kmeans));
     ARROW_ASSIGN_OR_RAISE(IvfModel ivf,
                           IvfModel::Make(options.metric, dim, std::move(clusters.centroids)));
-    if (kind_ == IvfKind::kFlat) return ToModel(ivf.Serialize());
+    if (kind_ == IvfKind::kFlat) return ToModel(WithGraph(ivf.Serialize(), options));
 
     IvfQuantizedModel model;
     model.kind = QuantizerOf(kind_);
@@ -208,7 +233,7 @@ class IvfFamily final : public IndexFamily {
       model.quantizer = std::make_shared<ProductQuantizer>(std::move(trained));
     }
     model.ivf = std::move(ivf);
-    return ToModel(model.Serialize());
+    return ToModel(WithGraph(model.Serialize(), options));
   }
 
   arrow::Result<format::SegmentMeta> Build(const BuildInput& input, const Model* model,
@@ -317,6 +342,7 @@ class IvfFamily final : public IndexFamily {
                                         static_cast<int64_t>(partition_rows.size())));
     }
     ARROW_RETURN_NOT_OK(writer->Finish());
+    ARROW_RETURN_NOT_OK(WriteGraphs(decoded, out));
     ARROW_RETURN_NOT_OK(out.storage->WriteFile(Join(out.path, kIvfModelFile), model->bytes));
 
     format::SegmentMeta meta;
@@ -422,6 +448,8 @@ class IvfFamily final : public IndexFamily {
                                         static_cast<int64_t>(row_addresses.size())));
     }
     ARROW_RETURN_NOT_OK(writer->Finish());
+    // Graphs are rebuilt over the merged partitions, never stitched or dropped.
+    ARROW_RETURN_NOT_OK(WriteGraphs(model, out));
     ARROW_RETURN_NOT_OK(out.storage->WriteFile(Join(out.path, kIvfModelFile), model_bytes));
 
     BuildInput merged;
@@ -484,18 +512,23 @@ class IvfFamily final : public IndexFamily {
   arrow::Result<std::unique_ptr<SegmentReader>> Open(const format::SegmentMeta& segment,
                                                      const SegmentDirectory& dir) const override {
     if (kind_ == IvfKind::kFlat) {
-      ARROW_ASSIGN_OR_RAISE(auto reader, IvfFlatReader::Open(segment, dir));
+      ARROW_ASSIGN_OR_RAISE(auto reader, IvfFlatReader::Open(segment, dir, graph_));
       return std::unique_ptr<SegmentReader>(std::move(reader));
     }
-    ARROW_ASSIGN_OR_RAISE(auto reader, IvfQuantizedReader::Open(segment, dir, QuantizerOf(kind_)));
+    ARROW_ASSIGN_OR_RAISE(auto reader,
+                          IvfQuantizedReader::Open(segment, dir, QuantizerOf(kind_), graph_));
     return std::unique_ptr<SegmentReader>(std::move(reader));
   }
 
   // Every IVF family keeps a model and its partitions (with their block checksums), whatever
-  // the codes.
+  // the codes; the IVF_HNSW_* families their graphs too.
   std::vector<std::string> RequiredFiles(const format::SegmentMeta&) const override {
     const auto partitions = io::FileAndChecksums(kIvfPartitionsFile);
-    return {kIvfModelFile, partitions[0], partitions[1]};
+    std::vector<std::string> files{kIvfModelFile, partitions[0], partitions[1]};
+    if (graph_) {
+      for (const auto& file : io::FileAndChecksums(kIvfGraphsFile)) files.push_back(file);
+    }
+    return files;
   }
 
  private:
@@ -527,6 +560,13 @@ class IvfFamily final : public IndexFamily {
 
   arrow::Result<DecodedModel> Decode(std::string_view bytes, const std::string& what) const {
     DecodedModel decoded;
+    if (graph_) {
+      ARROW_ASSIGN_OR_RAISE(auto unwrapped, UnwrapHnswModel(bytes, what));
+      decoded.graph = unwrapped.first;
+      bytes = unwrapped.second;
+    } else if (HasHnswModelMagic(bytes)) {
+      return Corrupt(what, " is an IVF_HNSW model, not an ", name(), " model");
+    }
     if (kind_ == IvfKind::kFlat) {
       ARROW_ASSIGN_OR_RAISE(decoded.ivf, IvfModel::Deserialize(bytes, what));
       decoded.layout = PartitionLayout::Vectors(decoded.ivf.dim());
@@ -565,6 +605,10 @@ class IvfFamily final : public IndexFamily {
     if (kind_ == IvfKind::kProduct8) {
       details["num_sub_vectors"] = std::to_string(model.quantizer->code_size());
     }
+    if (model.graph) {
+      details["m"] = std::to_string(model.graph->m);
+      details["ef_construction"] = std::to_string(model.graph->ef_construction);
+    }
     if (kind_ == IvfKind::kRabit) {
       details["num_bits"] =
           std::to_string(static_cast<const RabitQuantizer&>(*model.quantizer).bits());
@@ -599,6 +643,14 @@ class IvfFamily final : public IndexFamily {
                              decoded.quantizer->code_size(), " sub-vectors; the index uses ",
                              options.num_sub_vectors);
     }
+    if (decoded.graph && (decoded.graph->m != options.m ||
+                          decoded.graph->ef_construction != options.ef_construction)) {
+      return InvalidArgument("the model given to index '", input.index_name,
+                             "' builds graphs with m ", decoded.graph->m, " and ef_construction ",
+                             decoded.graph->ef_construction, "; the index uses m ", options.m,
+                             " and ef_construction ", options.ef_construction,
+                             "; retrain the index (tessera index create --replace)");
+    }
     if (kind_ == IvfKind::kRabit) {
       const int bits = static_cast<const RabitQuantizer&>(*decoded.quantizer).bits();
       if (bits != options.num_bits) {
@@ -609,27 +661,39 @@ class IvfFamily final : public IndexFamily {
     return decoded;
   }
 
+  // The model bytes `inner` of the codes, wrapped with the graph parameters for IVF_HNSW_*.
+  std::string WithGraph(std::string inner, const IvfOptions& options) const {
+    if (!graph_) return inner;
+    return WrapHnswModel(HnswParams{options.m, options.ef_construction}, inner);
+  }
+
+  // IVF_HNSW_*: the graphs of the partitions file just written to `out`.
+  arrow::Status WriteGraphs(const DecodedModel& model, const SegmentDirectory& out) const {
+    if (!model.graph) return arrow::Status::OK();
+    ARROW_ASSIGN_OR_RAISE(auto partitions,
+                          IvfPartitions::Open(*out.storage, Join(out.path, kIvfPartitionsFile),
+                                              model.layout, model.ivf.num_partitions()));
+    return WriteIvfGraphs(*out.storage, Join(out.path, kIvfGraphsFile), *partitions, model.ivf,
+                          model.quantizer.get(), *model.graph, /*seed=*/0);
+  }
+
   IvfKind kind_;
+  bool graph_;
 };
 
 }  // namespace
 
 arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim) {
-  const bool product = family == kIvfPqFamily;
+  const bool product = family == kIvfPqFamily || family == kIvfHnswPqFamily;
   const bool rabit = family == kIvfRqFamily;
-  if (product) {
-    ARROW_RETURN_NOT_OK(
-        RejectUnknownParams(params, family,
-                            {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey,
-                             kNumSubVectorsKey, kNumBitsKey}));
-  } else if (rabit) {
-    ARROW_RETURN_NOT_OK(RejectUnknownParams(
-        params, family,
-        {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey, kNumBitsKey}));
-  } else {
-    ARROW_RETURN_NOT_OK(RejectUnknownParams(
-        params, family, {kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey, kSeedKey}));
-  }
+  const bool graph =
+      family == kIvfHnswFlatFamily || family == kIvfHnswSqFamily || family == kIvfHnswPqFamily;
+  std::vector<std::string_view> known{kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey,
+                                      kSeedKey};
+  if (product) known.insert(known.end(), {kNumSubVectorsKey, kNumBitsKey});
+  if (rabit) known.push_back(kNumBitsKey);
+  if (graph) known.insert(known.end(), {kHnswMKey, kEfConstructionKey});
+  ARROW_RETURN_NOT_OK(RejectUnknownParams(params, family, known));
   IvfOptions options;
   ARROW_ASSIGN_OR_RAISE(std::string metric,
                         ChoiceParam(params, family, kMetricKey, "l2", {"l2", "cosine", "dot"}));
@@ -657,6 +721,15 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
     ARROW_RETURN_NOT_OK(IntegerParam(params, family, kNumBitsKey, 8, 8, 8).status());
     options.num_sub_vectors = static_cast<int>(sub_vectors);
   }
+  if (graph) {
+    ARROW_ASSIGN_OR_RAISE(
+        int64_t m, IntegerParam(params, family, kHnswMKey, kDefaultHnswM, kMinHnswM, kMaxHnswM));
+    ARROW_ASSIGN_OR_RAISE(int64_t ef_construction,
+                          IntegerParam(params, family, kEfConstructionKey, kDefaultEfConstruction,
+                                       m, kMaxEfConstruction));
+    options.m = static_cast<int>(m);
+    options.ef_construction = static_cast<int>(ef_construction);
+  }
   if (rabit) {
     ARROW_RETURN_NOT_OK(CheckRabitDimension(dim));
     ARROW_ASSIGN_OR_RAISE(
@@ -667,16 +740,25 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
 }
 
 std::unique_ptr<IndexFamily> MakeIvfFlatFamily() {
-  return std::make_unique<IvfFamily>(IvfKind::kFlat);
+  return std::make_unique<IvfFamily>(IvfKind::kFlat, /*graph=*/false);
 }
 std::unique_ptr<IndexFamily> MakeIvfSqFamily() {
-  return std::make_unique<IvfFamily>(IvfKind::kScalar8);
+  return std::make_unique<IvfFamily>(IvfKind::kScalar8, /*graph=*/false);
 }
 std::unique_ptr<IndexFamily> MakeIvfPqFamily() {
-  return std::make_unique<IvfFamily>(IvfKind::kProduct8);
+  return std::make_unique<IvfFamily>(IvfKind::kProduct8, /*graph=*/false);
 }
 std::unique_ptr<IndexFamily> MakeIvfRqFamily() {
-  return std::make_unique<IvfFamily>(IvfKind::kRabit);
+  return std::make_unique<IvfFamily>(IvfKind::kRabit, /*graph=*/false);
+}
+std::unique_ptr<IndexFamily> MakeIvfHnswFlatFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kFlat, /*graph=*/true);
+}
+std::unique_ptr<IndexFamily> MakeIvfHnswSqFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kScalar8, /*graph=*/true);
+}
+std::unique_ptr<IndexFamily> MakeIvfHnswPqFamily() {
+  return std::make_unique<IvfFamily>(IvfKind::kProduct8, /*graph=*/true);
 }
 
 }  // namespace tessera::index::vector

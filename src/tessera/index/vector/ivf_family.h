@@ -28,6 +28,11 @@
 //   num_sub_vectors  sub-vectors per vector; must divide the dimension. Default: dim / 8 when 8
 //                    divides dim, else dim / 4, else dim / 2, else dim.
 //   num_bits         bits per sub-vector code: 8 (the only value supported)
+// IVF_HNSW_FLAT / IVF_HNSW_SQ / IVF_HNSW_PQ: IVF_FLAT / IVF_SQ / IVF_PQ (and their parameters)
+// with an HNSW graph per partition (ivf_graphs.h), searched instead of scanning the partition:
+//   m                links per node, [2, 256] (2m on level 0)            default 16
+//   ef_construction  candidates a build keeps per insertion, [m, 10000]  default 100
+// A query's `ef` (VectorQuery::ef) sets the candidates a search keeps per probed partition.
 // IVF_RQ only:
 //   num_bits         bits per rotated dimension, [1, 8]                 default 1
 //                    (code: num_bits × ⌈dim / 64⌉ × 8 bytes + 12; the rotation is drawn
@@ -58,6 +63,9 @@ inline constexpr std::string_view kIvfFlatFamily = "IVF_FLAT";
 inline constexpr std::string_view kIvfSqFamily = "IVF_SQ";
 inline constexpr std::string_view kIvfPqFamily = "IVF_PQ";
 inline constexpr std::string_view kIvfRqFamily = "IVF_RQ";
+inline constexpr std::string_view kIvfHnswFlatFamily = "IVF_HNSW_FLAT";
+inline constexpr std::string_view kIvfHnswSqFamily = "IVF_HNSW_SQ";
+inline constexpr std::string_view kIvfHnswPqFamily = "IVF_HNSW_PQ";
 
 struct IvfOptions {
   Metric metric = Metric::kL2;
@@ -67,9 +75,11 @@ struct IvfOptions {
   uint64_t seed = 42;
   int num_sub_vectors = 0;  // IVF_PQ
   int num_bits = 1;         // IVF_RQ
+  int m = 16;               // IVF_HNSW_*
+  int ef_construction = 100;
 };
 
-// The options of `family` (one of the four names above) for a column of dimension `dim`;
+// The options of `family` (one of the seven names above) for a column of dimension `dim`;
 // InvalidArgument for unknown keys and out-of-range values.
 arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params& params, int dim);
 
@@ -77,5 +87,8 @@ std::unique_ptr<IndexFamily> MakeIvfFlatFamily();
 std::unique_ptr<IndexFamily> MakeIvfSqFamily();
 std::unique_ptr<IndexFamily> MakeIvfPqFamily();
 std::unique_ptr<IndexFamily> MakeIvfRqFamily();
+std::unique_ptr<IndexFamily> MakeIvfHnswFlatFamily();
+std::unique_ptr<IndexFamily> MakeIvfHnswSqFamily();
+std::unique_ptr<IndexFamily> MakeIvfHnswPqFamily();
 
 }  // namespace tessera::index::vector

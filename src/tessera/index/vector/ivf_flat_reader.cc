@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "tessera/index/vector/ivf_graphs.h"
 #include "tessera/index/vector/ivf_search.h"
 #include "tessera/status.h"
 
@@ -51,18 +53,27 @@ arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
 }
 
 arrow::Result<std::unique_ptr<IvfFlatReader>> IvfFlatReader::Open(
-    const format::SegmentMeta& segment, const SegmentDirectory& dir) {
+    const format::SegmentMeta& segment, const SegmentDirectory& dir, bool graph) {
   if (segment.model_fingerprint().empty()) {
-    return Corrupt("IVF_FLAT segment ", segment.uuid(), " of index ", segment.index_name(),
-                   " records no model fingerprint");
+    return Corrupt(graph ? "IVF_HNSW_FLAT" : "IVF_FLAT", " segment ", segment.uuid(), " of index ",
+                   segment.index_name(), " records no model fingerprint");
   }
-  ARROW_ASSIGN_OR_RAISE(IvfModel model, ReadIvfModel(dir, segment.model_fingerprint()));
+  IvfModel model;
+  std::unique_ptr<IvfGraphs> graphs;
+  if (graph) {
+    ARROW_ASSIGN_OR_RAISE(auto wrapped, ReadHnswModelFile(dir, segment.model_fingerprint()));
+    ARROW_ASSIGN_OR_RAISE(
+        model, IvfModel::Deserialize(wrapped.second, "the IVF model of segment " + segment.uuid()));
+    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, wrapped.first, model.num_partitions()));
+  } else {
+    ARROW_ASSIGN_OR_RAISE(model, ReadIvfModel(dir, segment.model_fingerprint()));
+  }
   ARROW_ASSIGN_OR_RAISE(
       auto partitions,
       IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
                           PartitionLayout::Vectors(model.dim()), model.num_partitions()));
   return std::unique_ptr<IvfFlatReader>(
-      new IvfFlatReader(segment, std::move(model), std::move(partitions)));
+      new IvfFlatReader(segment, std::move(model), std::move(partitions), std::move(graphs)));
 }
 
 arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& query) const {
@@ -70,9 +81,24 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
   TopRows best(query);
   if (query.k == 0) return std::move(best).Finish();
   std::vector<float> distances;
+  std::optional<PartitionGraphSearch> graph;
+  if (graphs_ != nullptr) graph.emplace(*graphs_, query);
   for (int partition : model_.Probe(query.vector, query.nprobes)) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
+    if (graph && graph->UsesGraph(size)) {
+      const float* vectors = partitions_->vectors(partition);
+      ARROW_RETURN_NOT_OK(graph->Search(
+          partition, *partitions_,
+          [&](const int32_t* nodes, int count, float* out) {
+            for (int i = 0; i < count; ++i) {
+              DistancesTo(model_.metric(), query.vector,
+                          vectors + static_cast<size_t>(nodes[i]) * dim(), 1, dim(), out + i);
+            }
+          },
+          best));
+      continue;
+    }
     distances.resize(static_cast<size_t>(size));
     DistancesTo(model_.metric(), query.vector, partitions_->vectors(partition), size, dim(),
                 distances.data());
@@ -83,6 +109,8 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> IvfFlatReader::SearchBatch(
     const VectorQuery* queries, int64_t count) const {
+  // Graph searches share nothing between queries: one search per query, in parallel.
+  if (graphs_ != nullptr) return VectorSegmentReader::SearchBatch(queries, count);
   return SearchPartitionTiles(
       queries, count, model_, *partitions_, int64_t{4} * dim(), meta_.index_name(),
       [&](int64_t, int64_t) -> TileScore {

@@ -9,6 +9,10 @@
 // count probes every partition. Immutable after Open: Search may run on many threads.
 //
 // SearchBatch answers many queries as Search answers each, bit for bit.
+//
+// IVF_HNSW_FLAT segments (Open with graph) search each probed partition of more than the query's
+// ef rows through its HNSW graph (ivf_graphs.h) instead of scanning it: the same exact distances,
+// of the rows the graph walk reaches.
 #pragma once
 
 #include <arrow/result.h>
@@ -21,6 +25,8 @@
 #include "tessera/index/vector_segment.h"
 
 namespace tessera::index::vector {
+
+struct IvfGraphs;
 
 inline constexpr const char* kIvfModelFile = "model.bin";
 
@@ -37,8 +43,11 @@ arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
 
 class IvfFlatReader final : public VectorSegmentReader {
  public:
+  // `graph`: an IVF_HNSW_FLAT segment (its model wraps the IVF model, ivf_graphs.h): each
+  // probed partition with more rows than the query's ef is searched through its graph.
   static arrow::Result<std::unique_ptr<IvfFlatReader>> Open(const format::SegmentMeta& segment,
-                                                            const SegmentDirectory& dir);
+                                                            const SegmentDirectory& dir,
+                                                            bool graph = false);
 
   const format::SegmentMeta& meta() const override { return meta_; }
   Metric metric() const override { return model_.metric(); }
@@ -55,12 +64,17 @@ class IvfFlatReader final : public VectorSegmentReader {
   const IvfPartitions& partitions() const { return *partitions_; }
 
  private:
-  IvfFlatReader(format::SegmentMeta meta, IvfModel model, std::unique_ptr<IvfPartitions> parts)
-      : meta_(std::move(meta)), model_(std::move(model)), partitions_(std::move(parts)) {}
+  IvfFlatReader(format::SegmentMeta meta, IvfModel model, std::unique_ptr<IvfPartitions> parts,
+                std::unique_ptr<IvfGraphs> graphs)
+      : meta_(std::move(meta)),
+        model_(std::move(model)),
+        partitions_(std::move(parts)),
+        graphs_(std::move(graphs)) {}
 
   format::SegmentMeta meta_;
   IvfModel model_;
   std::unique_ptr<IvfPartitions> partitions_;
+  std::unique_ptr<IvfGraphs> graphs_;  // IVF_HNSW_FLAT only
 };
 
 }  // namespace tessera::index::vector

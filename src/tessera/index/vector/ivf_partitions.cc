@@ -18,14 +18,22 @@ constexpr const char* kPartitionsKey = "tessera.ivf.num_partitions";
 constexpr const char* kDimKey = "tessera.ivf.dim";
 
 std::shared_ptr<arrow::DataType> ValueType(const PartitionLayout& layout) {
-  return layout.bytes ? arrow::uint8() : arrow::float32();
+  switch (layout.values) {
+    case PartitionLayout::Values::kUInt8:
+      return arrow::uint8();
+    case PartitionLayout::Values::kInt32:
+      return arrow::int32();
+    case PartitionLayout::Values::kFloat32:
+      break;
+  }
+  return arrow::float32();
 }
 
-size_t ValueSize(const PartitionLayout& layout) { return layout.bytes ? 1 : sizeof(float); }
+size_t ValueSize(const PartitionLayout& layout) { return layout.value_size(); }
 
 std::shared_ptr<arrow::Schema> PartitionSchema(const PartitionLayout& layout, int num_partitions) {
   return arrow::schema(
-      {arrow::field("_rowaddr", arrow::uint64(), /*nullable=*/false),
+      {arrow::field(layout.key, arrow::uint64(), /*nullable=*/false),
        arrow::field(layout.column, arrow::fixed_size_list(ValueType(layout), layout.width),
                     /*nullable=*/false)},
       arrow::key_value_metadata({kPartitionsKey, kDimKey},

@@ -6,6 +6,9 @@
 //    columns are converted exactly);
 //  - quantized families (IVF_SQ, IVF_PQ, IVF_RQ): `code` fixed_size_list<uint8>[code size],
 //    the row's code as the family defines it.
+// The IVF_HNSW_* families store their graphs in a second file of the same form, `graphs.arrow`
+// (hnsw_graph.h): key `_node` (level << 32 | node), payload `neighbors`
+// fixed_size_list<int32>[2m], one batch per partition.
 // Rows are never null. Schema metadata records the partition count and the payload width
 // (key tessera.ivf.dim), checked on open.
 //
@@ -33,14 +36,25 @@ namespace tessera::index::vector {
 
 inline constexpr const char* kIvfPartitionsFile = "partitions.arrow";
 
-// The payload column of a partitions file.
+// The columns of a partitions file: a uint64 key per row and its fixed-width payload.
 struct PartitionLayout {
-  static PartitionLayout Vectors(int dim) { return {"vector", false, dim}; }
-  static PartitionLayout Codes(int code_size) { return {"code", true, code_size}; }
+  enum class Values { kFloat32, kUInt8, kInt32 };
+
+  static PartitionLayout Vectors(int dim) { return {"vector", Values::kFloat32, dim}; }
+  static PartitionLayout Codes(int code_size) { return {"code", Values::kUInt8, code_size}; }
+  // The graphs file of the IVF_HNSW_* families (ivf_graphs.h): per (node, level) row, its key
+  // (level << 32 | node) and `width` neighbour ids.
+  static PartitionLayout GraphLinks(int width) {
+    return {"neighbors", Values::kInt32, width, "_node"};
+  }
 
   const char* column = "vector";
-  bool bytes = false;  // uint8 values; float32 otherwise
-  int width = 0;       // values per row
+  Values values = Values::kFloat32;
+  int width = 0;  // values per row
+  const char* key = "_rowaddr";
+
+  size_t value_size() const { return values == Values::kUInt8 ? 1 : 4; }
+  size_t row_bytes() const { return static_cast<size_t>(width) * value_size(); }
 };
 
 // Writes the partitions in order 0, 1, ..., num_partitions - 1, then Finish() closes and syncs.
@@ -95,6 +109,10 @@ class IvfPartitions {
   // size(partition) × width bytes (layout Codes).
   const uint8_t* codes(int partition) const {
     return static_cast<const uint8_t*>(partitions_[partition].values);
+  }
+  // size(partition) × width int32 values (layout GraphLinks).
+  const int32_t* links(int partition) const {
+    return static_cast<const int32_t*>(partitions_[partition].values);
   }
   int64_t total_rows() const;
 

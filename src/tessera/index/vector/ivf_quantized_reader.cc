@@ -1,6 +1,10 @@
 #include "tessera/index/vector/ivf_quantized_reader.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "tessera/index/vector/ivf_flat_reader.h"
+#include "tessera/index/vector/ivf_graphs.h"
 #include "tessera/index/vector/ivf_search.h"
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/status.h"
@@ -8,23 +12,36 @@
 namespace tessera::index::vector {
 
 arrow::Result<std::unique_ptr<IvfQuantizedReader>> IvfQuantizedReader::Open(
-    const format::SegmentMeta& segment, const SegmentDirectory& dir, QuantizerKind kind) {
+    const format::SegmentMeta& segment, const SegmentDirectory& dir, QuantizerKind kind,
+    bool graph) {
   if (segment.model_fingerprint().empty()) {
     return Corrupt(segment.family(), " segment ", segment.uuid(), " of index ",
                    segment.index_name(), " records no model fingerprint");
   }
-  ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelFile(dir, segment.model_fingerprint()));
+  std::string bytes;
+  std::unique_ptr<IvfGraphs> graphs;
+  std::optional<HnswParams> graph_params;
+  if (graph) {
+    ARROW_ASSIGN_OR_RAISE(auto wrapped, ReadHnswModelFile(dir, segment.model_fingerprint()));
+    graph_params = wrapped.first;
+    bytes = std::move(wrapped.second);
+  } else {
+    ARROW_ASSIGN_OR_RAISE(bytes, ReadModelFile(dir, segment.model_fingerprint()));
+  }
   ARROW_ASSIGN_OR_RAISE(
       IvfQuantizedModel model,
       IvfQuantizedModel::Deserialize(
           bytes, kind, "model " + dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile)));
+  if (graph_params) {
+    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, *graph_params, model.ivf.num_partitions()));
+  }
   model.quantizer->PrepareSearch(model.ivf);
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
                                             PartitionLayout::Codes(model.quantizer->code_size()),
                                             model.ivf.num_partitions()));
   return std::unique_ptr<IvfQuantizedReader>(
-      new IvfQuantizedReader(segment, std::move(model), std::move(partitions)));
+      new IvfQuantizedReader(segment, std::move(model), std::move(partitions), std::move(graphs)));
 }
 
 arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQuery& query) const {
@@ -35,9 +52,28 @@ arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQue
   const float* vector = SearchVector(query.vector, unit);
   auto scorer = model_.quantizer->Prepare(model_.ivf, vector);
   std::vector<float> distances;
+  std::optional<PartitionGraphSearch> graph;
+  if (graphs_ != nullptr) graph.emplace(*graphs_, query);
+  const int code_size = model_.quantizer->code_size();
+  std::vector<uint8_t> gathered;  // the codes of the rows a graph walk scores
   for (int partition : model_.ivf.Probe(vector, query.nprobes)) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
+    if (graph && graph->UsesGraph(size)) {
+      const uint8_t* codes = partitions_->codes(partition);
+      ARROW_RETURN_NOT_OK(graph->Search(
+          partition, *partitions_,
+          [&](const int32_t* nodes, int count, float* out) {
+            gathered.resize(static_cast<size_t>(count) * code_size);
+            for (int i = 0; i < count; ++i) {
+              std::copy_n(codes + static_cast<size_t>(nodes[i]) * code_size, code_size,
+                          gathered.data() + static_cast<size_t>(i) * code_size);
+            }
+            scorer->Score(partition, gathered.data(), count, out);
+          },
+          best));
+      continue;
+    }
     distances.resize(static_cast<size_t>(size));
     scorer->Score(partition, partitions_->codes(partition), size, distances.data());
     best.Offer(partitions_->row_addresses(partition), distances.data(), size);
@@ -54,6 +90,8 @@ const float* IvfQuantizedReader::SearchVector(const float* query, std::vector<fl
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> IvfQuantizedReader::SearchBatch(
     const VectorQuery* queries, int64_t count) const {
+  // Graph searches share nothing between queries: one search per query, in parallel.
+  if (graphs_ != nullptr) return VectorSegmentReader::SearchBatch(queries, count);
   // Checked before normalizing, as Search checks them: an infinite element is named as such.
   for (int64_t q = 0; q < count; ++q) {
     ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], dim(), meta_.index_name()));

@@ -6,6 +6,9 @@
 // the k best by (approximate distance, row address), with the rules of TopRows (ivf_search.h).
 // The planner re-ranks them with exact distances when asked (refine_factor). Immutable after
 // Open: Search may run on many threads.
+//
+// IVF_HNSW_SQ / IVF_HNSW_PQ segments (Open with graph) search each probed partition of more than
+// the query's ef rows through its HNSW graph (ivf_graphs.h), scoring the codes the walk reaches.
 #pragma once
 
 #include <arrow/result.h>
@@ -20,11 +23,14 @@
 
 namespace tessera::index::vector {
 
+struct IvfGraphs;
+
 class IvfQuantizedReader final : public VectorSegmentReader {
  public:
   static arrow::Result<std::unique_ptr<IvfQuantizedReader>> Open(const format::SegmentMeta& segment,
                                                                  const SegmentDirectory& dir,
-                                                                 QuantizerKind kind);
+                                                                 QuantizerKind kind,
+                                                                 bool graph = false);
 
   const format::SegmentMeta& meta() const override { return meta_; }
   Metric metric() const override { return model_.ivf.metric(); }
@@ -40,8 +46,11 @@ class IvfQuantizedReader final : public VectorSegmentReader {
 
  private:
   IvfQuantizedReader(format::SegmentMeta meta, IvfQuantizedModel model,
-                     std::unique_ptr<IvfPartitions> partitions)
-      : meta_(std::move(meta)), model_(std::move(model)), partitions_(std::move(partitions)) {}
+                     std::unique_ptr<IvfPartitions> partitions, std::unique_ptr<IvfGraphs> graphs)
+      : meta_(std::move(meta)),
+        model_(std::move(model)),
+        partitions_(std::move(partitions)),
+        graphs_(std::move(graphs)) {}
 
   format::SegmentMeta meta_;
   // `query` as searched: unit length (a copy in `unit`) for cosine, else itself.
@@ -49,6 +58,7 @@ class IvfQuantizedReader final : public VectorSegmentReader {
 
   IvfQuantizedModel model_;
   std::unique_ptr<IvfPartitions> partitions_;
+  std::unique_ptr<IvfGraphs> graphs_;  // IVF_HNSW_SQ / IVF_HNSW_PQ only
 };
 
 }  // namespace tessera::index::vector

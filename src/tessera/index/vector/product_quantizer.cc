@@ -236,6 +236,22 @@ arrow::Status ProductQuantizer::Encode(const IvfModel& ivf, const float* vectors
   return arrow::Status::OK();
 }
 
+arrow::Status ProductQuantizer::Decode(const IvfModel& ivf, int partition, const uint8_t* codes,
+                                       int64_t count, float* out) const {
+  const float* centroid = ivf.centroids().data() + static_cast<size_t>(partition) * dim_;
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* code = codes + i * num_sub_vectors_;
+    float* vector = out + i * dim_;
+    for (int j = 0; j < num_sub_vectors_; ++j) {
+      const float* entry = codebook(j) + static_cast<size_t>(code[j]) * sub_dim_;
+      for (int d = 0; d < sub_dim_; ++d) {
+        vector[j * sub_dim_ + d] = centroid[j * sub_dim_ + d] + entry[d];
+      }
+    }
+  }
+  return arrow::Status::OK();
+}
+
 void ProductQuantizer::PrepareSearch(const IvfModel& ivf) {
   const size_t per_partition = static_cast<size_t>(num_sub_vectors_) * kPqCodebookSize;
   const size_t bytes = per_partition * static_cast<size_t>(ivf.num_partitions()) * sizeof(float);

@@ -52,6 +52,9 @@ class ProductQuantizer final : public Quantizer {
   std::string Serialize() const override;
   arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                        int64_t count, uint8_t* codes) const override;
+  // x̂ = c_p + the codebook entries the code names.
+  arrow::Status Decode(const IvfModel& ivf, int partition, const uint8_t* codes, int64_t count,
+                       float* out) const override;
   void PrepareSearch(const IvfModel& ivf) override;
   std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const override;
 

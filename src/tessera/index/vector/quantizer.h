@@ -20,6 +20,7 @@
 #include "tessera/index/vector/distance.h"
 #include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector/simd/kernels.h"
+#include "tessera/status.h"
 
 namespace tessera::index::vector {
 
@@ -61,6 +62,12 @@ class Quantizer {
   virtual arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                                int64_t count, uint8_t* codes) const = 0;
 
+  // The vectors x̂ that `count` codes of partition `partition` stand for (dim floats each; unit
+  // length space for cosine), for building graphs over codes (ivf_graphs.h). Unsupported by
+  // quantizers that no graph family uses.
+  virtual arrow::Status Decode(const IvfModel& ivf, int partition, const uint8_t* codes,
+                               int64_t count, float* out) const;
+
   // Precomputes, once per model, what every query's scorer of `ivf` shares. Called before the
   // quantizer is shared between threads; optional (scorers work without it, more slowly).
   virtual void PrepareSearch(const IvfModel& ivf) {}
@@ -68,5 +75,10 @@ class Quantizer {
   // The scorer of `query` (dim floats, unit length for cosine).
   virtual std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const = 0;
 };
+
+inline arrow::Status Quantizer::Decode(const IvfModel&, int, const uint8_t*, int64_t,
+                                       float*) const {
+  return Unsupported("this quantizer's codes cannot be decoded to vectors");
+}
 
 }  // namespace tessera::index::vector

@@ -164,4 +164,14 @@ std::vector<float> ScalarQuantizer::Decode(const uint8_t* code) const {
   return vector;
 }
 
+arrow::Status ScalarQuantizer::Decode(const IvfModel&, int, const uint8_t* codes, int64_t count,
+                                      float* out) const {
+  for (int64_t i = 0; i < count; ++i) {
+    const uint8_t* code = codes + i * code_size();
+    float* vector = out + i * dim_;
+    for (int d = 0; d < dim_; ++d) vector[d] = low_[d] + step_[d] * static_cast<float>(code[d]);
+  }
+  return arrow::Status::OK();
+}
+
 }  // namespace tessera::index::vector

@@ -38,6 +38,8 @@ class ScalarQuantizer final : public Quantizer {
                        int64_t count, uint8_t* codes) const override;
   std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const override;
 
+  arrow::Status Decode(const IvfModel& ivf, int partition, const uint8_t* codes, int64_t count,
+                       float* out) const override;
   // The decoded vector of `code` (dim floats), and the range of dimension d, for tests.
   std::vector<float> Decode(const uint8_t* code) const;
   float low(int d) const { return low_[d]; }
