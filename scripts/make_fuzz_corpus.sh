@@ -26,6 +26,8 @@ ivf=(--param num_partitions=4 --param max_iters=5)
 "$cli" index create "$ds" --name vector_sq --column vector --type IVF_SQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_pq --column vector --type IVF_PQ "${ivf[@]}" >/dev/null
 "$cli" index create "$ds" --name vector_rq --column vector --type IVF_RQ "${ivf[@]}" >/dev/null
+"$cli" index create "$ds" --name vector_hnsw --column vector --type IVF_HNSW_SQ "${ivf[@]}" \
+  --param m=4 >/dev/null
 "$cli" index create "$ds" --name category_bitmap --column category --type BITMAP >/dev/null
 "$cli" index create "$ds" --name tags_labels --column tags --type LABEL_LIST >/dev/null
 "$cli" index create "$ds" --name text_ngram --column text --type NGRAM >/dev/null
@@ -85,8 +87,8 @@ for i in 0 1 2; do
   seed btree_segment "category_${btree_files[$i]%.arrow}" "$(printf '%03o' $((i * 2 + 1)))" \
     <"$(segment_dir category_btree)/${btree_files[$i]}"
 done
-# ivf_segment selector: bits 0-1 family (0 FLAT, 1 SQ, 2 PQ, 3 RQ), bit 2 model.bin, bit 7 repair
-# CRCs.
+# ivf_segment selector: bits 0-1 family (0 FLAT, 1 SQ, 2 PQ, 3 RQ), bit 3 IVF_HNSW_SQ instead
+# (its graphs.arrow, or model.bin with bit 2), bit 2 model.bin, bit 7 repair CRCs.
 families=(vector_flat vector_sq vector_pq vector_rq)
 for i in 0 1 2 3; do
   dir="$(segment_dir "${families[$i]}")"
@@ -94,6 +96,10 @@ for i in 0 1 2 3; do
   seed ivf_segment "${families[$i]}_model" "$(printf '%03o' $((i + 4)))" <"$dir/model.bin"
   seed ivf_segment "${families[$i]}_model_repaired" "$(printf '%03o' $((i + 4 + 128)))" <"$dir/model.bin"
 done
+dir="$(segment_dir vector_hnsw)"
+seed ivf_segment vector_hnsw_graphs 010 <"$dir/graphs.arrow"
+seed ivf_segment vector_hnsw_model 014 <"$dir/model.bin"
+seed ivf_segment vector_hnsw_model_repaired 214 <"$dir/model.bin"
 # scalar_family_segment selector: index (byte % 5) and file (byte / 5: its .arrow files in name
 # order), as tests/fuzz/scalar_family_segment_fuzzer.cc reads it.
 scalar_indexes=(category_bitmap tags_labels text_ngram price_zonemap id_bloom)
