@@ -42,18 +42,7 @@ float InnerProduct(const float* a, const float* b, int dim) {
 }
 
 float Distance(Metric metric, const float* a, const float* b, int dim) {
-  switch (metric) {
-    case Metric::kL2:
-      return L2Squared(a, b, dim);
-    case Metric::kDot:
-      return -InnerProduct(a, b, dim);
-    case Metric::kCosine: {
-      const float norms = std::sqrt(InnerProduct(a, a, dim)) * std::sqrt(InnerProduct(b, b, dim));
-      if (norms == 0.0f) return 1.0f;
-      return 1.0f - InnerProduct(a, b, dim) / norms;
-    }
-  }
-  return 0.0f;
+  return QueryDistance(metric, a, dim)(b);
 }
 
 }  // namespace tessera::index::vector

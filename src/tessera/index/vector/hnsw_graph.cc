@@ -207,11 +207,10 @@ arrow::Status HnswGraphView::CheckShape() const {
 
 const int32_t* HnswGraphView::Links(int level, int32_t node) const {
   if (node < 0 || node >= nodes_) return nullptr;
-  if (level == 0) {
-    return keys_[node] == static_cast<uint64_t>(node)
-               ? neighbors_ + static_cast<size_t>(node) * width_
-               : nullptr;
-  }
+  // Level-0 rows are the first `nodes` rows (CheckShape checks the first and last keys; reading
+  // each key would cost the walk a cache miss per row it expands, and a wrong key in between
+  // cannot lead outside the rows).
+  if (level == 0) return neighbors_ + static_cast<size_t>(node) * width_;
   const uint64_t key = uint64_t{static_cast<uint32_t>(level)} << 32 | static_cast<uint32_t>(node);
   const uint64_t* begin = keys_ + nodes_;
   const uint64_t* end = keys_ + rows_;

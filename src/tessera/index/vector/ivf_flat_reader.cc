@@ -31,6 +31,12 @@ arrow::Status CheckFingerprint(const SegmentDirectory& dir, std::string_view byt
                  expected);
 }
 
+// Asks for the cache lines of a row of `dim` floats.
+void PrefetchRow(const float* row, int dim) {
+  constexpr int kFloatsPerLine = 16;
+  for (int d = 0; d < dim; d += kFloatsPerLine) __builtin_prefetch(row + d);
+}
+
 }  // namespace
 
 arrow::Result<std::string> ReadModelFile(const SegmentDirectory& dir,
@@ -83,6 +89,7 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
   std::vector<float> distances;
   std::optional<PartitionGraphSearch> graph;
   if (graphs_ != nullptr) graph.emplace(*graphs_, query);
+  const QueryDistance distance(model_.metric(), query.vector, dim());
   for (int partition : model_.Probe(query.vector, query.nprobes)) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
@@ -91,9 +98,12 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
       ARROW_RETURN_NOT_OK(graph->Search(
           partition, *partitions_,
           [&](const int32_t* nodes, int count, float* out) {
+            // A walk reads rows in no order: fetch the next row while this one is scored.
+            auto row = [&](int i) { return vectors + static_cast<size_t>(nodes[i]) * dim(); };
+            PrefetchRow(row(0), dim());
             for (int i = 0; i < count; ++i) {
-              DistancesTo(model_.metric(), query.vector,
-                          vectors + static_cast<size_t>(nodes[i]) * dim(), 1, dim(), out + i);
+              if (i + 1 < count) PrefetchRow(row(i + 1), dim());
+              out[i] = distance(row(i));
             }
           },
           best));

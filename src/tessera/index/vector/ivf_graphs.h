@@ -112,7 +112,10 @@ class PartitionGraphSearch {
       if (query_.upper_distance && !(distance < *query_.upper_distance)) return false;
       return accept_ == nullptr || (*accept_)(rows[node]);
     };
-    arrow::Status status = SearchHnswGraph(*graph, ef_, distances, accept, visited_, &found_);
+    // One set of marks per thread, reused by its searches: sized to the largest partition once,
+    // not cleared and reallocated per query.
+    thread_local VisitedNodes visited;
+    arrow::Status status = SearchHnswGraph(*graph, ef_, distances, accept, visited, &found_);
     if (!status.ok()) {
       return WithContext(status, "IVF graphs file " + graphs_.path + " partition " +
                                      std::to_string(partition));
@@ -132,7 +135,6 @@ class PartitionGraphSearch {
   const VectorQuery& query_;
   const std::function<bool(uint64_t)>* accept_;
   int ef_;
-  VisitedNodes visited_;
   std::vector<GraphCandidate> found_;
   std::vector<uint64_t> addresses_;
   std::vector<float> distances_;

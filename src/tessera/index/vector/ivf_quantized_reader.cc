@@ -65,6 +65,11 @@ arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQue
           partition, *partitions_,
           [&](const int32_t* nodes, int count, float* out) {
             gathered.resize(static_cast<size_t>(count) * code_size);
+            // The walk's rows are scattered: ask for all their lines before copying any.
+            for (int i = 0; i < count; ++i) {
+              const uint8_t* code = codes + static_cast<size_t>(nodes[i]) * code_size;
+              for (int at = 0; at < code_size; at += 64) __builtin_prefetch(code + at);
+            }
             for (int i = 0; i < count; ++i) {
               std::copy_n(codes + static_cast<size_t>(nodes[i]) * code_size, code_size,
                           gathered.data() + static_cast<size_t>(i) * code_size);
