@@ -204,7 +204,8 @@ void AddSearchCommand(CommandSet& commands) {
       command
           ->add_option(
               "--refine-factor", args->refine_factor,
-              "Quantized indexes (IVF_SQ, IVF_PQ, IVF_RQ): re-rank k x N candidates per segment by "
+              "Quantized indexes (IVF_SQ, IVF_PQ, IVF_RQ, IVF_HNSW_SQ, IVF_HNSW_PQ): re-rank k x N "
+              "candidates per segment by "
               "exact distance (1: no re-ranking)")
           ->check(IntegerAtLeast<int>(1))
           ->capture_default_str();

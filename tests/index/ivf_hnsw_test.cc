@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,10 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/index/vector/ivf_graphs.h"
+#include "tessera/index/vector/ivf_partitions.h"
+#include "tessera/index/vector_segment.h"
+#include "tessera/query/nearest.h"
 #include "tessera/query/prepared_nearest.h"
 #include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
@@ -134,8 +139,8 @@ struct RecallCase {
 TEST(IvfHnswFamilies, GraphWalksFindWhatScanningTheProbedPartitionsFinds) {
   TempDirectory directory;
   const std::vector<RecallCase> cases = {
-      {"IVF_HNSW_FLAT", Metric::kL2, 1}, {"IVF_HNSW_FLAT", Metric::kCosine, 1},
-      {"IVF_HNSW_FLAT", Metric::kDot, 1}, {"IVF_HNSW_SQ", Metric::kL2, 4},
+      {"IVF_HNSW_FLAT", Metric::kL2, 1},   {"IVF_HNSW_FLAT", Metric::kCosine, 1},
+      {"IVF_HNSW_FLAT", Metric::kDot, 1},  {"IVF_HNSW_SQ", Metric::kL2, 4},
       {"IVF_HNSW_SQ", Metric::kCosine, 1}, {"IVF_HNSW_PQ", Metric::kL2, 10},
       {"IVF_HNSW_PQ", Metric::kDot, 10},
   };
@@ -198,6 +203,24 @@ TEST(IvfHnswFamilies, EfTradesSpeedForRecall) {
   query::NearestKnobs everything;
   everything.ef = 5000;
   EXPECT_EQ(MeanRecall(*data, *prepared, queries, Metric::kL2, everything), 1.0);
+  // A distance range is applied inside the walk: rows outside it are walked through, never kept.
+  for (const auto& query : queries) {
+    const auto truth = testing::BruteForceNearest(*data, "vector", query, Metric::kL2);
+    ASSERT_GT(truth.size(), 40u);
+    query::NearestOptions ranged = options;
+    ranged.query = query;
+    ranged.lower_distance = truth[5].distance;
+    ranged.upper_distance = truth[40].distance;
+    ranged.with_row_address = true;
+    ASSERT_OK_AND_ASSIGN(auto table, query::Nearest(*data, ranged));
+    ASSERT_EQ(table->num_rows(), 10);
+    auto distances =
+        std::static_pointer_cast<arrow::FloatArray>(table->GetColumnByName("_distance")->chunk(0));
+    for (int64_t i = 0; i < distances->length(); ++i) {
+      EXPECT_GE(distances->Value(i), *ranged.lower_distance);
+      EXPECT_LT(distances->Value(i), *ranged.upper_distance);
+    }
+  }
   query::NearestKnobs negative;
   negative.ef = -2;
   auto refused = prepared->Search(queries[0].data(), negative);
@@ -273,8 +296,8 @@ TEST(IvfHnswFamilies, MergeRebuildsTheGraphs) {
     data = report.dataset;
     ASSERT_OK_AND_ASSIGN(auto described, DescribeIndex(*data, "vec_idx"));
     ASSERT_EQ(described.segments.size(), 1u) << family;
-    const std::string graphs = data->uri() + "/_indices/" + described.segments[0].uuid() +
-                               "/graphs.arrow";
+    const std::string graphs =
+        data->uri() + "/_indices/" + described.segments[0].uuid() + "/graphs.arrow";
     EXPECT_TRUE(std::filesystem::exists(graphs)) << graphs;
     ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
     for (size_t q = 0; q < queries.size(); ++q) {
@@ -320,6 +343,79 @@ TEST(IvfHnswFamilies, DamagedGraphsAreCorrupt) {
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(KindOf(status), ErrorKind::kCorrupt) << status.ToString();
   EXPECT_NE(status.message().find("graphs.arrow"), std::string::npos) << status.ToString();
+}
+
+// Graphs files written with valid checksums but contents no build writes: fewer rows than the
+// partition (refused at open) and links to rows the partition does not have (refused when the
+// walk follows them), each Corrupt naming the file, never a read out of bounds.
+TEST(IvfHnswFamilies, WellFormedButWrongGraphsAreCorrupt) {
+  TempDirectory directory;
+  auto data = Indexed(directory.Child("flat"), "IVF_HNSW_FLAT");
+  ASSERT_EQ(data->manifest().indexes(0).segments_size(), 1);
+  const format::SegmentMeta& meta = data->manifest().indexes(0).segments(0);
+  ASSERT_OK_AND_ASSIGN(auto dir, DirectoryOf(data->storage(), meta));
+  const std::string path = dir.path + "/" + kIvfGraphsFile;
+  const PartitionLayout layout = PartitionLayout::GraphLinks(16);  // m 8
+  // The good graphs, copied out before any rewrite.
+  std::vector<std::vector<uint64_t>> good_keys(4);
+  std::vector<std::vector<int32_t>> good_links(4);
+  {
+    ASSERT_OK_AND_ASSIGN(auto good, IvfPartitions::Open(*dir.storage, path, layout, 4));
+    for (int p = 0; p < 4; ++p) {
+      ASSERT_OK(good->Verify(p));
+      good_keys[p].assign(good->row_addresses(p), good->row_addresses(p) + good->size(p));
+      good_links[p].assign(good->links(p), good->links(p) + good->size(p) * 16);
+    }
+  }
+  // Rewrites every partition's graph from the good one through `change`.
+  auto rewrite =
+      [&](const std::function<void(std::vector<uint64_t>&, std::vector<int32_t>&)>& change)
+      -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto writer, IvfPartitionWriter::Open(*dir.storage, path, layout, 4));
+    for (int p = 0; p < 4; ++p) {
+      auto keys = good_keys[p];
+      auto links = good_links[p];
+      change(keys, links);
+      ARROW_RETURN_NOT_OK(
+          writer->Write(keys.data(), links.data(), static_cast<int64_t>(keys.size())));
+    }
+    return writer->Finish();
+  };
+  auto search = [&]() -> arrow::Status {
+    ARROW_ASSIGN_OR_RAISE(auto reader, FindFamily("IVF_HNSW_FLAT")->Open(meta, dir));
+    const auto query = Queries(1, 3)[0];
+    VectorQuery search;
+    search.vector = query.data();
+    search.dim = kDim;
+    search.k = 10;
+    search.nprobes = 4;
+    return reader->AsVector()->Search(search).status();
+  };
+  ASSERT_OK(search());
+  const std::vector<std::function<void(std::vector<uint64_t>&, std::vector<int32_t>&)>> damages = {
+      // Half the rows: the graph cannot cover its partition.
+      [](std::vector<uint64_t>& keys, std::vector<int32_t>& links) {
+        keys.resize(keys.size() / 2);
+        links.resize(keys.size() * 16);
+      },
+      // Every link beyond the partition's rows.
+      [](std::vector<uint64_t>&, std::vector<int32_t>& links) {
+        for (int32_t& link : links) {
+          if (link >= 0) link += 100000;
+        }
+      },
+      // An entry point beyond them.
+      [](std::vector<uint64_t>& keys, std::vector<int32_t>&) { keys.back() |= 0xfffffu; },
+  };
+  for (size_t d = 0; d < damages.size(); ++d) {
+    ASSERT_OK(rewrite(damages[d]));
+    auto refused = search();
+    ASSERT_FALSE(refused.ok()) << "damage " << d;
+    EXPECT_EQ(KindOf(refused), ErrorKind::kCorrupt) << refused.ToString();
+    EXPECT_NE(refused.message().find("graphs.arrow"), std::string::npos) << refused.ToString();
+  }
+  ASSERT_OK(rewrite([](std::vector<uint64_t>&, std::vector<int32_t>&) {}));
+  EXPECT_OK(search());
 }
 
 }  // namespace

@@ -358,7 +358,8 @@ bool SameRows(const std::vector<ScoredRow>& a, const std::vector<ScoredRow>& b) 
 
 TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+  for (const std::string family :
+       {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3", "IVF_HNSW_SQ", "IVF_HNSW_FLAT"}) {
     auto data = Indexed(directory.Child(DirectoryName(family)), family);
     // An unindexed fragment and deletions in both parts.
     ASSERT_OK_AND_ASSIGN(

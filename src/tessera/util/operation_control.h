@@ -34,8 +34,7 @@
 namespace tessera::util {
 
 struct ProgressReport {
-  std::string_view
-      phase;  // "writing", "rewriting", "training", "building", "linking" (graphs), "merging"
+  std::string_view phase;  // "writing", "rewriting", "training", "building", "merging"
   uint64_t done = 0;
   uint64_t total = 0;     // 0 when not known in advance (a stream of input batches)
   std::string_view unit;  // "rows", "iterations", "segments"

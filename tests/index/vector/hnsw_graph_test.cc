@@ -13,6 +13,7 @@
 
 #include "support/status_assertions.h"
 #include "tessera/status.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector::hnsw_graph_test {
 namespace {
@@ -57,7 +58,7 @@ Graph Build(const std::vector<float>& vectors, int m = 8, int ef_construction = 
   Graph graph;
   graph.nodes = static_cast<int64_t>(vectors.size() / kDim);
   graph.width = 2 * m;
-  graph.rows = BuildHnswGraph(vectors.data(), graph.nodes, kDim, options);
+  graph.rows = BuildHnswGraph(vectors.data(), graph.nodes, kDim, options).ValueOrDie();
   return graph;
 }
 
@@ -142,8 +143,16 @@ TEST(HnswGraph, StoredRowsHaveTheDocumentedShape) {
   }
   EXPECT_OK(graph.view().CheckShape());
   EXPECT_GT(graph.view().top_level(), 0);
-  // Built again: the same rows (levels come from the seed, insertion is serial).
+  // Built again: the same rows (levels come from the seed, batches from the count inserted),
+  // also on one thread (a loop nested in a ParallelFor body runs serially).
   EXPECT_EQ(Build(vectors).rows.neighbors, graph.rows.neighbors);
+  Graph serial;
+  ASSERT_OK(util::ParallelFor(1, [&](int64_t, int64_t) {
+    serial = Build(vectors);
+    return arrow::Status::OK();
+  }));
+  EXPECT_EQ(serial.rows.keys, graph.rows.keys);
+  EXPECT_EQ(serial.rows.neighbors, graph.rows.neighbors);
 }
 
 TEST(HnswGraph, FindsTheNearestNodesWithoutScoringThemAll) {
@@ -207,7 +216,8 @@ TEST(HnswGraph, DamagedRowsAreCorruptNotOutOfBounds) {
     return SearchHnswGraph(
         graph.view(), 20,
         [&](const int32_t* nodes, int count, float* out) {
-          for (int i = 0; i < count; ++i) out[i] = L2(vectors.data(), vectors.data() + nodes[i] * kDim);
+          for (int i = 0; i < count; ++i)
+            out[i] = L2(vectors.data(), vectors.data() + nodes[i] * kDim);
         },
         all, visited, &found);
   };
@@ -249,7 +259,6 @@ TEST(HnswGraph, SmallGraphs) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].node, 0);
 }
-
 
 }  // namespace
 }  // namespace tessera::index::vector::hnsw_graph_test

@@ -6,6 +6,8 @@
 #include "tessera/index/vector/random.h"
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
+#include "tessera/util/operation_control.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
@@ -13,8 +15,12 @@ namespace {
 
 // Levels above this are never drawn (a level needs m^level nodes to be likely at all).
 constexpr int kMaxHnswLevel = 16;
+// Insertion batches: at most 1/32 of the nodes inserted so far, and at most this many.
+constexpr int64_t kBatchFraction = 32;
+constexpr int64_t kMaxBatch = 1024;
 
-// Builds one graph: nodes inserted in order, each linked by a search of the graph so far.
+// Builds one graph: nodes inserted in order, in batches, each linked by a search of the graph as
+// it stood before its batch (hnsw_graph.h).
 class GraphBuilder {
  public:
   GraphBuilder(const float* vectors, int64_t count, int dim, const HnswBuildOptions& options)
@@ -33,8 +39,34 @@ class GraphBuilder {
     }
   }
 
-  HnswRows Build() {
-    for (int64_t node = 0; node < count_; ++node) Insert(static_cast<int32_t>(node));
+  arrow::Result<HnswRows> Build() {
+    if (count_ == 0) return Rows();
+    entry_ = 0;
+    // Nodes are inserted in batches: every node of a batch plans its links by searching the graph
+    // as it stood before the batch (in parallel: the graph is only read), then the batch is linked
+    // in node order (serially: linking prunes other nodes' lists). A batch is a small part of the
+    // graph so far (1/32, at most 1,024 nodes), so a node misses few possible links; the batches
+    // depend only on the count inserted, so the graph does not depend on the thread count.
+    std::vector<Plan> plans;
+    for (int64_t first = 1; first < count_;) {
+      const int64_t size = std::clamp<int64_t>(first / kBatchFraction, 1, kMaxBatch);
+      const int64_t end = std::min(count_, first + size);
+      ARROW_RETURN_NOT_OK(util::CheckCancelled());
+      plans.assign(static_cast<size_t>(end - first), Plan());
+      // A failure (memory) leaves plans empty: it must stop the build, not leave nodes unlinked.
+      ARROW_RETURN_NOT_OK(
+          util::ParallelFor(end - first, [&](int64_t begin, int64_t stop) -> arrow::Status {
+            thread_local VisitedNodes visited;
+            for (int64_t i = begin; i < stop; ++i) {
+              plans[static_cast<size_t>(i)] = PlanLinks(static_cast<int32_t>(first + i), visited);
+            }
+            return arrow::Status::OK();
+          }));
+      for (int64_t i = 0; i < end - first; ++i) {
+        Link(static_cast<int32_t>(first + i), std::move(plans[static_cast<size_t>(i)]));
+      }
+      first = end;
+    }
     return Rows();
   }
 
@@ -48,24 +80,31 @@ class GraphBuilder {
     return distance != distance ? INFINITY : distance;
   }
 
-  void Insert(int32_t node) {
+  // A node's links on each level it shares with the graph (level 0 first), found by searching
+  // the graph; reads the graph only.
+  using Plan = std::vector<std::vector<int32_t>>;
+  Plan PlanLinks(int32_t node, VisitedNodes& visited) const {
     const int level = LevelOf(node);
-    if (entry_ < 0) {
-      entry_ = node;
-      return;
-    }
     GraphCandidate current{Distance(node, entry_), entry_};
     const int top = LevelOf(entry_);
     for (int l = top; l > level; --l) current = Greedy(node, current, l);
+    Plan plan(static_cast<size_t>(std::min(level, top) + 1));
     for (int l = std::min(level, top); l >= 0; --l) {
-      std::vector<GraphCandidate> found = SearchLevel(node, current, l);
+      std::vector<GraphCandidate> found = SearchLevel(node, current, l, visited);
       std::sort(found.begin(), found.end(), hnsw_detail::FartherOnTop());
       current = found.front();
-      auto& own = links_[node][static_cast<size_t>(l)];
-      own = SelectNeighbours(found, m_);
-      for (int32_t neighbour : own) Connect(neighbour, node, l);
+      plan[static_cast<size_t>(l)] = SelectNeighbours(found, m_);
     }
-    if (level > top) entry_ = node;
+    return plan;
+  }
+
+  // Gives `node` its planned links and links each of them back to it.
+  void Link(int32_t node, Plan plan) {
+    for (size_t l = 0; l < plan.size(); ++l) {
+      links_[node][l] = std::move(plan[l]);
+      for (int32_t neighbour : links_[node][l]) Connect(neighbour, node, static_cast<int>(l));
+    }
+    if (LevelOf(node) > LevelOf(entry_)) entry_ = node;
   }
 
   GraphCandidate Greedy(int32_t query, GraphCandidate current, int level) const {
@@ -83,11 +122,12 @@ class GraphBuilder {
   }
 
   // The ef nearest nodes to `query` on `level` reachable from `entry`.
-  std::vector<GraphCandidate> SearchLevel(int32_t query, GraphCandidate entry, int level) {
-    visited_.Reset(count_);
+  std::vector<GraphCandidate> SearchLevel(int32_t query, GraphCandidate entry, int level,
+                                          VisitedNodes& visited) const {
+    visited.Reset(count_);
     std::vector<GraphCandidate> candidates{entry};
     std::vector<GraphCandidate> best{entry};
-    visited_.Visit(entry.node);
+    visited.Visit(entry.node);
     const size_t capacity = static_cast<size_t>(ef_);
     while (!candidates.empty()) {
       std::pop_heap(candidates.begin(), candidates.end(), hnsw_detail::NearerOnTop());
@@ -95,7 +135,7 @@ class GraphBuilder {
       candidates.pop_back();
       if (best.size() >= capacity && nearest.distance > best.front().distance) break;
       for (int32_t neighbour : links_[nearest.node][static_cast<size_t>(level)]) {
-        if (!visited_.Visit(neighbour)) continue;
+        if (!visited.Visit(neighbour)) continue;
         const GraphCandidate candidate{Distance(query, neighbour), neighbour};
         if (best.size() < capacity || candidate.distance < best.front().distance) {
           candidates.push_back(candidate);
@@ -174,13 +214,12 @@ class GraphBuilder {
   // links_[node][level]: the node's links on each of its levels.
   std::vector<std::vector<std::vector<int32_t>>> links_;
   int32_t entry_ = -1;
-  VisitedNodes visited_;
 };
 
 }  // namespace
 
-HnswRows BuildHnswGraph(const float* vectors, int64_t count, int dim,
-                        const HnswBuildOptions& options) {
+arrow::Result<HnswRows> BuildHnswGraph(const float* vectors, int64_t count, int dim,
+                                       const HnswBuildOptions& options) {
   return GraphBuilder(vectors, count, dim, options).Build();
 }
 

@@ -6,9 +6,11 @@
 // Level 0 links a node to at most 2m others, every upper level to at most m, chosen by HNSW's
 // heuristic: a candidate is linked only when it is nearer to the node than to every neighbour
 // already linked, which keeps links pointing in different directions (so a search crosses
-// between clusters) instead of crowding into the nearest one. Nodes are inserted one by one in
-// node order (a search of ef_construction candidates finds their neighbours): the graph depends
-// only on the vectors and options, never on threads. Partitions build in parallel.
+// between clusters) instead of crowding into the nearest one. Nodes are inserted in node order,
+// in batches of at most 1/32 of the nodes inserted so far: the nodes of a batch find their
+// neighbours (a search of ef_construction candidates) in parallel in the graph as it stood
+// before the batch, then are linked one by one. The graph depends only on the vectors and
+// options, never on the thread count.
 //
 // Stored form (HnswRows; written to the graphs file, ivf_graphs.h): one row per (node, level),
 // key = level << 32 | node, value = 2m neighbour ids (int32), the unused slots -1 after the last.
@@ -19,6 +21,7 @@
 // (Corrupt), never a read out of bounds.
 #pragma once
 
+#include <arrow/result.h>
 #include <arrow/status.h>
 
 #include <cstdint>
@@ -52,9 +55,10 @@ struct HnswRows {
 };
 
 // The graph over `count` vectors (dim floats each, row-major), linked by squared l2 distance
-// (ivf_graphs.h maps the other metrics onto it). An empty input gives no rows.
-HnswRows BuildHnswGraph(const float* vectors, int64_t count, int dim,
-                        const HnswBuildOptions& options);
+// (ivf_graphs.h maps the other metrics onto it). An empty input gives no rows. Fails only when
+// the current operation is cancelled (checked per batch) or memory runs out.
+arrow::Result<HnswRows> BuildHnswGraph(const float* vectors, int64_t count, int dim,
+                                       const HnswBuildOptions& options);
 
 // Marks the nodes one search has visited; reused between searches without clearing (a
 // generation per search).

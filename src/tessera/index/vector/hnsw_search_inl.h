@@ -50,6 +50,7 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
   std::vector<int32_t> batch;
   std::vector<float> batch_distances;
   auto score = [&]() {
+    if (batch.empty()) return;  // a lone node on an upper level
     batch_distances.resize(batch.size());
     distances(batch.data(), static_cast<int>(batch.size()), batch_distances.data());
   };
@@ -78,7 +79,7 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
 
   // Level 0: a best-first walk keeping the `ef` nearest accepted nodes.
   visited.Reset(nodes);
-  std::vector<GraphCandidate> candidates;  // NearerOnTop
+  std::vector<GraphCandidate> candidates;      // NearerOnTop
   std::vector<GraphCandidate>& best = *found;  // FartherOnTop, accepted nodes only
   auto keep = [&](const GraphCandidate& candidate) {
     if (candidate.distance != candidate.distance) return;  // NaN
@@ -124,7 +125,8 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
     for (int64_t first = 0; first < nodes; first += kScanBatch) {
       batch.clear();
       for (int64_t node = first; node < std::min(nodes, first + kScanBatch); ++node) {
-        if (!visited.visited(static_cast<int32_t>(node))) batch.push_back(static_cast<int32_t>(node));
+        if (!visited.visited(static_cast<int32_t>(node)))
+          batch.push_back(static_cast<int32_t>(node));
       }
       if (batch.empty()) continue;
       score();

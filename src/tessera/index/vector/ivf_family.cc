@@ -674,7 +674,7 @@ class IvfFamily final : public IndexFamily {
                           IvfPartitions::Open(*out.storage, Join(out.path, kIvfPartitionsFile),
                                               model.layout, model.ivf.num_partitions()));
     return WriteIvfGraphs(*out.storage, Join(out.path, kIvfGraphsFile), *partitions, model.ivf,
-                          model.quantizer.get(), *model.graph, /*seed=*/0);
+                          model.quantizer.get(), *model.graph);
   }
 
   IvfKind kind_;

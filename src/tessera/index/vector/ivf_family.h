@@ -56,6 +56,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/params.h"
 #include "tessera/index/vector/distance.h"
+#include "tessera/index/vector/hnsw_graph.h"
 
 namespace tessera::index::vector {
 
@@ -75,8 +76,8 @@ struct IvfOptions {
   uint64_t seed = 42;
   int num_sub_vectors = 0;  // IVF_PQ
   int num_bits = 1;         // IVF_RQ
-  int m = 16;               // IVF_HNSW_*
-  int ef_construction = 100;
+  int m = kDefaultHnswM;    // IVF_HNSW_*
+  int ef_construction = kDefaultEfConstruction;
 };
 
 // The options of `family` (one of the seven names above) for a column of dimension `dim`;

@@ -23,14 +23,6 @@ arrow::Result<std::string> ReadModelBytes(const SegmentDirectory& dir) {
   return std::string((*buffer)->data_as<char>(), static_cast<size_t>((*buffer)->size()));
 }
 
-arrow::Status CheckFingerprint(const SegmentDirectory& dir, std::string_view bytes,
-                               const std::string& expected) {
-  if (expected.empty() || IvfModel::FingerprintOf(bytes) == expected) return arrow::Status::OK();
-  return Corrupt("IVF model ", dir.storage->AbsolutePath(ModelPath(dir)), " has fingerprint ",
-                 IvfModel::FingerprintOf(bytes), " but its segment ", dir.uuid, " records ",
-                 expected);
-}
-
 // Asks for the cache lines of a row of `dim` floats.
 void PrefetchRow(const float* row, int dim) {
   constexpr int kFloatsPerLine = 16;
@@ -39,10 +31,18 @@ void PrefetchRow(const float* row, int dim) {
 
 }  // namespace
 
+arrow::Status CheckModelFingerprint(const SegmentDirectory& dir, std::string_view bytes,
+                                    const std::string& expected) {
+  if (expected.empty() || IvfModel::FingerprintOf(bytes) == expected) return arrow::Status::OK();
+  return Corrupt("IVF model ", dir.storage->AbsolutePath(ModelPath(dir)), " has fingerprint ",
+                 IvfModel::FingerprintOf(bytes), " but its segment ", dir.uuid, " records ",
+                 expected);
+}
+
 arrow::Result<std::string> ReadModelFile(const SegmentDirectory& dir,
                                          const std::string& expected_fingerprint) {
   ARROW_ASSIGN_OR_RAISE(std::string bytes, ReadModelBytes(dir));
-  ARROW_RETURN_NOT_OK(CheckFingerprint(dir, bytes, expected_fingerprint));
+  ARROW_RETURN_NOT_OK(CheckModelFingerprint(dir, bytes, expected_fingerprint));
   return bytes;
 }
 
@@ -53,7 +53,7 @@ arrow::Result<IvfModel> ReadIvfModel(const SegmentDirectory& dir,
   ARROW_ASSIGN_OR_RAISE(
       IvfModel model,
       IvfModel::Deserialize(content, "IVF model " + dir.storage->AbsolutePath(ModelPath(dir))));
-  ARROW_RETURN_NOT_OK(CheckFingerprint(dir, content, expected_fingerprint));
+  ARROW_RETURN_NOT_OK(CheckModelFingerprint(dir, content, expected_fingerprint));
   if (bytes != nullptr) *bytes = std::move(content);
   return model;
 }
@@ -66,11 +66,12 @@ arrow::Result<std::unique_ptr<IvfFlatReader>> IvfFlatReader::Open(
   }
   IvfModel model;
   std::unique_ptr<IvfGraphs> graphs;
+  std::optional<HnswParams> graph_params;
   if (graph) {
     ARROW_ASSIGN_OR_RAISE(auto wrapped, ReadHnswModelFile(dir, segment.model_fingerprint()));
     ARROW_ASSIGN_OR_RAISE(
         model, IvfModel::Deserialize(wrapped.second, "the IVF model of segment " + segment.uuid()));
-    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, wrapped.first, model.num_partitions()));
+    graph_params = wrapped.first;
   } else {
     ARROW_ASSIGN_OR_RAISE(model, ReadIvfModel(dir, segment.model_fingerprint()));
   }
@@ -78,6 +79,9 @@ arrow::Result<std::unique_ptr<IvfFlatReader>> IvfFlatReader::Open(
       auto partitions,
       IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
                           PartitionLayout::Vectors(model.dim()), model.num_partitions()));
+  if (graph_params) {
+    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, *graph_params, *partitions));
+  }
   return std::unique_ptr<IvfFlatReader>(
       new IvfFlatReader(segment, std::move(model), std::move(partitions), std::move(graphs)));
 }
@@ -100,7 +104,7 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
           [&](const int32_t* nodes, int count, float* out) {
             // A walk reads rows in no order: fetch the next row while this one is scored.
             auto row = [&](int i) { return vectors + static_cast<size_t>(nodes[i]) * dim(); };
-            PrefetchRow(row(0), dim());
+            if (count > 0) PrefetchRow(row(0), dim());
             for (int i = 0; i < count; ++i) {
               if (i + 1 < count) PrefetchRow(row(i + 1), dim());
               out[i] = distance(row(i));

@@ -30,6 +30,10 @@ struct IvfGraphs;
 
 inline constexpr const char* kIvfModelFile = "model.bin";
 
+// Corrupt, naming `dir`/model.bin, unless `bytes` have fingerprint `expected` (OK when empty).
+arrow::Status CheckModelFingerprint(const SegmentDirectory& dir, std::string_view bytes,
+                                    const std::string& expected);
+
 // The bytes of `dir`/model.bin; Corrupt when their fingerprint is not `expected_fingerprint`
 // (skipped when empty).
 arrow::Result<std::string> ReadModelFile(const SegmentDirectory& dir,

@@ -92,8 +92,8 @@ arrow::Result<std::pair<HnswParams, std::string_view>> UnwrapHnswModel(std::stri
   const uint32_t inner_size = ReadGraphU32(bytes, sizeof(kHnswMagic) + 12);
   if (m < kMinHnswM || m > kMaxHnswM || ef_construction < 1 ||
       ef_construction > kMaxEfConstruction || inner_size != body - kHeader) {
-    return Corrupt(what, " holds m ", m, ", ef_construction ", ef_construction,
-                   " and a model of ", inner_size, " bytes in ", bytes.size(), " bytes");
+    return Corrupt(what, " holds m ", m, ", ef_construction ", ef_construction, " and a model of ",
+                   inner_size, " bytes in ", bytes.size(), " bytes");
   }
   params.m = static_cast<int>(m);
   params.ef_construction = static_cast<int>(ef_construction);
@@ -102,62 +102,67 @@ arrow::Result<std::pair<HnswParams, std::string_view>> UnwrapHnswModel(std::stri
 
 arrow::Status WriteIvfGraphs(io::Storage& storage, const std::string& graphs_path,
                              const IvfPartitions& partitions, const IvfModel& ivf,
-                             const Quantizer* quantizer, const HnswParams& params, uint64_t seed) {
+                             const Quantizer* quantizer, const HnswParams& params) {
   const int dim = ivf.dim();
   const int num_partitions = partitions.num_partitions();
   // Codes decode into unit-length space for cosine already; raw vectors are normalized here.
   const bool normalize = quantizer == nullptr && ivf.metric() == Metric::kCosine;
   const bool augment = ivf.metric() == Metric::kDot;
-  HnswBuildOptions options;
-  options.m = params.m;
-  options.ef_construction = params.ef_construction;
-  std::vector<HnswRows> graphs(static_cast<size_t>(num_partitions));
-  // Progress (and cancellation) partition by partition: graphs can take longer than the codes.
-  util::BeginPhase("linking", static_cast<uint64_t>(num_partitions), "partitions");
-  // One partition per chunk: partitions differ in size, and each builds serially.
-  ARROW_RETURN_NOT_OK(util::ParallelFor(
-      num_partitions, [&](int64_t begin, int64_t end) -> arrow::Status {
-        std::vector<float> vectors;
-        std::vector<float> augmented;
-        for (int64_t p = begin; p < end; ++p) {
-          const int partition = static_cast<int>(p);
-          ARROW_RETURN_NOT_OK(partitions.Verify(partition));
-          const int64_t size = partitions.size(partition);
-          const float* source = nullptr;
-          if (quantizer != nullptr) {
-            vectors.resize(static_cast<size_t>(size) * dim);
-            ARROW_RETURN_NOT_OK(quantizer->Decode(ivf, partition, partitions.codes(partition),
-                                                  size, vectors.data()));
-            source = vectors.data();
-          } else if (normalize) {
-            vectors.assign(partitions.vectors(partition),
-                           partitions.vectors(partition) + static_cast<size_t>(size) * dim);
-            for (int64_t i = 0; i < size; ++i) Normalize(vectors.data() + i * dim, dim);
-            source = vectors.data();
-          } else {
-            source = partitions.vectors(partition);
-          }
-          HnswBuildOptions own = options;
-          own.seed = seed ^ kGraphStream ^ static_cast<uint64_t>(partition);
-          int graph_dim = dim;
-          if (augment) {
-            source = AugmentForInnerProduct(source, size, dim, augmented);
-            graph_dim = dim + 1;
-          }
-          graphs[static_cast<size_t>(p)] =
-              BuildHnswGraph(source, size, graph_dim, own);
-          ARROW_RETURN_NOT_OK(util::AdvanceProgress(1));
-        }
-        return arrow::Status::OK();
-      },
-      /*min_chunk=*/1));
-  ARROW_ASSIGN_OR_RAISE(auto writer,
-                        IvfPartitionWriter::Open(storage, graphs_path,
-                                                 PartitionLayout::GraphLinks(2 * params.m),
-                                                 num_partitions));
-  for (const HnswRows& graph : graphs) {
-    ARROW_RETURN_NOT_OK(writer->Write(graph.keys.data(), graph.neighbors.data(),
-                                      static_cast<int64_t>(graph.keys.size())));
+  // The graph of one partition.
+  auto build = [&](int partition) -> arrow::Result<HnswRows> {
+    ARROW_RETURN_NOT_OK(util::CheckCancelled());
+    ARROW_RETURN_NOT_OK(partitions.Verify(partition));
+    const int64_t size = partitions.size(partition);
+    std::vector<float> vectors;
+    const float* source = partitions.vectors(partition);
+    if (quantizer != nullptr) {
+      vectors.resize(static_cast<size_t>(size) * dim);
+      ARROW_RETURN_NOT_OK(
+          quantizer->Decode(ivf, partition, partitions.codes(partition), size, vectors.data()));
+      source = vectors.data();
+    } else if (normalize) {
+      vectors.assign(source, source + static_cast<size_t>(size) * dim);
+      for (int64_t i = 0; i < size; ++i) Normalize(vectors.data() + i * dim, dim);
+      source = vectors.data();
+    }
+    std::vector<float> augmented;
+    if (augment) source = AugmentForInnerProduct(source, size, dim, augmented);
+    HnswBuildOptions options;
+    options.m = params.m;
+    options.ef_construction = params.ef_construction;
+    options.seed = kGraphStream ^ static_cast<uint64_t>(partition);
+    return BuildHnswGraph(source, size, augment ? dim + 1 : dim, options);
+  };
+  ARROW_ASSIGN_OR_RAISE(
+      auto writer,
+      IvfPartitionWriter::Open(storage, graphs_path, PartitionLayout::GraphLinks(2 * params.m),
+                               num_partitions));
+  // Windows of partitions, written in order before the next is built: memory holds a window's
+  // graphs, not the segment's. With enough partitions to share the threads evenly, a window's
+  // partitions build in parallel (each on one thread); else one after another, each by all
+  // threads (its insertion batches). The graphs are the same either way.
+  const int threads = util::NumThreads();
+  const bool across = num_partitions >= 2 * threads;
+  const int window = across ? 4 * threads : 1;
+  std::vector<HnswRows> graphs;
+  for (int first = 0; first < num_partitions; first += window) {
+    const int count = std::min(window, num_partitions - first);
+    graphs.assign(static_cast<size_t>(count), HnswRows());
+    auto build_range = [&](int64_t begin, int64_t end) -> arrow::Status {
+      for (int64_t i = begin; i < end; ++i) {
+        ARROW_ASSIGN_OR_RAISE(graphs[static_cast<size_t>(i)], build(first + static_cast<int>(i)));
+      }
+      return arrow::Status::OK();
+    };
+    if (across) {
+      ARROW_RETURN_NOT_OK(util::ParallelFor(count, build_range));
+    } else {
+      ARROW_RETURN_NOT_OK(build_range(0, count));
+    }
+    for (const HnswRows& graph : graphs) {
+      ARROW_RETURN_NOT_OK(writer->Write(graph.keys.data(), graph.neighbors.data(),
+                                        static_cast<int64_t>(graph.keys.size())));
+    }
   }
   return writer->Finish();
 }
@@ -175,24 +180,29 @@ arrow::Result<std::pair<HnswParams, std::string>> ReadHnswModelFile(
   const std::string what =
       "IVF_HNSW model " + dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile);
   ARROW_ASSIGN_OR_RAISE(auto unwrapped, UnwrapHnswModel(bytes, what));
-  if (!expected_fingerprint.empty() && IvfModel::FingerprintOf(bytes) != expected_fingerprint) {
-    return Corrupt(what, " has fingerprint ", IvfModel::FingerprintOf(bytes), " but its segment ",
-                   dir.uuid, " records ", expected_fingerprint);
-  }
+  ARROW_RETURN_NOT_OK(CheckModelFingerprint(dir, bytes, expected_fingerprint));
   return std::make_pair(unwrapped.first, std::string(unwrapped.second));
 }
 
 arrow::Result<std::unique_ptr<IvfGraphs>> OpenIvfGraphs(const SegmentDirectory& dir,
                                                         const HnswParams& params,
-                                                        int num_partitions) {
+                                                        const IvfPartitions& partitions) {
   auto graphs = std::make_unique<IvfGraphs>();
   graphs->params = params;
   const std::string path = dir.path + "/" + kIvfGraphsFile;
   graphs->path = dir.storage->AbsolutePath(path);
-  ARROW_ASSIGN_OR_RAISE(graphs->file,
-                        IvfPartitions::Open(*dir.storage, path,
-                                            PartitionLayout::GraphLinks(2 * params.m),
-                                            num_partitions));
+  ARROW_ASSIGN_OR_RAISE(
+      graphs->file,
+      IvfPartitions::Open(*dir.storage, path, PartitionLayout::GraphLinks(2 * params.m),
+                          partitions.num_partitions(), "IVF graphs file"));
+  for (int p = 0; p < partitions.num_partitions(); ++p) {
+    const int64_t rows = graphs->file->size(p);
+    const int64_t nodes = partitions.size(p);
+    if (rows < nodes || (nodes == 0) != (rows == 0)) {
+      return Corrupt("IVF graphs file ", graphs->path, " has ", rows, " rows for partition ", p,
+                     " of ", nodes, " rows; rebuild the index (tessera index create --replace)");
+    }
+  }
   return graphs;
 }
 

@@ -31,8 +31,8 @@
 #include "tessera/index/vector/distance.h"
 #include "tessera/index/vector/hnsw_graph.h"
 #include "tessera/index/vector/ivf_partitions.h"
-#include "tessera/index/vector/quantizer.h"
 #include "tessera/index/vector/ivf_search.h"
+#include "tessera/index/vector/quantizer.h"
 #include "tessera/index/vector_segment.h"
 #include "tessera/io/storage.h"
 #include "tessera/status.h"
@@ -60,12 +60,13 @@ arrow::Result<std::pair<HnswParams, std::string_view>> UnwrapHnswModel(std::stri
 arrow::Result<std::pair<HnswParams, std::string>> ReadHnswModelFile(
     const SegmentDirectory& dir, const std::string& expected_fingerprint);
 
-// Builds the graph of every partition of the written `partitions` (`layout` its payload) and
-// writes them to `graphs_path`, partitions in parallel. `quantizer` decodes codes (null for raw
-// vectors); `ivf` is the codes' coarse model. Graph seeds derive from `seed` and the partition.
+// Builds the graph of every partition of the written `partitions` and writes them to
+// `graphs_path`, window by window (memory: a few partitions' graphs). `quantizer` decodes codes
+// (null for raw vectors); `ivf` is the codes' coarse model. A partition's levels are drawn from
+// a seed derived from its number. Checks cancellation between partitions and batches.
 arrow::Status WriteIvfGraphs(io::Storage& storage, const std::string& graphs_path,
                              const IvfPartitions& partitions, const IvfModel& ivf,
-                             const Quantizer* quantizer, const HnswParams& params, uint64_t seed);
+                             const Quantizer* quantizer, const HnswParams& params);
 
 // The graph of `partition` of an open graphs file (opened with layout GraphLinks(2 × params.m)),
 // over the `nodes` rows of the same partition of partitions.arrow, after verifying its bytes.
@@ -79,10 +80,11 @@ struct IvfGraphs {
   std::string path;  // for messages
 };
 
-// Opens `dir`/graphs.arrow for a model of `num_partitions` partitions.
+// Opens `dir`/graphs.arrow for the open `partitions` of the same segment: Corrupt unless each
+// partition's graph has a row for each of its rows (and none for an empty partition).
 arrow::Result<std::unique_ptr<IvfGraphs>> OpenIvfGraphs(const SegmentDirectory& dir,
                                                         const HnswParams& params,
-                                                        int num_partitions);
+                                                        const IvfPartitions& partitions);
 
 // One query's searches of the graphs of the partitions it probes. A partition of at most ef
 // rows is not worth a graph search (UsesGraph): the reader scans it.
@@ -118,7 +120,8 @@ class PartitionGraphSearch {
     arrow::Status status = SearchHnswGraph(*graph, ef_, distances, accept, visited, &found_);
     if (!status.ok()) {
       return WithContext(status, "IVF graphs file " + graphs_.path + " partition " +
-                                     std::to_string(partition));
+                                     std::to_string(partition) +
+                                     " (rebuild the index: tessera index create --replace)");
     }
     addresses_.clear();
     distances_.clear();

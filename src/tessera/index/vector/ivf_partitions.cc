@@ -104,22 +104,23 @@ arrow::Status IvfPartitionWriter::Finish() {
 arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Storage& storage,
                                                                   const std::string& path,
                                                                   PartitionLayout layout,
-                                                                  int num_partitions) {
-  const std::string where = storage.AbsolutePath(path);
+                                                                  int num_partitions,
+                                                                  std::string_view what) {
+  const std::string where = std::string(what) + " " + storage.AbsolutePath(path);
   std::unique_ptr<IvfPartitions> partitions(new IvfPartitions());
   ARROW_ASSIGN_OR_RAISE(
       partitions->file_,
-      io::VerifiedIpcFile::Open(storage, path, "IVF partitions file " + where,
+      io::VerifiedIpcFile::Open(storage, path, where,
                                 "rebuild the index (tessera index create --replace) or drop it"));
   const auto& file = *partitions->file_;
   const auto expected = PartitionSchema(layout, num_partitions);
   if (!file.schema()->Equals(*expected, /*check_metadata=*/true)) {
-    return Corrupt("IVF partitions file ", where, " has schema ", file.schema()->ToString(true),
-                   "; expected ", expected->ToString(true));
+    return Corrupt(where, " has schema ", file.schema()->ToString(true), "; expected ",
+                   expected->ToString(true));
   }
   if (file.num_batches() != num_partitions) {
-    return Corrupt("IVF partitions file ", where, " has ", file.num_batches(),
-                   " partitions; its model has ", num_partitions);
+    return Corrupt(where, " has ", file.num_batches(), " partitions; its model has ",
+                   num_partitions);
   }
   partitions->partitions_.resize(static_cast<size_t>(num_partitions));
   partitions->verified_ = std::make_unique<io::BlockFlags>(static_cast<uint64_t>(num_partitions));
@@ -130,7 +131,7 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
     const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*batch->column(1));
     const auto& values = *lists.values();
     if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
-      return Corrupt("IVF partitions file ", where, " partition ", p, " holds nulls");
+      return Corrupt(where, " partition ", p, " holds nulls");
     }
     Partition& partition = partitions->partitions_[p];
     partition.size = batch->num_rows();

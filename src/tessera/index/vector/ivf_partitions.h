@@ -89,10 +89,10 @@ class IvfPartitionWriter {
 class IvfPartitions {
  public:
   // Corrupt when the file does not hold `num_partitions` valid partitions of dimension `dim`.
-  static arrow::Result<std::unique_ptr<IvfPartitions>> Open(const io::Storage& storage,
-                                                            const std::string& path,
-                                                            PartitionLayout layout,
-                                                            int num_partitions);
+  // Messages name the file as `what` and its path.
+  static arrow::Result<std::unique_ptr<IvfPartitions>> Open(
+      const io::Storage& storage, const std::string& path, PartitionLayout layout,
+      int num_partitions, std::string_view what = "IVF partitions file");
 
   int num_partitions() const { return static_cast<int>(partitions_.size()); }
   // Verifies the partition's bytes against their checksums (once; later calls are free).

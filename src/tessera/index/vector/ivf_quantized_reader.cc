@@ -32,14 +32,14 @@ arrow::Result<std::unique_ptr<IvfQuantizedReader>> IvfQuantizedReader::Open(
       IvfQuantizedModel model,
       IvfQuantizedModel::Deserialize(
           bytes, kind, "model " + dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile)));
-  if (graph_params) {
-    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, *graph_params, model.ivf.num_partitions()));
-  }
   model.quantizer->PrepareSearch(model.ivf);
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
                                             PartitionLayout::Codes(model.quantizer->code_size()),
                                             model.ivf.num_partitions()));
+  if (graph_params) {
+    ARROW_ASSIGN_OR_RAISE(graphs, OpenIvfGraphs(dir, *graph_params, *partitions));
+  }
   return std::unique_ptr<IvfQuantizedReader>(
       new IvfQuantizedReader(segment, std::move(model), std::move(partitions), std::move(graphs)));
 }

@@ -18,6 +18,8 @@ arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::str
   }
   if (query.k < 0) return InvalidArgument("k must not be negative, got ", query.k);
   if (query.nprobes < 1) return InvalidArgument("nprobes must be at least 1, got ", query.nprobes);
+  if (query.ef < 0)
+    return InvalidArgument("ef must be 0 (the default) or positive, got ", query.ef);
   for (int d = 0; d < query.dim; ++d) {
     if (!std::isfinite(query.vector[d])) {
       return InvalidArgument("the query vector holds ", query.vector[d], " at position ", d,

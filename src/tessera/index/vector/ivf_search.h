@@ -22,7 +22,7 @@
 namespace tessera::index::vector {
 
 // InvalidArgument for a missing query vector, a query of another dimension than `dim`, with a
-// non-finite element, k < 0, nprobes < 1 or a NaN range bound.
+// non-finite element, k < 0, nprobes < 1, ef < 0 or a NaN range bound.
 arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::string& index_name);
 
 // The order of results everywhere: by distance, then by row address (distances are not NaN).

@@ -160,7 +160,7 @@ std::unique_ptr<QueryScorer> ScalarQuantizer::Prepare(const IvfModel& ivf,
 
 std::vector<float> ScalarQuantizer::Decode(const uint8_t* code) const {
   std::vector<float> vector(static_cast<size_t>(dim_));
-  for (int d = 0; d < dim_; ++d) vector[d] = low_[d] + step_[d] * static_cast<float>(code[d]);
+  (void)Decode(IvfModel(), 0, code, 1, vector.data());  // cannot fail
   return vector;
 }
 
