@@ -37,16 +37,25 @@ class GraphBuilder {
       const double drawn = -std::log(1.0 - random.Uniform()) * scale;
       node.resize(static_cast<size_t>(std::min<double>(drawn, kMaxHnswLevel)) + 1);
     }
+    // Insertion order: a permutation drawn from the same seed (Fisher–Yates).
+    order_.resize(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) order_[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+    for (int64_t i = count - 1; i > 0; --i) {
+      std::swap(order_[static_cast<size_t>(i)], order_[random.Below(static_cast<uint64_t>(i) + 1)]);
+    }
   }
 
   arrow::Result<HnswRows> Build() {
     if (count_ == 0) return Rows();
-    entry_ = 0;
-    // Nodes are inserted in batches: every node of a batch plans its links by searching the graph
-    // as it stood before the batch (in parallel: the graph is only read), then the batch is linked
-    // in node order (serially: linking prunes other nodes' lists). A batch is a small part of the
-    // graph so far (1/32, at most 1,024 nodes), so a node misses few possible links; the batches
-    // depend only on the count inserted, so the graph does not depend on the thread count.
+    entry_ = order_[0];
+    // Nodes are inserted in a seeded random order, in batches: every node of a batch plans its
+    // links by searching the graph as it stood before the batch (in parallel: the graph is only
+    // read), then the batch is linked in order (serially: linking prunes other nodes' lists). A
+    // batch is a small part of the graph so far (1/32, at most 1,024 nodes), so a node misses
+    // few possible links; in random order its nearest rows are rarely in its own batch (rows
+    // stored in an order where neighbours sit together, as embeddings of sorted text do, lost 2
+    // points of recall inserted in row order). The batches depend only on the count inserted, so
+    // the graph does not depend on the thread count.
     std::vector<Plan> plans;
     for (int64_t first = 1; first < count_;) {
       const int64_t size = std::clamp<int64_t>(first / kBatchFraction, 1, kMaxBatch);
@@ -58,12 +67,13 @@ class GraphBuilder {
           util::ParallelFor(end - first, [&](int64_t begin, int64_t stop) -> arrow::Status {
             thread_local VisitedNodes visited;
             for (int64_t i = begin; i < stop; ++i) {
-              plans[static_cast<size_t>(i)] = PlanLinks(static_cast<int32_t>(first + i), visited);
+              plans[static_cast<size_t>(i)] =
+                  PlanLinks(order_[static_cast<size_t>(first + i)], visited);
             }
             return arrow::Status::OK();
           }));
       for (int64_t i = 0; i < end - first; ++i) {
-        Link(static_cast<int32_t>(first + i), std::move(plans[static_cast<size_t>(i)]));
+        Link(order_[static_cast<size_t>(first + i)], std::move(plans[static_cast<size_t>(i)]));
       }
       first = end;
     }
@@ -214,6 +224,7 @@ class GraphBuilder {
   // links_[node][level]: the node's links on each of its levels.
   std::vector<std::vector<std::vector<int32_t>>> links_;
   int32_t entry_ = -1;
+  std::vector<int32_t> order_;  // the insertion order
 };
 
 }  // namespace

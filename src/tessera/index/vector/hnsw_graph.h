@@ -6,10 +6,10 @@
 // Level 0 links a node to at most 2m others, every upper level to at most m, chosen by HNSW's
 // heuristic: a candidate is linked only when it is nearer to the node than to every neighbour
 // already linked, which keeps links pointing in different directions (so a search crosses
-// between clusters) instead of crowding into the nearest one. Nodes are inserted in node order,
-// in batches of at most 1/32 of the nodes inserted so far: the nodes of a batch find their
-// neighbours (a search of ef_construction candidates) in parallel in the graph as it stood
-// before the batch, then are linked one by one. The graph depends only on the vectors and
+// between clusters) instead of crowding into the nearest one. Nodes are inserted in a seeded
+// random order, in batches of at most 1/32 of the nodes inserted so far: the nodes of a batch
+// find their neighbours (a search of ef_construction candidates) in parallel in the graph as it
+// stood before the batch, then are linked one by one. The graph depends only on the vectors and
 // options, never on the thread count.
 //
 // Stored form (HnswRows; written to the graphs file, ivf_graphs.h): one row per (node, level),
