@@ -30,6 +30,7 @@ struct KnnJoinArguments {
   int64_t k = 0;
   int nprobes = query::kDefaultNprobes;
   int refine_factor = 1;
+  int ef = 0;
   std::string metric;
   std::string filter;
   bool exact = false;
@@ -60,6 +61,7 @@ arrow::Status RunKnnJoin(const KnnJoinArguments& args) {
   options.right.k = args.k;
   options.right.nprobes = args.nprobes;
   options.right.refine_factor = args.refine_factor;
+  options.right.ef = args.ef;
   options.right.filter = args.filter;
   options.right.columns = args.project;
   options.right.use_index = !args.exact;
@@ -145,6 +147,10 @@ void AddKnnJoinCommand(CommandSet& commands) {
       ->add_option("--refine-factor", args->refine_factor,
                    "Quantized indexes: re-rank k x N candidates by exact distance (default 1)")
       ->check(IntegerAtLeast<int>(1));
+  command
+      ->add_option("--ef", args->ef,
+                   "IVF_HNSW_* indexes: candidates per probed partition's graph search (0: 64)")
+      ->check(IntegerAtLeast<int>(0));
   command->add_option("--metric", args->metric, "l2, cosine or dot (default: the index's)")
       ->type_name("METRIC");
   AddWhereOption(command, &args->filter, "a filter on the right rows, applied before the search");

@@ -107,7 +107,7 @@ void BindSearch(nb::module_& module) {
       "knn_join",
       [](const DatasetHandle& self, nb::handle left_stream, std::string left_column,
          std::vector<std::string> left_columns, std::string right_column,
-         std::vector<std::string> right_columns, int64_t k, int nprobes, int refine_factor,
+         std::vector<std::string> right_columns, int64_t k, int nprobes, int refine_factor, int ef,
          std::optional<std::string> metric, std::string filter, bool use_index,
          int64_t batch_rows) {
         auto left = ImportStream(left_stream);
@@ -119,6 +119,7 @@ void BindSearch(nb::module_& module) {
         options.right.k = k;
         options.right.nprobes = nprobes;
         options.right.refine_factor = refine_factor;
+        options.right.ef = ef;
         if (metric) options.right.metric = Unwrap(index::vector::ParseMetric(*metric));
         options.right.filter = std::move(filter);
         options.right.use_index = use_index;
@@ -127,8 +128,8 @@ void BindSearch(nb::module_& module) {
       },
       nb::arg("dataset"), nb::arg("left"), nb::arg("left_column"), nb::arg("left_columns"),
       nb::arg("right_column"), nb::arg("right_columns"), nb::arg("k"), nb::arg("nprobes"),
-      nb::arg("refine_factor"), nb::arg("metric").none(), nb::arg("filter"), nb::arg("use_index"),
-      nb::arg("batch_rows"));
+      nb::arg("refine_factor"), nb::arg("ef"), nb::arg("metric").none(), nb::arg("filter"),
+      nb::arg("use_index"), nb::arg("batch_rows"));
 }
 
 }  // namespace tessera::python

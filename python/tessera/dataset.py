@@ -343,6 +343,7 @@ class Dataset:
         columns: Optional[Sequence[str]] = None,
         nprobes: int = 20,
         refine_factor: int = 1,
+        ef: int = 0,
         metric: Optional[str] = None,
         where: Optional[str] = None,
         use_index: bool = True,
@@ -357,7 +358,8 @@ class Dataset:
         the prefix ``right_``), ``_distance``, ``_rank`` (1 for the nearest) and ``_rowaddr``;
         each left row's results in rank order, left rows in input order. ``where`` filters
         the right rows before the search. Left rows are searched ``batch_rows`` at a time:
-        one batch search and one read of the rows found per batch (docs/external.md).
+        one batch search and one read of the rows found per batch (docs/external.md). ``ef``: as
+        for :meth:`search`.
         """
         capsule = _native.knn_join(
             self._live(),
@@ -369,6 +371,7 @@ class Dataset:
             _count("k", k),
             _count("nprobes", nprobes, maximum=_INT32_MAX),
             _count("refine_factor", refine_factor, maximum=_INT32_MAX),
+            _count("ef", ef, maximum=_INT32_MAX),
             metric,
             where or "",
             use_index,

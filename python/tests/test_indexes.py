@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 import tessera
@@ -104,6 +105,10 @@ def test_hnsw_graphs_build_distributed_merge_and_take_ef(dataset):
         return dataset.search(queries, k=10, nprobes=2, ef=100000, refine_factor=1000, columns=["id"])
 
     assert covering().equals(exact)
+    # knn_join takes ef as search does.
+    left = pa.table({"qid": np.arange(8), "q": tessera.vectors(queries)})
+    joined = dataset.knn_join(left, "q", 10, columns=["id"], nprobes=2, ef=100000, refine_factor=1000)
+    assert joined.column("id").to_pylist() == exact.column("id").to_pylist()
     # A small ef walks the graphs (500 rows per partition) and still returns k rows per query.
     assert dataset.search(queries, k=10, nprobes=2, ef=10, columns=["id"]).num_rows == 80
     with pytest.raises(tessera.InvalidArgumentError, match="ef"):

@@ -345,6 +345,29 @@ TEST(IvfHnswFamilies, DamagedGraphsAreCorrupt) {
   EXPECT_NE(status.message().find("graphs.arrow"), std::string::npos) << status.ToString();
 }
 
+// A model carries its graph parameters: building with other ones, or as another family, is
+// refused before any work, with the fix.
+TEST(IvfHnswFamilies, AModelOfOtherGraphParametersIsRefused) {
+  TempDirectory directory;
+  auto data = Indexed(directory.Child("flat"), "IVF_HNSW_FLAT");
+  const IndexSpec trained = Spec("IVF_HNSW_FLAT");  // m 8
+  ASSERT_OK_AND_ASSIGN(Model model, TrainModel(*data, trained));
+  IndexSpec other = trained;
+  other.params["m"] = "12";
+  auto refused = BuildSegment(*data, other, {}, &model);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(KindOf(refused.status()), ErrorKind::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("m 8"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("retrain"), std::string::npos) << refused.status();
+  IndexSpec flat = trained;
+  flat.family = "IVF_FLAT";
+  flat.params.erase("m");
+  flat.params.erase("ef_construction");
+  auto wrong = BuildSegment(*data, flat, {}, &model);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(KindOf(wrong.status()), ErrorKind::kInvalidArgument) << wrong.status();
+}
+
 // Graphs files written with valid checksums but contents no build writes: fewer rows than the
 // partition (refused at open) and links to rows the partition does not have (refused when the
 // walk follows them), each Corrupt naming the file, never a read out of bounds.

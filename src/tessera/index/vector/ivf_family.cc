@@ -494,6 +494,10 @@ class IvfFamily final : public IndexFamily {
     }
     const std::string_view held = ModelFamilyOf(bytes);
     if (held.empty()) {
+      // A damaged IVF_HNSW model: its own error names what is wrong (a failed checksum).
+      if (HasHnswModelMagic(bytes)) {
+        ARROW_RETURN_NOT_OK(UnwrapHnswModel(bytes, "model " + model_path).status());
+      }
       return Corrupt("model ", model_path, " of segment ", segment.uuid(), " is not an IVF model");
     }
     if (held != name()) {
