@@ -135,7 +135,8 @@ TEST(HnswGraph, StoredRowsHaveTheDocumentedShape) {
       ++count;
     }
     for (int slot = count; slot < 16; ++slot) EXPECT_EQ(links[slot], -1);
-    // (An upper level may hold one node alone: the entry point, drawn higher than the rest.)
+    // (A node may be alone on an upper level: one drawn higher than the graph so far, before
+    // any other rose as high.)
     if (level == 0) {
       EXPECT_GE(count, 1) << "row " << row << " has no link";
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 
 #include "tessera/index/vector/random.h"
 #include "tessera/index/vector/simd/kernels.h"
@@ -19,8 +21,8 @@ constexpr int kMaxHnswLevel = 16;
 constexpr int64_t kBatchFraction = 32;
 constexpr int64_t kMaxBatch = 1024;
 
-// Builds one graph: nodes inserted in order, in batches, each linked by a search of the graph as
-// it stood before its batch (hnsw_graph.h).
+// Builds one graph: nodes inserted in a seeded random order, in batches, each linked by a search
+// of the graph as it stood before its batch (hnsw_graph.h).
 class GraphBuilder {
  public:
   GraphBuilder(const float* vectors, int64_t count, int dim, const HnswBuildOptions& options)
@@ -54,22 +56,29 @@ class GraphBuilder {
     // batch is a small part of the graph so far (1/32, at most 1,024 nodes), so a node misses
     // few possible links; in random order its nearest rows are rarely in its own batch (rows
     // stored in an order where neighbours sit together, as embeddings of sorted text do, lost 2
-    // points of recall inserted in row order). The batches depend only on the count inserted, so
-    // the graph does not depend on the thread count.
+    // points of recall inserted in row order). A batch also ends at a node drawn above the
+    // graph's top level, so that the next node rising as high searches (and links to) it. The
+    // batches depend only on the count inserted and the levels, so the graph does not depend on
+    // the thread count.
     std::vector<Plan> plans;
     for (int64_t first = 1; first < count_;) {
       const int64_t size = std::clamp<int64_t>(first / kBatchFraction, 1, kMaxBatch);
-      const int64_t end = std::min(count_, first + size);
+      int64_t end = std::min(count_, first + size);
+      const int top = LevelOf(entry_);
+      for (int64_t i = first; i < end; ++i) {
+        if (LevelOf(order_[static_cast<size_t>(i)]) > top) end = i + 1;
+      }
       ARROW_RETURN_NOT_OK(util::CheckCancelled());
       plans.assign(static_cast<size_t>(end - first), Plan());
       // A failure (memory) leaves plans empty: it must stop the build, not leave nodes unlinked.
       ARROW_RETURN_NOT_OK(
           util::ParallelFor(end - first, [&](int64_t begin, int64_t stop) -> arrow::Status {
-            thread_local VisitedNodes visited;
+            std::unique_ptr<VisitedNodes> visited = TakeVisited();
             for (int64_t i = begin; i < stop; ++i) {
               plans[static_cast<size_t>(i)] =
-                  PlanLinks(order_[static_cast<size_t>(first + i)], visited);
+                  PlanLinks(order_[static_cast<size_t>(first + i)], *visited);
             }
+            ReturnVisited(std::move(visited));
             return arrow::Status::OK();
           }));
       for (int64_t i = 0; i < end - first; ++i) {
@@ -223,8 +232,23 @@ class GraphBuilder {
   int ef_;
   // links_[node][level]: the node's links on each of its levels.
   std::vector<std::vector<std::vector<int32_t>>> links_;
+  // Visited marks for the parallel searches, reused between batches and freed with the builder.
+  std::unique_ptr<VisitedNodes> TakeVisited() {
+    std::lock_guard<std::mutex> lock(visited_mutex_);
+    if (spare_visited_.empty()) return std::make_unique<VisitedNodes>();
+    auto visited = std::move(spare_visited_.back());
+    spare_visited_.pop_back();
+    return visited;
+  }
+  void ReturnVisited(std::unique_ptr<VisitedNodes> visited) {
+    std::lock_guard<std::mutex> lock(visited_mutex_);
+    spare_visited_.push_back(std::move(visited));
+  }
+
   int32_t entry_ = -1;
   std::vector<int32_t> order_;  // the insertion order
+  std::mutex visited_mutex_;
+  std::vector<std::unique_ptr<VisitedNodes>> spare_visited_;
 };
 
 }  // namespace

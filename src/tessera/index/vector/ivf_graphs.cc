@@ -138,11 +138,11 @@ arrow::Status WriteIvfGraphs(io::Storage& storage, const std::string& graphs_pat
       IvfPartitionWriter::Open(storage, graphs_path, PartitionLayout::GraphLinks(2 * params.m),
                                num_partitions));
   // Windows of partitions, written in order before the next is built: memory holds a window's
-  // graphs, not the segment's. With enough partitions to share the threads evenly, a window's
+  // graphs, not the segment's. With at least as many partitions as threads, a window's
   // partitions build in parallel (each on one thread); else one after another, each by all
   // threads (its insertion batches). The graphs are the same either way.
   const int threads = util::NumThreads();
-  const bool across = num_partitions >= 2 * threads;
+  const bool across = num_partitions >= threads && num_partitions > 1;
   const int window = across ? 4 * threads : 1;
   std::vector<HnswRows> graphs;
   for (int first = 0; first < num_partitions; first += window) {
