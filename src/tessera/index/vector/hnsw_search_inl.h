@@ -61,7 +61,8 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
   GraphCandidate current{0, graph.entry()};
   batch.assign(1, current.node);
   score();
-  current.distance = walking(batch_distances[0]);
+  float current_raw = batch_distances[0];  // as scored (NaN kept), for level 0
+  current.distance = walking(current_raw);
   for (int level = graph.top_level(); level > 0; --level) {
     for (bool moved = true; moved;) {
       moved = false;
@@ -71,6 +72,7 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
       for (size_t i = 0; i < batch.size(); ++i) {
         if (walking(batch_distances[i]) < current.distance) {
           current = {walking(batch_distances[i]), batch[i]};
+          current_raw = batch_distances[i];
           moved = true;
         }
       }
@@ -93,9 +95,7 @@ arrow::Status SearchHnswGraph(const HnswGraphView& graph, int ef, Distances&& di
   };
   visited.Visit(current.node);
   candidates.push_back(current);
-  batch.assign(1, current.node);
-  score();
-  keep({batch_distances[0], current.node});
+  keep({current_raw, current.node});
   while (!candidates.empty()) {
     std::pop_heap(candidates.begin(), candidates.end(), NearerOnTop());
     const GraphCandidate nearest = candidates.back();

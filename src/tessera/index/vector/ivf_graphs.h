@@ -91,10 +91,7 @@ arrow::Result<std::unique_ptr<IvfGraphs>> OpenIvfGraphs(const SegmentDirectory& 
 class PartitionGraphSearch {
  public:
   PartitionGraphSearch(const IvfGraphs& graphs, const VectorQuery& query)
-      : graphs_(graphs),
-        query_(query),
-        accept_(query.accept != nullptr && *query.accept ? query.accept : nullptr),
-        ef_(std::max(query.ef > 0 ? query.ef : kDefaultHnswEf, query.k)) {}
+      : graphs_(graphs), ef_(std::max(query.ef > 0 ? query.ef : kDefaultHnswEf, query.k)) {}
 
   bool UsesGraph(int64_t partition_size) const { return partition_size > ef_; }
 
@@ -110,9 +107,7 @@ class PartitionGraphSearch {
     auto graph = GraphOf(*graphs_.file, graphs_.params, partition, size);
     if (!graph.ok()) return graph.status();
     auto accept = [&](int32_t node, float distance) {
-      if (query_.lower_distance && !(distance >= *query_.lower_distance)) return false;
-      if (query_.upper_distance && !(distance < *query_.upper_distance)) return false;
-      return accept_ == nullptr || (*accept_)(rows[node]);
+      return best.Qualifies(ScoredRow{rows[node], distance});
     };
     // One set of marks per thread, reused by its searches: sized to the largest partition once,
     // not cleared and reallocated per query.
@@ -135,8 +130,6 @@ class PartitionGraphSearch {
 
  private:
   const IvfGraphs& graphs_;
-  const VectorQuery& query_;
-  const std::function<bool(uint64_t)>* accept_;
   int ef_;
   std::vector<GraphCandidate> found_;
   std::vector<uint64_t> addresses_;

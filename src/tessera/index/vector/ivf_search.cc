@@ -62,14 +62,17 @@ void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64
   for (int64_t i = 0; i < count; ++i) {
     if (!(distances[i] <= bound)) continue;
     const ScoredRow candidate{row_addresses[i], distances[i]};
-    if (!best_.Improves(candidate)) continue;
-    if (query_.lower_distance && !(candidate.distance >= *query_.lower_distance)) continue;
-    if (query_.upper_distance && !(candidate.distance < *query_.upper_distance)) continue;
-    // accept() last: it may cost more (a bitmap lookup, a filter) than the checks above.
-    if (accept_ != nullptr && !(*accept_)(candidate.row_address)) continue;
+    if (!best_.Improves(candidate) || !Qualifies(candidate)) continue;
     best_.Add(candidate);
     if (best_.full()) bound = best_.worst().distance;
   }
+}
+
+bool TopRows::Qualifies(const ScoredRow& row) const {
+  if (query_.lower_distance && !(row.distance >= *query_.lower_distance)) return false;
+  if (query_.upper_distance && !(row.distance < *query_.upper_distance)) return false;
+  // accept() last: it may cost more (a bitmap lookup, a filter) than the checks above.
+  return accept_ == nullptr || (*accept_)(row.row_address);
 }
 
 std::vector<ScoredRow> TopRows::Finish() && { return std::move(best_).Take(); }

@@ -65,6 +65,8 @@ class TopRows {
 
   // `count` rows with their distances.
   void Offer(const uint64_t* row_addresses, const float* distances, int64_t count);
+  // Whether `row` passes the query's range and accept rules (whatever the rows kept so far).
+  bool Qualifies(const ScoredRow& row) const;
   // The rows kept, best first.
   std::vector<ScoredRow> Finish() &&;
 

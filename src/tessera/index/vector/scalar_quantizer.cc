@@ -160,18 +160,18 @@ std::unique_ptr<QueryScorer> ScalarQuantizer::Prepare(const IvfModel& ivf,
 
 std::vector<float> ScalarQuantizer::Decode(const uint8_t* code) const {
   std::vector<float> vector(static_cast<size_t>(dim_));
-  (void)Decode(IvfModel(), 0, code, 1, vector.data());  // cannot fail
+  DecodeCode(code, vector.data());
   return vector;
 }
 
 arrow::Status ScalarQuantizer::Decode(const IvfModel&, int, const uint8_t* codes, int64_t count,
                                       float* out) const {
-  for (int64_t i = 0; i < count; ++i) {
-    const uint8_t* code = codes + i * code_size();
-    float* vector = out + i * dim_;
-    for (int d = 0; d < dim_; ++d) vector[d] = low_[d] + step_[d] * static_cast<float>(code[d]);
-  }
+  for (int64_t i = 0; i < count; ++i) DecodeCode(codes + i * code_size(), out + i * dim_);
   return arrow::Status::OK();
+}
+
+void ScalarQuantizer::DecodeCode(const uint8_t* code, float* out) const {
+  for (int d = 0; d < dim_; ++d) out[d] = low_[d] + step_[d] * static_cast<float>(code[d]);
 }
 
 }  // namespace tessera::index::vector

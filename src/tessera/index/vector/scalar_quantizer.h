@@ -47,6 +47,8 @@ class ScalarQuantizer final : public Quantizer {
 
  private:
   int dim_ = 0;
+  // x̂ of one code, dim floats to `out`.
+  void DecodeCode(const uint8_t* code, float* out) const;
   std::vector<float> low_;
   std::vector<float> step_;
 };
