@@ -17,7 +17,7 @@ list(GET _pyarrow_paths 0 ARROW_INCLUDE_DIR)
 list(GET _pyarrow_paths 1 ARROW_LIBRARY_DIR)
 message(STATUS "Arrow C++ from pyarrow: ${ARROW_LIBRARY_DIR}")
 
-foreach(_lib arrow arrow_compute arrow_acero arrow_dataset parquet)
+foreach(_lib arrow arrow_compute arrow_acero arrow_dataset parquet arrow_s3)
   set(_path "${ARROW_LIBRARY_DIR}/lib${_lib}.so")
   if(NOT EXISTS "${_path}")
     # A wheel ships only libarrow.so.NNNN (scripts/bootstrap.sh adds the unversioned links to

@@ -27,6 +27,8 @@ __all__ = [
     "CancelledError",
     "IndeterminateError",
     "StorageError",
+    "PermissionDeniedError",
+    "UnavailableError",
     "InternalError",
 ]
 
@@ -125,6 +127,18 @@ class StorageError(TesseraError, OSError):
     """The storage failed (a write, an fsync, a read)."""
 
     kind = "IOError"
+
+
+class PermissionDeniedError(StorageError, PermissionError):
+    """Object storage refused the credentials, or they lack a permission on the bucket."""
+
+    kind = "PermissionDenied"
+
+
+class UnavailableError(StorageError):
+    """The storage could not be reached, or stayed throttled, until the retry deadline."""
+
+    kind = "Unavailable"
 
 
 class InternalError(TesseraError):

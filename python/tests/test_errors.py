@@ -13,13 +13,15 @@ def test_every_kind_has_a_class_deriving_from_tessera_error():
     assert kinds == {
         "InvalidArgument", "NotFound", "AlreadyExists", "DefinitionMismatch", "Ambiguous",
         "CommitConflict", "Corrupt", "Unsupported", "Stale", "Busy", "ResourceExhausted",
-        "Cancelled", "Indeterminate", "IOError", "Internal",
+        "Cancelled", "Indeterminate", "IOError", "PermissionDenied", "Unavailable", "Internal",
     }
     for name in errors.__all__:
         assert issubclass(getattr(errors, name), tessera.TesseraError)
     assert issubclass(tessera.InvalidArgumentError, ValueError)
     assert issubclass(tessera.NotFoundError, LookupError)
     assert issubclass(tessera.StorageError, OSError)
+    assert issubclass(tessera.PermissionDeniedError, PermissionError)
+    assert issubclass(tessera.UnavailableError, tessera.StorageError)
 
 
 def test_not_found_names_the_path(tmp_path):

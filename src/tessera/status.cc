@@ -32,6 +32,10 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "Cancelled";
     case ErrorKind::kIndeterminate:
       return "Indeterminate";
+    case ErrorKind::kPermissionDenied:
+      return "PermissionDenied";
+    case ErrorKind::kUnavailable:
+      return "Unavailable";
     case ErrorKind::kIOError:
       return "IOError";
     case ErrorKind::kInternal:
@@ -66,6 +70,8 @@ arrow::StatusCode CodeFor(ErrorKind kind) {
       return arrow::StatusCode::Cancelled;
     case ErrorKind::kIOError:
     case ErrorKind::kCorrupt:
+    case ErrorKind::kPermissionDenied:
+    case ErrorKind::kUnavailable:
       return arrow::StatusCode::IOError;
     default:
       return arrow::StatusCode::UnknownError;

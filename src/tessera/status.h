@@ -30,6 +30,11 @@ enum class ErrorKind {
   kResourceExhausted,
   kCancelled,
   kIndeterminate,
+  // Object storage refused the credentials (wrong keys, no permission on the bucket or prefix).
+  kPermissionDenied,
+  // The storage could not be reached, or kept answering "slow down" / "unavailable", until the
+  // retry deadline passed; nothing was committed by the failed call.
+  kUnavailable,
   // Failures of the storage itself (a failed write or fsync), and bugs.
   kIOError,
   kInternal,

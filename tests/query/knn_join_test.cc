@@ -16,6 +16,7 @@
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/index/lifecycle.h"
+#include "tessera/status.h"
 #include "tessera/synthetic/embedding_generator.h"
 
 namespace tessera::query::knn_join_test {

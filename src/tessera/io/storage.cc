@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tessera/io/fault_injection.h"
+#include "tessera/io/s3_store.h"
 #include "tessera/io/uuid.h"
 #include "tessera/io/write_errors.h"
 #include "tessera/status.h"
@@ -22,31 +23,40 @@ namespace {
 class WriteStream : public arrow::io::OutputStream {
  public:
   WriteStream(std::shared_ptr<arrow::io::OutputStream> inner, std::string relative,
-              std::string path)
-      : inner_(std::move(inner)), relative_(std::move(relative)), path_(std::move(path)) {}
+              std::string path, std::shared_ptr<S3Store> s3)
+      : inner_(std::move(inner)),
+        relative_(std::move(relative)),
+        path_(std::move(path)),
+        s3_(std::move(s3)) {}
 
   arrow::Status Write(const void* data, int64_t nbytes) override {
     if (const int error = InjectedWriteErrorFor(relative_)) {
       return ErrorOfErrno(error, "writing", path_);
     }
-    return WriteError(inner_->Write(data, nbytes), "writing", path_);
+    return Checked(inner_->Write(data, nbytes), "writing");
   }
   arrow::Status Write(const std::shared_ptr<arrow::Buffer>& data) override {
     if (const int error = InjectedWriteErrorFor(relative_)) {
       return ErrorOfErrno(error, "writing", path_);
     }
-    return WriteError(inner_->Write(data), "writing", path_);
+    return Checked(inner_->Write(data), "writing");
   }
-  arrow::Status Flush() override { return WriteError(inner_->Flush(), "writing", path_); }
-  arrow::Status Close() override { return WriteError(inner_->Close(), "closing", path_); }
+  arrow::Status Flush() override { return Checked(inner_->Flush(), "writing"); }
+  arrow::Status Close() override { return Checked(inner_->Close(), "closing"); }
   arrow::Status Abort() override { return inner_->Abort(); }
   arrow::Result<int64_t> Tell() const override { return inner_->Tell(); }
   bool closed() const override { return inner_->closed(); }
 
  private:
+  arrow::Status Checked(const arrow::Status& status, std::string_view action) const {
+    arrow::Status checked = WriteError(status, action, path_);
+    return s3_ ? s3_->Typed(checked) : checked;
+  }
+
   std::shared_ptr<arrow::io::OutputStream> inner_;
   std::string relative_;
   std::string path_;
+  std::shared_ptr<S3Store> s3_;
 };
 
 arrow::Status WriteAll(int fd, std::string_view contents, const std::string& path,
@@ -83,6 +93,14 @@ arrow::Result<std::shared_ptr<Storage>> Storage::Open(std::string_view uri_or_pa
     return std::shared_ptr<Storage>(new Storage(std::make_shared<arrow::fs::LocalFileSystem>(),
                                                 absolute, absolute, /*is_local=*/true));
   }
+  if (text.rfind("s3://", 0) == 0) {
+    ARROW_ASSIGN_OR_RAISE(auto store, S3Store::Open(text));
+    std::shared_ptr<Storage> storage(new Storage(store->filesystem(),
+                                                 store->location().FilesystemPath(),
+                                                 store->location().Uri(), /*is_local=*/false));
+    storage->s3_ = std::move(store);
+    return storage;
+  }
   std::string base;
   auto filesystem = arrow::fs::FileSystemFromUri(text, &base);
   if (!filesystem.ok())
@@ -103,19 +121,27 @@ std::string Storage::FullPath(std::string_view relative) const {
   return base_ + "/" + std::string(relative);
 }
 
+arrow::Status Storage::Typed(const arrow::Status& status) const {
+  return s3_ ? s3_->Typed(status) : status;
+}
+
 std::string Storage::AbsolutePath(std::string_view relative) const {
   return is_local_ ? FullPath(relative) : root_ + "/" + std::string(relative);
 }
 
 arrow::Result<bool> Storage::Exists(std::string_view relative) const {
-  ARROW_ASSIGN_OR_RAISE(auto info, filesystem_->GetFileInfo(FullPath(relative)));
-  return info.type() != arrow::fs::FileType::NotFound;
+  auto info = filesystem_->GetFileInfo(FullPath(relative));
+  if (!info.ok()) return Typed(info.status());
+  return info->type() != arrow::fs::FileType::NotFound;
 }
 
 arrow::Result<std::shared_ptr<arrow::Buffer>> Storage::ReadFile(std::string_view relative) const {
   ARROW_ASSIGN_OR_RAISE(auto file, OpenForRead(relative));
-  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
-  return file->ReadAt(0, size);
+  auto size = file->GetSize();
+  if (!size.ok()) return Typed(size.status());
+  auto contents = file->ReadAt(0, *size);
+  if (!contents.ok()) return Typed(contents.status());
+  return contents;
 }
 
 arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead(
@@ -129,18 +155,29 @@ arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead
     if (!mapped.ok()) return WithContext(mapped.status(), "opening " + path);
     return std::shared_ptr<arrow::io::RandomAccessFile>(*mapped);
   }
-  return filesystem_->OpenInputFile(path);
+  auto file = filesystem_->OpenInputFile(path);
+  if (!file.ok()) {
+    if (file.status().IsIOError() &&
+        file.status().message().find("Path does not exist") != std::string::npos) {
+      return NotFound("file ", AbsolutePath(relative), " does not exist");
+    }
+    return Typed(file.status());
+  }
+  return file;
 }
 
 arrow::Result<std::shared_ptr<arrow::io::OutputStream>> Storage::OpenForWrite(
     std::string_view relative) {
   const std::string path = FullPath(relative);
-  ARROW_RETURN_NOT_OK(WriteError(filesystem_->CreateDir(ParentOf(path), /*recursive=*/true),
-                                 "creating the directory of", path));
+  // Object stores have no directories: creating one would put a marker object per level.
+  if (!s3_) {
+    ARROW_RETURN_NOT_OK(WriteError(filesystem_->CreateDir(ParentOf(path), /*recursive=*/true),
+                                   "creating the directory of", path));
+  }
   auto stream = filesystem_->OpenOutputStream(path);
-  if (!stream.ok()) return WriteError(stream.status(), "creating", path);
+  if (!stream.ok()) return Typed(WriteError(stream.status(), "creating", path));
   return std::make_shared<WriteStream>(*std::move(stream), std::string(relative),
-                                       AbsolutePath(relative));
+                                       AbsolutePath(relative), s3_);
 }
 
 arrow::Status Storage::Sync(std::string_view relative) {
@@ -156,6 +193,12 @@ arrow::Status Storage::WriteFile(std::string_view relative, std::string_view con
 }
 
 arrow::Result<bool> Storage::PutIfAbsent(std::string_view relative, std::string_view contents) {
+  if (s3_) {
+    if (const int error = InjectedWriteErrorFor(relative)) {
+      return ErrorOfErrno(error, "writing", AbsolutePath(relative));
+    }
+    return s3_->PutIfAbsent(relative, contents);
+  }
   if (!is_local_) {
     return Unsupported("atomic put-if-absent is not implemented for ", root_,
                        "; use a local filesystem path");
@@ -202,7 +245,8 @@ arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_di
   for (int attempt = 1; !listed.ok() && attempt < kAttempts; ++attempt) {
     listed = filesystem_->GetFileInfo(selector);
   }
-  ARROW_ASSIGN_OR_RAISE(auto infos, std::move(listed));
+  if (!listed.ok()) return Typed(listed.status());
+  auto infos = *std::move(listed);
   std::vector<FileEntry> entries;
   entries.reserve(infos.size());
   const std::string prefix = relative_dir.empty() ? "" : std::string(relative_dir) + "/";
@@ -219,14 +263,15 @@ arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_di
 }
 
 arrow::Status Storage::DeleteFile(std::string_view relative) {
-  return filesystem_->DeleteFile(FullPath(relative));
+  return Typed(filesystem_->DeleteFile(FullPath(relative)));
 }
 
 arrow::Status Storage::DeleteDirectory(std::string_view relative) {
-  return filesystem_->DeleteDir(FullPath(relative));
+  return Typed(filesystem_->DeleteDir(FullPath(relative)));
 }
 
 arrow::Status Storage::CreateDirectory(std::string_view relative) {
+  if (s3_) return arrow::Status::OK();  // a prefix exists once an object is under it
   return filesystem_->CreateDir(FullPath(relative), /*recursive=*/true);
 }
 

@@ -3,9 +3,10 @@
 // Every path given to Storage is relative to the root ("_versions/000...1.manifest").
 // The one primitive the commit protocol needs beyond plain files is PutIfAbsent: on a local
 // filesystem it writes a temporary file, fsyncs it and link(2)s it to the final name, so the
-// name appears atomically, fully written, and only once. Other filesystems (object stores) are
-// reachable for reads through arrow::fs but refuse PutIfAbsent with Unsupported until they get
-// a conditional-put implementation.
+// name appears atomically, fully written, and only once. On S3-compatible object storage
+// (`s3://bucket/prefix`, s3_store.h) it is a conditional PUT, and every failure of the store is
+// typed (PermissionDenied, NotFound, Unavailable) and names the dataset URI. Other filesystems
+// arrow::fs knows are reachable for reads but refuse PutIfAbsent with Unsupported.
 //
 // Every write (OpenForWrite's streams, WriteFile, PutIfAbsent, Sync) fails under one rule: a
 // full disk or an exhausted quota (ENOSPC, EDQUOT) is ResourceExhausted naming the file and
@@ -26,6 +27,8 @@
 #include "tessera/io/verified_blocks.h"
 
 namespace tessera::io {
+
+class S3Store;
 
 struct FileEntry {
   std::string path;  // relative to the root
@@ -73,11 +76,14 @@ class Storage {
   Storage(std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string base, std::string root,
           bool is_local);
   std::string FullPath(std::string_view relative) const;
+  // `status` with the kind of an object store's failure; unchanged elsewhere.
+  arrow::Status Typed(const arrow::Status& status) const;
 
   std::shared_ptr<arrow::fs::FileSystem> filesystem_;
   std::string base_;  // root as a path inside filesystem_
   std::string root_;
   bool is_local_;
+  std::shared_ptr<S3Store> s3_;  // set for s3:// roots
   std::unique_ptr<VerifiedBlocks> verified_blocks_ = std::make_unique<VerifiedBlocks>();
 };
 

@@ -96,6 +96,8 @@ SqlCode CodeOfKind(ErrorKind kind, bool retryable) {
       return SqlCode::kQueryInterrupted;
     case ErrorKind::kIndeterminate:
       return SqlCode::kIndeterminate;
+    case ErrorKind::kPermissionDenied:
+    case ErrorKind::kUnavailable:
     case ErrorKind::kIOError:
       return SqlCode::kStorageError;
     case ErrorKind::kInternal:

@@ -1,0 +1,109 @@
+#include "tessera/io/http_request.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+
+#include <memory>
+
+#include "tessera/status.h"
+
+namespace tessera::io {
+
+namespace {
+
+struct Curl {
+  decltype(&curl_global_init) global_init = nullptr;
+  decltype(&curl_easy_init) easy_init = nullptr;
+  decltype(&curl_easy_setopt) easy_setopt = nullptr;
+  decltype(&curl_easy_perform) easy_perform = nullptr;
+  decltype(&curl_easy_getinfo) easy_getinfo = nullptr;
+  decltype(&curl_easy_cleanup) easy_cleanup = nullptr;
+  decltype(&curl_easy_strerror) easy_strerror = nullptr;
+  decltype(&curl_slist_append) slist_append = nullptr;
+  decltype(&curl_slist_free_all) slist_free_all = nullptr;
+};
+
+arrow::Result<Curl> OpenCurl() {
+  void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* message = dlerror();
+    return Error(ErrorKind::kUnsupported,
+                 "libcurl, which commits on object storage need, cannot be loaded (",
+                 message ? message : "no message",
+                 "); install libcurl4 (scripts/bootstrap.sh does)");
+  }
+  Curl curl;
+  bool complete = true;
+  auto find = [&](auto* slot, const char* name) {
+    void* symbol = dlsym(library, name);
+    complete = complete && symbol != nullptr;
+    *slot = reinterpret_cast<std::remove_pointer_t<decltype(slot)>>(symbol);
+  };
+  find(&curl.global_init, "curl_global_init");
+  find(&curl.easy_init, "curl_easy_init");
+  find(&curl.easy_setopt, "curl_easy_setopt");
+  find(&curl.easy_perform, "curl_easy_perform");
+  find(&curl.easy_getinfo, "curl_easy_getinfo");
+  find(&curl.easy_cleanup, "curl_easy_cleanup");
+  find(&curl.easy_strerror, "curl_easy_strerror");
+  find(&curl.slist_append, "curl_slist_append");
+  find(&curl.slist_free_all, "curl_slist_free_all");
+  if (!complete) {
+    return Error(ErrorKind::kUnsupported, "the libcurl loaded lacks a function tessera needs");
+  }
+  if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    return Error(ErrorKind::kInternal, "libcurl failed to initialize");
+  }
+  return curl;
+}
+
+arrow::Result<const Curl*> LoadCurl() {
+  static const arrow::Result<Curl> loaded = OpenCurl();
+  if (!loaded.ok()) return loaded.status();
+  return &*loaded;
+}
+
+size_t AppendBody(char* data, size_t size, size_t count, void* target) {
+  static_cast<std::string*>(target)->append(data, size * count);
+  return size * count;
+}
+
+}  // namespace
+
+arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request) {
+  ARROW_ASSIGN_OR_RAISE(const Curl* curl, LoadCurl());
+  std::unique_ptr<CURL, decltype(curl->easy_cleanup)> handle(curl->easy_init(),
+                                                             curl->easy_cleanup);
+  if (!handle) return Error(ErrorKind::kInternal, "libcurl could not start a request");
+  // Content-Type and Expect are blanked: curl would add them to a request with a body, and a
+  // 100-continue round trip only slows a small put.
+  curl_slist* headers = curl->slist_append(nullptr, "Content-Type:");
+  headers = curl->slist_append(headers, "Expect:");
+  for (const auto& [name, value] : request.headers) {
+    headers = curl->slist_append(headers, (name + ": " + value).c_str());
+  }
+  std::unique_ptr<curl_slist, decltype(curl->slist_free_all)> header_list(headers,
+                                                                          curl->slist_free_all);
+  HttpResponse response;
+  CURL* h = handle.get();
+  curl->easy_setopt(h, CURLOPT_URL, request.url.c_str());
+  curl->easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+  curl->easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+  curl->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  curl->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl->easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  curl->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl->easy_setopt(h, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl->easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
+  if (!request.ca_file.empty()) curl->easy_setopt(h, CURLOPT_CAINFO, request.ca_file.c_str());
+  const CURLcode code = curl->easy_perform(h);
+  if (code != CURLE_OK) {
+    response.transport_error = curl->easy_strerror(code);
+    return response;
+  }
+  response.received = true;
+  curl->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+  return response;
+}
+
+}  // namespace tessera::io

@@ -1,0 +1,41 @@
+// One HTTP request with a body, sent by libcurl: the conditional put of s3_store.h is the only
+// request tessera sends itself (everything else on object storage goes through Arrow's S3
+// filesystem).
+//
+// libcurl is opened on first use (dlopen), like OpenBLAS: a linked libcurl would load its own
+// dependencies (nghttp2, libssh2, LDAP, Kerberos...) into every tessera process at start, for a
+// request that only commits on object storage send. The soname is the OpenSSL flavour's,
+// libcurl.so.4 (Debian libcurl4, scripts/bootstrap.sh).
+#pragma once
+
+#include <arrow/result.h>
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::io {
+
+struct HttpRequest {
+  std::string method;  // "PUT"
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string_view body;
+  std::chrono::milliseconds timeout{10000};  // the whole exchange, connection included
+  std::string ca_file;                       // empty: the system's certificates
+};
+
+struct HttpResponse {
+  // False when no response came: the connection failed, broke or timed out (`transport_error`
+  // says how). The request may or may not have reached the server.
+  bool received = false;
+  long status = 0;
+  std::string body;
+  std::string transport_error;
+};
+
+// Sends `request`; an error only when libcurl cannot be loaded or set up.
+arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request);
+
+}  // namespace tessera::io

@@ -1,0 +1,74 @@
+// S3Store: a dataset root on S3-compatible object storage (docs/objstore.md). Arrow's S3
+// filesystem reads, lists, writes and deletes; this class adds what the commit protocol needs
+// and Arrow lacks:
+//
+// - PutIfAbsent: a PUT with `If-None-Match: *` (http_request.h, signed by sigv4.h), which the
+//   store applies atomically: of racing writers of one manifest name, exactly one gets 200 and
+//   the others 412. A request whose response was lost (a broken connection, a timeout, a 5xx)
+//   may have been applied, so it is retried, and a 412 that follows such a request is resolved
+//   by reading the object back: the writer's own bytes (every manifest holds a fresh
+//   transaction uuid) mean its put succeeded.
+// - The check that the store honours the condition: before the first commit of a process, a
+//   probe object (`_versions/.conditional-put-probe`, ignored by everything that lists
+//   `_versions/`) is put conditionally twice; a store that accepts the second put ignores
+//   If-None-Match, and writes are refused (Unsupported, naming the store and the way out:
+//   TESSERA_S3_SINGLE_WRITER=1) rather than letting racing commits overwrite each other.
+// - Typed errors: Arrow reports every S3 failure as IOError with the SDK's error name in the
+//   message; Typed() maps them to PermissionDenied, NotFound (a missing bucket) and Unavailable
+//   (unreachable, throttled or timed out after the retries), naming the dataset URI.
+//
+// Retries: Arrow's requests retry with RetryBackoff through its retry strategy; the
+// conditional put retries with the same backoff within the same deadline.
+#pragma once
+
+#include <arrow/filesystem/filesystem.h>
+#include <arrow/result.h>
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tessera/io/s3_settings.h"
+
+namespace tessera::io {
+
+class S3Store {
+ public:
+  // Parses the URI, reads the settings, and checks that the bucket exists (NotFound naming it
+  // otherwise, PermissionDenied when the credentials are refused).
+  static arrow::Result<std::shared_ptr<S3Store>> Open(std::string_view uri);
+
+  const std::shared_ptr<arrow::fs::FileSystem>& filesystem() const { return filesystem_; }
+  const S3Location& location() const { return location_; }
+  const S3Settings& settings() const { return settings_; }
+
+  // `status` (of an Arrow call on this store) with its kind; OK stays OK.
+  arrow::Status Typed(const arrow::Status& status) const;
+
+  // Creates the object at `relative` (to the dataset root) iff none exists; false when one
+  // does. Unsupported when the store ignores conditional puts (unless single-writer mode).
+  arrow::Result<bool> PutIfAbsent(std::string_view relative, std::string_view contents);
+
+ private:
+  S3Store(S3Location location, S3Settings settings,
+          std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string region);
+
+  enum class PutOutcome { kCreated, kExists };
+  // One conditional put, retried through transient failures; `maybe_applied` is set when an
+  // attempt's outcome was lost.
+  arrow::Result<PutOutcome> ConditionalPut(const std::string& relative, std::string_view contents,
+                                           bool* maybe_applied);
+  arrow::Status CheckConditionalPutsHonoured();
+  std::string Url(const std::string& relative) const;
+
+  S3Location location_;
+  S3Settings settings_;
+  std::shared_ptr<arrow::fs::FileSystem> filesystem_;
+  std::string region_;
+  std::mutex probe_mutex_;
+  std::optional<arrow::Status> probe_;
+};
+
+}  // namespace tessera::io

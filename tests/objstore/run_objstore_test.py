@@ -1,0 +1,369 @@
+"""Datasets on S3-compatible object storage, end to end (ctest objstore.s3; docs/objstore.md).
+
+Starts moto's S3 server on loopback, in this process, and an HTTP fault proxy in front of it
+(s3_fault_proxy.py), then drives the real CLI against `s3://` URIs:
+
+- lifecycle: create, append, delete, index create (BTREE, IVF_FLAT, INVERTED), search,
+  compact, cleanup, versions give the same rows and results on S3 as on a local directory;
+- racing writers: processes appending to one dataset at once all commit, none lost;
+- kill -9: a writer killed while publishing its manifest, or at a random moment of an index
+  build, leaves the dataset at a committed version that reads back whole;
+- a store that ignores conditional puts is refused for writes (reads still work), unless
+  TESSERA_S3_SINGLE_WRITER=1;
+- faults: throttling (503 SlowDown), dropped connections and a manifest put whose answer is
+  lost are retried to the same result as a clean run; slow responses past the request timeout
+  and a store that stays throttled fail `Unavailable` within the deadline, committing nothing;
+- bad input: a missing bucket, a malformed URI, credentials in the URI, refused credentials, a
+  prefix holding something that is not a dataset, each a typed error naming the URI.
+The secret key never appears in any output. Every wait is bounded.
+"""
+
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from s3_fault_proxy import FaultProxy  # noqa: E402
+
+SECRET = "tessera-test-secret-MUST-NOT-LEAK"
+ACCESS_KEY = "tessera-test-access"
+BUCKET = "tessera-objstore"
+
+failures = []
+outputs = []  # every captured stdout / stderr, checked for the secret at the end
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cli:
+    def __init__(self, path, endpoint, **extra):
+        self.path = path
+        self.env = dict(os.environ)
+        for name in list(self.env):
+            if name.startswith(("AWS_", "TESSERA_S3_")):
+                del self.env[name]
+        self.env.update({
+            "AWS_ACCESS_KEY_ID": ACCESS_KEY,
+            "AWS_SECRET_ACCESS_KEY": SECRET,
+            "AWS_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "TESSERA_S3_RETRY_DEADLINE_SECONDS": "20",
+        })
+        self.env.update(extra)
+
+    def with_env(self, **extra):
+        other = Cli.__new__(Cli)
+        other.path = self.path
+        other.env = dict(self.env)
+        other.env.update(extra)
+        return other
+
+    def run(self, *args, timeout=240):
+        result = subprocess.run([self.path, *args], capture_output=True, text=True,
+                                timeout=timeout, env=self.env)
+        outputs.append(result.stdout)
+        outputs.append(result.stderr)
+        return result
+
+    def ok(self, *args, timeout=240):
+        result = self.run(*args, timeout=timeout)
+        check(result.returncode == 0,
+              f"{' '.join(args)} exited {result.returncode}: {result.stderr.strip()}")
+        return result.stdout
+
+    def popen(self, *args, **env):
+        merged = dict(self.env)
+        merged.update(env)
+        return subprocess.Popen([self.path, *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=merged)
+
+
+def error_kind(result):
+    match = re.search(r"error: (\w+):", result.stderr)
+    return match.group(1) if match else None
+
+
+def normalized(text, *roots):
+    for root in roots:
+        text = text.replace(root, "<root>")
+    return text
+
+
+def count(cli, uri, *extra):
+    out = cli.ok("count", uri, *extra).strip()
+    return int(out.split()[0]) if out else -1
+
+
+def lifecycle(cli, work, s3_uri):
+    """The same history on a local directory and on S3: the same rows and search results."""
+    local = os.path.join(work, "local")
+    outputs_by_store = {}
+    for uri in (local, s3_uri):
+        steps = []
+        cli.ok("create", uri, "--from", os.path.join(work, "a.parquet"))
+        cli.ok("append", uri, "--from", os.path.join(work, "b.parquet"))
+        cli.ok("delete", uri, "--where", "price < 10")
+        cli.ok("index", "create", uri, "--name", "price_idx", "--column", "price",
+               "--type", "BTREE")
+        cli.ok("index", "create", uri, "--name", "vec_idx", "--column", "vector",
+               "--type", "IVF_FLAT", "--param", "num_partitions=4")
+        cli.ok("index", "create", uri, "--name", "text_idx", "--column", "text",
+               "--type", "INVERTED")
+        steps.append(cli.ok("count", uri))
+        steps.append(cli.ok("count", uri, "--where", "price > 50"))
+        steps.append(cli.ok("scan", uri, "--where", "price between 20 and 30", "--format", "csv"))
+        steps.append(cli.ok("search", uri, "--column", "vector", "--vector",
+                            "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]", "--k", "10",
+                            "--nprobes", "4", "--format", "csv"))
+        steps.append(cli.ok("search", uri, "--column", "text", "--text", "forest kitchen",
+                            "--k", "5", "--format", "csv", "--columns", "id"))
+        cli.ok("compact", uri)
+        steps.append(cli.ok("scan", uri, "--format", "csv", "--columns", "id,category,price"))
+        cli.ok("cleanup", uri, "--older-than", "0s")
+        steps.append(cli.ok("versions", uri).count("\n"))
+        steps.append(cli.ok("index", "list", uri))
+        outputs_by_store[uri] = [normalized(str(s), local, s3_uri) for s in steps]
+    for i, (a, b) in enumerate(zip(outputs_by_store[local], outputs_by_store[s3_uri])):
+        check(a == b, f"lifecycle step {i} differs between local and S3:\n{a[:400]}\n---\n{b[:400]}")
+
+
+def racing_writers(cli, work, uri):
+    cli.ok("create", uri, "--from", os.path.join(work, "small.parquet"))
+    before = count(cli, uri)
+    writers = [cli.popen("append", uri, "--from", os.path.join(work, "small.parquet"))
+               for _ in range(4)]
+    for writer in writers:
+        out, err = writer.communicate(timeout=240)
+        outputs.extend([out, err])
+        check(writer.returncode == 0, f"a racing append failed: {err.strip()}")
+    check(count(cli, uri) == before * 5, "racing appends: every append is in the dataset")
+    versions = cli.ok("versions", uri)
+    check(len(re.findall(r"^\s*\d+\s", versions, re.M)) == 5,
+          f"racing appends: five versions, one per commit:\n{versions}")
+
+
+def kill_nine(cli, work, uri):
+    cli.ok("create", uri, "--from", os.path.join(work, "small.parquet"))
+    rows = count(cli, uri)
+    crashed = cli.with_env(TESSERA_CRASH_AT="commit.while_writing_manifest").run(
+        "append", uri, "--from", os.path.join(work, "small.parquet"))
+    check(crashed.returncode == -signal.SIGKILL, f"crash point killed the writer: {crashed}")
+    check(count(cli, uri) == rows, "a writer killed while publishing committed nothing")
+    cli.ok("append", uri, "--from", os.path.join(work, "small.parquet"))
+    check(count(cli, uri) == 2 * rows, "the dataset takes writes after the crash")
+    # A build killed at a random moment: the index is either whole or absent.
+    rng = random.Random(7)
+    for attempt in range(3):
+        build = cli.popen("index", "create", uri, "--name", f"v{attempt}", "--column", "vector",
+                          "--type", "IVF_PQ", "--param", "num_partitions=4",
+                          "--param", "num_sub_vectors=2")
+        time.sleep(rng.uniform(0.05, 1.0))
+        build.send_signal(signal.SIGKILL)
+        build.communicate(timeout=60)
+        check(count(cli, uri) == 2 * rows, "a killed build changed no rows")
+        listed = cli.ok("index", "list", uri)
+        if f"v{attempt}" in listed:  # committed whole: searchable
+            cli.ok("search", uri, "--column", "vector", "--vector", "[0,0,0,0,0,0,0,0]",
+                   "--k", "5")
+    cli.ok("cleanup", uri, "--older-than", "0s")
+    check(count(cli, uri) == 2 * rows, "cleanup after crashes keeps every committed row")
+
+
+def no_conditional_puts(cli, proxied, proxy, work, uri):
+    cli.ok("create", uri, "--from", os.path.join(work, "small.parquet"))
+    proxy.faults = {"ignore_conditions": True}
+    refused = proxied.run("append", uri, "--from", os.path.join(work, "small.parquet"))
+    check(error_kind(refused) == "Unsupported",
+          f"a store ignoring If-None-Match is refused for writes: {refused.stderr}")
+    check("TESSERA_S3_SINGLE_WRITER" in refused.stderr and "127.0.0.1" in refused.stderr,
+          f"the refusal names the store and the way out: {refused.stderr}")
+    check(proxy.counters["conditions_dropped"] >= 2, "the probe's conditions were dropped")
+    check(count(proxied, uri) == count(cli, uri), "reads still work there")
+    single = proxied.with_env(TESSERA_S3_SINGLE_WRITER="1")
+    single.ok("append", uri, "--from", os.path.join(work, "small.parquet"))
+    check(len(re.findall(r"^\s*\d+\s", cli.ok("versions", uri), re.M)) == 2,
+          "single-writer mode commits")
+    proxy.faults = {}
+
+
+def faults(direct, cli, proxy, work, uri):
+    uri_proxied = uri_direct = uri
+    # Throttling and dropped connections: retried to the result of a clean run.
+    proxy.faults = {"throttle_every": 3}
+    cli.ok("create", uri_proxied, "--from", os.path.join(work, "a.parquet"))
+    cli.ok("index", "create", uri_proxied, "--name", "vec_idx", "--column", "vector",
+           "--type", "IVF_FLAT", "--param", "num_partitions=4")
+    proxy.faults = {"drop_every": 4}
+    cli.ok("append", uri_proxied, "--from", os.path.join(work, "b.parquet"))
+    got = cli.ok("search", uri_proxied, "--column", "vector", "--vector",
+                 "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]", "--k", "10", "--format", "csv")
+    check(proxy.counters["throttled"] > 0 and proxy.counters["dropped"] > 0,
+          f"faults were injected: {proxy.counters}")
+    proxy.faults = {}
+    check(got == direct.ok("search", uri_direct, "--column", "vector", "--vector",
+                        "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]", "--k", "10",
+                        "--format", "csv"),
+          "search through faults equals search without")
+    rows = count(direct, uri_direct)
+    # A manifest put applied by the store whose answer is lost: resolved as committed, once.
+    versions_before = len(re.findall(r"^\s*\d+\s", direct.ok("versions", uri_direct), re.M))
+    proxy.faults = {"drop_manifest_puts": 1}
+    cli.ok("append", uri_proxied, "--from", os.path.join(work, "small.parquet"))
+    check(proxy.counters["manifest_puts_dropped"] == 1, "the manifest put's answer was lost")
+    proxy.faults = {}
+    small = count(cli, os.path.join(work, "small_local"))
+    check(count(direct, uri_direct) == rows + small,
+          "an append whose commit answer was lost is in the dataset exactly once")
+    check(len(re.findall(r"^\s*\d+\s", direct.ok("versions", uri_direct), re.M)) ==
+          versions_before + 1, "and made exactly one version")
+    # Slow answers past the request timeout, and a store that stays throttled: Unavailable
+    # within the deadline, nothing committed.
+    impatient = cli.with_env(TESSERA_S3_REQUEST_TIMEOUT_SECONDS="0.5",
+                             TESSERA_S3_RETRY_DEADLINE_SECONDS="2")
+    for fault in ({"delay_seconds": 1.0}, {"throttle_every": 1}):
+        proxy.faults = fault
+        started = time.monotonic()
+        failed = impatient.run("append", uri_proxied, "--from",
+                               os.path.join(work, "small.parquet"))
+        elapsed = time.monotonic() - started
+        proxy.faults = {}
+        check(error_kind(failed) == "Unavailable", f"{fault}: Unavailable: {failed.stderr}")
+        check(elapsed < 60, f"{fault}: gave up within bounds ({elapsed:.1f} s)")
+        check(count(direct, uri_direct) == rows + small, f"{fault}: nothing committed")
+    direct.ok("scan", uri_direct, "--format", "csv")
+
+
+PYTHON_CHECK = """
+import sys
+import pyarrow as pa
+import tessera
+uri = sys.argv[1]
+dataset = tessera.open(uri)
+print(dataset.count_rows(), dataset.count_rows(where="price > 50"))
+dataset.append(pa.table({c: dataset.to_table().column(c).slice(0, 5) for c in dataset.schema.names}))
+print(tessera.open(uri).count_rows())
+try:
+    tessera.open(uri + "-missing")
+except tessera.NotFoundError:
+    print("NotFoundError")
+"""
+
+
+def python_package(cli, python_path, uri):
+    """The Python package reaches the same dataset: counts, an append, typed errors."""
+    expected_counts = f"{count(cli, uri)} {count(cli, uri, '--where', 'price > 50')}"
+    env = dict(cli.env)
+    env["PYTHONPATH"] = python_path
+    result = subprocess.run([sys.executable, "-c", PYTHON_CHECK, uri], capture_output=True,
+                            text=True, timeout=120, env=env)
+    outputs.extend([result.stdout, result.stderr])
+    check(result.returncode == 0, f"python on S3 exited {result.returncode}: {result.stderr}")
+    lines = result.stdout.splitlines()
+    check(lines == [expected_counts, str(int(expected_counts.split()[0]) + 5), "NotFoundError"],
+          f"python on S3 counts as the CLI does, appends and raises NotFoundError: {lines}")
+    check(count(cli, uri) == int(expected_counts.split()[0]) + 5, "the CLI sees python's append")
+
+
+def bad_input(cli, proxied, proxy, work):
+    missing = cli.run("count", "s3://no-such-bucket-here/data")
+    check(error_kind(missing) == "NotFound" and "no-such-bucket-here" in missing.stderr,
+          f"a missing bucket is NotFound naming it: {missing.stderr}")
+    for uri in ("s3://Bad_Bucket/x", "s3://tessera-objstore/x?endpoint_override=y"):
+        bad = cli.run("count", uri)
+        check(error_kind(bad) == "InvalidArgument", f"{uri}: InvalidArgument: {bad.stderr}")
+    leaked = cli.run("count", f"s3://AKID:{SECRET}x@{BUCKET}/x")
+    check(error_kind(leaked) == "InvalidArgument", f"credentials in the URI: {leaked.stderr}")
+    outputs.remove(leaked.stderr)  # checked separately: the secret was in argv, not output
+    check(SECRET not in leaked.stderr, "the URI's secret is not repeated")
+    proxy.faults = {"deny_access_key": ACCESS_KEY}
+    denied = proxied.with_env(TESSERA_S3_RETRY_DEADLINE_SECONDS="2").run(
+        "count", f"s3://{BUCKET}/lifecycle")
+    proxy.faults = {}
+    check(error_kind(denied) == "PermissionDenied", f"refused credentials: {denied.stderr}")
+    not_dataset = cli.run("count", f"s3://{BUCKET}/not-a-dataset")
+    check(error_kind(not_dataset) == "NotFound", f"a prefix of other objects: {not_dataset.stderr}")
+    refused_create = cli.run("create", f"s3://{BUCKET}/lifecycle", "--from",
+                             os.path.join(work, "small.parquet"))
+    check(error_kind(refused_create) == "AlreadyExists", f"create over a dataset: {refused_create.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--python-path", help="the staged Python package, when built")
+    args = parser.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+
+    import logging
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    from moto.server import ThreadedMotoServer
+    import boto3
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    proxy = FaultProxy(port).start()
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
+                          aws_secret_access_key=SECRET, region_name="us-east-1")
+        s3.create_bucket(Bucket=BUCKET)
+        s3.put_object(Bucket=BUCKET, Key="not-a-dataset/readme.txt", Body=b"hello")
+        cli = Cli(args.cli, endpoint)
+        proxied = cli.with_env(AWS_ENDPOINT_URL=f"http://127.0.0.1:{proxy.port}")
+        for name, rows, seed in (("a", 3000, 1), ("b", 1000, 2), ("small", 200, 3)):
+            cli.ok("gen", os.path.join(args.work, f"{name}.parquet"), "--rows", str(rows),
+                   "--dim", "8", "--seed", str(seed))
+        cli.ok("create", os.path.join(args.work, "small_local"), "--from",
+               os.path.join(args.work, "small.parquet"))
+
+        sections = [
+            ("lifecycle", lambda: lifecycle(cli, args.work, f"s3://{BUCKET}/lifecycle")),
+            ("racing writers", lambda: racing_writers(cli, args.work, f"s3://{BUCKET}/racing")),
+            ("kill -9", lambda: kill_nine(cli, args.work, f"s3://{BUCKET}/crash")),
+            ("no conditional puts", lambda: no_conditional_puts(
+                cli, proxied, proxy, args.work, f"s3://{BUCKET}/unconditional")),
+            ("faults", lambda: faults(cli, proxied, proxy, args.work, f"s3://{BUCKET}/faults")),
+            ("bad input", lambda: bad_input(cli, proxied, proxy, args.work)),
+        ]
+        if args.python_path:
+            sections.append(("python", lambda: python_package(cli, args.python_path,
+                                                               f"s3://{BUCKET}/racing")))
+        for name, section in sections:
+            started = time.monotonic()
+            section()
+            print(f"{name}: {time.monotonic() - started:.1f} s", flush=True)
+    finally:
+        proxy.stop()
+        server.stop()
+    check(not any(SECRET in text for text in outputs), "the secret key appears in no output")
+    if failures:
+        print(f"{len(failures)} check(s) failed", flush=True)
+        return 1
+    print("all object-storage checks passed", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
