@@ -6,6 +6,7 @@
 // the header-only RetryBackoff), so it links no tessera library.
 #include <arrow/filesystem/s3fs.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -33,8 +34,7 @@ class BackoffRetryStrategy : public arrow::fs::S3RetryStrategy {
   bool ShouldRetry(const AWSErrorDetail& error, int64_t attempted_retries) override {
     return (error.should_retry || IsUnreadErrorBody(error)) && attempted_retries < max_retries_;
   }
-  int64_t CalculateDelayBeforeNextRetry(const AWSErrorDetail&,
-                                        int64_t attempted_retries) override {
+  int64_t CalculateDelayBeforeNextRetry(const AWSErrorDetail&, int64_t attempted_retries) override {
     return backoff_.Delay(static_cast<int>(attempted_retries)).count();
   }
 
@@ -43,9 +43,7 @@ class BackoffRetryStrategy : public arrow::fs::S3RetryStrategy {
   int max_retries_;
 };
 
-arrow::Status Initialize() {
-  return arrow::fs::EnsureS3Initialized();
-}
+arrow::Status Initialize() { return arrow::fs::EnsureS3Initialized(); }
 
 arrow::Result<std::shared_ptr<arrow::fs::FileSystem>> MakeFilesystem(const S3Settings& settings,
                                                                      const std::string& region) {
@@ -57,7 +55,8 @@ arrow::Result<std::shared_ptr<arrow::fs::FileSystem>> MakeFilesystem(const S3Set
     options.scheme = settings.endpoint_scheme;
   }
   options.tls_ca_file_path = settings.ca_file;
-  options.connect_timeout = 5;
+  options.connect_timeout =
+      std::min(5.0, static_cast<double>(settings.request_timeout.count()) / 1000);
   options.request_timeout = static_cast<double>(settings.request_timeout.count()) / 1000;
   options.retry_strategy =
       std::make_shared<BackoffRetryStrategy>(RetryBackoff(settings.retry_deadline));
@@ -84,12 +83,10 @@ arrow::Result<std::string> ResolveRegion(const std::string& bucket) {
 
 AwsCredentials Credentials(const arrow::fs::FileSystem& filesystem) {
   const auto& options = static_cast<const arrow::fs::S3FileSystem&>(filesystem).options();
-  return AwsCredentials{options.GetAccessKey(), options.GetSecretKey(),
-                        options.GetSessionToken()};
+  return AwsCredentials{options.GetAccessKey(), options.GetSecretKey(), options.GetSessionToken()};
 }
 
-const ArrowS3Module kModule{kArrowS3ModuleVersion, &MakeFilesystem, &ResolveRegion,
-                            &Credentials};
+const ArrowS3Module kModule{kArrowS3ModuleVersion, &MakeFilesystem, &ResolveRegion, &Credentials};
 
 }  // namespace
 

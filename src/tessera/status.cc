@@ -197,6 +197,19 @@ bool IsRetryable(const arrow::Status& status) {
   return detail != nullptr && detail->kind() == ErrorKind::kCommitConflict && detail->retryable();
 }
 
+bool IsStorageOrProcessFailure(const arrow::Status& status) {
+  switch (KindOf(status)) {
+    case ErrorKind::kIOError:
+    case ErrorKind::kPermissionDenied:
+    case ErrorKind::kUnavailable:
+    case ErrorKind::kResourceExhausted:
+    case ErrorKind::kCancelled:
+      return true;
+    default:
+      return false;
+  }
+}
+
 arrow::Status WithContext(const arrow::Status& status, std::string_view context) {
   if (status.ok()) return status;
   return status.WithMessage(EscapeControlCharacters(context), ": ", status.message());

@@ -30,14 +30,14 @@ enum class ErrorKind {
   kResourceExhausted,
   kCancelled,
   kIndeterminate,
-  // Object storage refused the credentials (wrong keys, no permission on the bucket or prefix).
-  kPermissionDenied,
-  // The storage could not be reached, or kept answering "slow down" / "unavailable", until the
-  // retry deadline passed; nothing was committed by the failed call.
-  kUnavailable,
   // Failures of the storage itself (a failed write or fsync), and bugs.
   kIOError,
   kInternal,
+  // Object storage refused the credentials (wrong keys, no permission on the bucket or prefix).
+  kPermissionDenied,
+  // Object storage could not be reached, or kept answering "slow down" / "unavailable", until
+  // the retry deadline passed.
+  kUnavailable,
 };
 
 // "InvalidArgument", "CommitConflict", ...: the spelling the CLI prints.
@@ -86,6 +86,12 @@ ErrorKind KindOf(const arrow::Status& status);
 // True for a CommitConflict marked retryable.
 bool IsRetryable(const arrow::Status& status);
 
+// Whether `status` is a failure of the storage or of the process (IOError, PermissionDenied,
+// Unavailable, ResourceExhausted, Cancelled) rather than a finding about the bytes read:
+// readers that report what they cannot parse as Corrupt pass these through unchanged, so that a
+// throttled read of object storage never reads as damaged data.
+bool IsStorageOrProcessFailure(const arrow::Status& status);
+
 // Convenience builders: Error(ErrorKind::kNotFound, "dataset ", path, " has no version ", v).
 template <typename... Args>
 arrow::Status Error(ErrorKind kind, Args&&... args) {
@@ -107,6 +113,14 @@ arrow::Status Corrupt(Args&&... args) {
 template <typename... Args>
 arrow::Status Unsupported(Args&&... args) {
   return Error(ErrorKind::kUnsupported, std::forward<Args>(args)...);
+}
+template <typename... Args>
+arrow::Status PermissionDenied(Args&&... args) {
+  return Error(ErrorKind::kPermissionDenied, std::forward<Args>(args)...);
+}
+template <typename... Args>
+arrow::Status Unavailable(Args&&... args) {
+  return Error(ErrorKind::kUnavailable, std::forward<Args>(args)...);
 }
 template <typename... Args>
 arrow::Status AlreadyExists(Args&&... args) {

@@ -12,7 +12,8 @@ included) unless its `faults` say otherwise:
 - ``drop_every`` = N: closes every Nth connection's request unanswered without forwarding it;
 - ``deny_access_key``: answers 403 AccessDenied to requests signed with that access key.
 
-Counters record what was done, so tests can prove the faults happened.
+Counters record what was done (and how many requests and answer bytes passed), so tests can
+prove the faults happened and benchmarks can count requests and bytes.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ class FaultProxy:
         self.upstream_port = upstream_port
         self.faults: dict = {}
         self.counters = {"requests": 0, "throttled": 0, "dropped": 0, "denied": 0,
-                         "conditions_dropped": 0, "manifest_puts_dropped": 0}
+                         "conditions_dropped": 0, "manifest_puts_dropped": 0,
+                         "bytes_answered": 0}
         self._lock = threading.Lock()
         proxy = self
 
@@ -123,17 +125,22 @@ class FaultProxy:
                 self.end_headers()
                 if self.command != "HEAD":
                     self.wfile.write(payload)
+                    proxy._count("bytes_answered", len(payload))
 
             do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _handle
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class QuietServer(http.server.ThreadingHTTPServer):
+            def handle_error(self, request, client_address):
+                pass  # a client that gave up on a delayed answer: expected under faults
+
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def _count(self, name):
+    def _count(self, name, amount=1):
         with self._lock:
-            self.counters[name] += 1
+            self.counters[name] += amount
 
     def _take(self, name) -> bool:
         with self._lock:

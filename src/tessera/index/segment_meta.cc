@@ -68,14 +68,8 @@ arrow::Status SegmentFileError(const arrow::Status& status, const format::Segmen
   if (!file.empty()) {
     context += ", file " + SegmentPath(format::Printable(segment.uuid())) + "/" + std::string(file);
   }
-  switch (KindOf(status)) {
-    case ErrorKind::kIOError:
-    case ErrorKind::kResourceExhausted:
-    case ErrorKind::kCancelled:
-      return WithContext(status, context);
-    default:
-      return Corrupt(context, " cannot be read: ", status.message());
-  }
+  if (IsStorageOrProcessFailure(status)) return WithContext(status, context);
+  return Corrupt(context, " cannot be read: ", status.message());
 }
 
 arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,

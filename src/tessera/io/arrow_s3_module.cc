@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -21,12 +22,19 @@ constexpr const char* kModuleName = "libtessera_arrow_s3.so";
 std::vector<std::string> Candidates() {
   std::vector<std::string> paths;
   if (const char* configured = std::getenv("TESSERA_ARROW_S3_MODULE")) paths.push_back(configured);
+  // The directory of the library holding this code (the Python extension module), then of the
+  // executable: dladdr names a library by its path, but the executable only as it was started.
+  std::vector<std::string> holders;
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&LoadArrowS3Module), &info) != 0 &&
-      info.dli_fname != nullptr) {
-    std::string holder = info.dli_fname;
-    const size_t slash = holder.rfind('/');
-    if (slash != std::string::npos) paths.push_back(holder.substr(0, slash + 1) + kModuleName);
+      info.dli_fname != nullptr && info.dli_fname[0] == '/') {
+    holders.push_back(info.dli_fname);
+  }
+  std::error_code error;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) holders.push_back(executable.string());
+  for (const std::string& holder : holders) {
+    paths.push_back(holder.substr(0, holder.rfind('/') + 1) + kModuleName);
   }
   paths.push_back(TESSERA_ARROW_S3_MODULE);
   return paths;
@@ -45,15 +53,16 @@ arrow::Result<const ArrowS3Module*> Open() {
     auto entry = reinterpret_cast<Entry>(dlsym(library, kArrowS3ModuleSymbol));
     const ArrowS3Module* module = entry ? entry() : nullptr;
     if (module == nullptr || module->version != kArrowS3ModuleVersion) {
-      return Error(ErrorKind::kUnsupported, "the object-storage module ", path,
-                   " is not the one this tessera was built with; rebuild tessera");
+      tried += (tried.empty() ? "" : "; ") + path + " is of another tessera build";
+      dlclose(library);
+      continue;
     }
     return module;
   }
-  return Error(ErrorKind::kUnsupported,
-               "object storage needs tessera's Arrow S3 module, which cannot be loaded (", tried,
-               "); build it with tessera (target tessera_arrow_s3), or point "
-               "TESSERA_ARROW_S3_MODULE at it");
+  return Unsupported("object storage needs tessera's Arrow S3 module, which cannot be loaded (",
+                     tried,
+                     "); build it with tessera (target tessera_arrow_s3), or point "
+                     "TESSERA_ARROW_S3_MODULE at it");
 }
 
 }  // namespace

@@ -27,10 +27,9 @@ arrow::Result<Curl> OpenCurl() {
   void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* message = dlerror();
-    return Error(ErrorKind::kUnsupported,
-                 "libcurl, which commits on object storage need, cannot be loaded (",
-                 message ? message : "no message",
-                 "); install libcurl4 (scripts/bootstrap.sh does)");
+    return Unsupported("libcurl, which commits on object storage need, cannot be loaded (",
+                       message ? message : "no message",
+                       "); install libcurl4 (scripts/bootstrap.sh does)");
   }
   Curl curl;
   bool complete = true;
@@ -49,7 +48,7 @@ arrow::Result<Curl> OpenCurl() {
   find(&curl.slist_append, "curl_slist_append");
   find(&curl.slist_free_all, "curl_slist_free_all");
   if (!complete) {
-    return Error(ErrorKind::kUnsupported, "the libcurl loaded lacks a function tessera needs");
+    return Unsupported("the libcurl loaded lacks a function tessera needs");
   }
   if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     return Error(ErrorKind::kInternal, "libcurl failed to initialize");
@@ -72,8 +71,7 @@ size_t AppendBody(char* data, size_t size, size_t count, void* target) {
 
 arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   ARROW_ASSIGN_OR_RAISE(const Curl* curl, LoadCurl());
-  std::unique_ptr<CURL, decltype(curl->easy_cleanup)> handle(curl->easy_init(),
-                                                             curl->easy_cleanup);
+  std::unique_ptr<CURL, decltype(curl->easy_cleanup)> handle(curl->easy_init(), curl->easy_cleanup);
   if (!handle) return Error(ErrorKind::kInternal, "libcurl could not start a request");
   // Content-Type and Expect are blanked: curl would add them to a request with a body, and a
   // 100-continue round trip only slows a small put.
@@ -87,12 +85,19 @@ arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   HttpResponse response;
   CURL* h = handle.get();
   curl->easy_setopt(h, CURLOPT_URL, request.url.c_str());
-  curl->easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-  curl->easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
-  curl->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  if (request.method == "GET") {
+    curl->easy_setopt(h, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl->easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    // Never null: with no fields libcurl would read the body from standard input.
+    curl->easy_setopt(h, CURLOPT_POSTFIELDS, request.body.empty() ? "" : request.body.data());
+    curl->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
   curl->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl->easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
   curl->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  // No proxy from http(s)_proxy: the conditional put goes where Arrow's requests go, directly.
+  curl->easy_setopt(h, CURLOPT_PROXY, "");
   curl->easy_setopt(h, CURLOPT_WRITEFUNCTION, &AppendBody);
   curl->easy_setopt(h, CURLOPT_WRITEDATA, &response.body);
   if (!request.ca_file.empty()) curl->easy_setopt(h, CURLOPT_CAINFO, request.ca_file.c_str());

@@ -1,10 +1,10 @@
-// One HTTP request with a body, sent by libcurl: the conditional put of s3_store.h is the only
-// request tessera sends itself (everything else on object storage goes through Arrow's S3
-// filesystem).
+// One HTTP request, sent by libcurl: the conditional put and the whole-object GET of
+// s3_store.h are the requests tessera sends itself (everything else on object storage goes
+// through Arrow's S3 filesystem).
 //
 // libcurl is opened on first use (dlopen), like OpenBLAS: a linked libcurl would load its own
 // dependencies (nghttp2, libssh2, LDAP, Kerberos...) into every tessera process at start, for a
-// request that only commits on object storage send. The soname is the OpenSSL flavour's,
+// request that only datasets on object storage send. The soname is the OpenSSL flavour's,
 // libcurl.so.4 (Debian libcurl4, scripts/bootstrap.sh).
 #pragma once
 
@@ -12,13 +12,14 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tessera::io {
 
 struct HttpRequest {
-  std::string method;  // "PUT"
+  std::string method;  // "PUT", "GET"
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string_view body;

@@ -15,24 +15,24 @@ std::string Environment(const char* name) {
   return value == nullptr ? "" : value;
 }
 
-// The URI as a message may show it: user information (which could hold a secret) masked.
-std::string MaskedUri(std::string_view uri) {
+// The URI as a message may show it. User information may hold a secret, and a secret may
+// contain '/', so a URI with '@' anywhere shows only its scheme; a query or fragment (which
+// could hold one too) is cut off.
+std::string Shown(std::string_view uri) {
   const size_t scheme_end = uri.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(uri);
-  const size_t authority = scheme_end + 3;
-  const size_t authority_end = uri.find('/', authority);
-  const std::string_view host_part = uri.substr(authority, authority_end - authority);
-  const size_t at = host_part.rfind('@');
-  if (at == std::string_view::npos) return std::string(uri);
-  return std::string(uri.substr(0, authority)) + "***@" +
-         std::string(uri.substr(authority + at + 1));
+  const std::string scheme(uri.substr(0, scheme_end == std::string_view::npos ? 0 : scheme_end));
+  if (uri.find('@') != std::string_view::npos) return scheme + "://*** (user information hidden)";
+  return std::string(uri.substr(0, uri.find_first_of("?#")));
 }
 
 // S3's bucket naming rules: 3 to 63 characters of lowercase letters, digits, '.' and '-',
 // beginning and ending with a letter or digit.
 bool IsValidBucketName(std::string_view name) {
   if (name.size() < 3 || name.size() > 63) return false;
-  auto alnum = [](char c) { return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); };
+  auto alnum = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c));
+  };
   if (!alnum(name.front()) || !alnum(name.back())) return false;
   return std::all_of(name.begin(), name.end(),
                      [&](char c) { return alnum(c) || c == '.' || c == '-'; });
@@ -45,10 +45,10 @@ arrow::Result<std::chrono::milliseconds> Seconds(const char* variable,
   char* end = nullptr;
   const double seconds = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !(seconds > 0) || seconds > 86400) {
-    return InvalidArgument(variable, "=", text,
-                           " is not a number of seconds between 0 and 86400");
+    return InvalidArgument(variable, "=", text, " is not a number of seconds between 0 and 86400");
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  // At least 1 ms: a limit of 0 would mean none to libcurl.
+  return std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000)));
 }
 
 }  // namespace
@@ -63,14 +63,14 @@ std::string S3Location::FilesystemPath() const {
 
 arrow::Result<S3Location> ParseS3Uri(std::string_view uri) {
   constexpr std::string_view kScheme = "s3://";
-  const std::string shown = MaskedUri(uri);
+  const std::string shown = Shown(uri);
   if (uri.substr(0, kScheme.size()) != kScheme) {
     return InvalidArgument(shown, " is not an s3:// URI");
   }
   std::string_view rest = uri.substr(kScheme.size());
   const size_t slash = rest.find('/');
   const std::string_view bucket = rest.substr(0, slash);
-  if (bucket.find('@') != std::string_view::npos) {
+  if (uri.find('@') != std::string_view::npos) {
     return InvalidArgument(
         "dataset URI ", shown,
         " holds user information; credentials come from the environment "
@@ -117,16 +117,24 @@ arrow::Result<S3Settings> S3Settings::FromEnvironment() {
   }
   if (!endpoint.empty()) {
     const size_t scheme_end = endpoint.find("://");
-    const std::string scheme = scheme_end == std::string::npos ? "" : endpoint.substr(0, scheme_end);
+    const std::string scheme =
+        scheme_end == std::string::npos ? "" : endpoint.substr(0, scheme_end);
     if (scheme != "http" && scheme != "https") {
-      return InvalidArgument(endpoint_variable, "=", MaskedUri(endpoint),
+      return InvalidArgument(endpoint_variable, "=", Shown(endpoint),
                              " is not an http:// or https:// URL");
     }
     std::string authority = endpoint.substr(scheme_end + 3);
     while (!authority.empty() && authority.back() == '/') authority.pop_back();
     if (authority.empty() || authority.find_first_of("/?#@") != std::string::npos) {
-      return InvalidArgument(endpoint_variable, "=", MaskedUri(endpoint),
+      return InvalidArgument(endpoint_variable, "=", Shown(endpoint),
                              " must be scheme://host[:port], with no path, query or user");
+    }
+    // A default port is dropped: the Host header a client sends (and signs) omits it.
+    const std::string default_port = scheme == "https" ? ":443" : ":80";
+    if (authority.size() > default_port.size() &&
+        authority.compare(authority.size() - default_port.size(), default_port.size(),
+                          default_port) == 0) {
+      authority.resize(authority.size() - default_port.size());
     }
     settings.endpoint_scheme = scheme;
     settings.endpoint_authority = authority;

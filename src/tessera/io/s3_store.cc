@@ -2,12 +2,16 @@
 
 #include <arrow/buffer.h>
 
+#include <map>
 #include <thread>
 
 #include "tessera/io/arrow_s3_module.h"
+#include "tessera/io/cached_object_file.h"
 #include "tessera/io/fault_injection.h"
 #include "tessera/io/http_request.h"
+#include "tessera/io/object_cache.h"
 #include "tessera/io/retry_backoff.h"
+#include "tessera/io/s3_errors.h"
 #include "tessera/io/sha256.h"
 #include "tessera/io/sigv4.h"
 #include "tessera/status.h"
@@ -17,13 +21,6 @@ namespace tessera::io {
 namespace {
 
 constexpr std::string_view kProbe = "_versions/.conditional-put-probe";
-
-bool Mentions(std::string_view text, std::initializer_list<std::string_view> needles) {
-  for (std::string_view needle : needles) {
-    if (text.find(needle) != std::string_view::npos) return true;
-  }
-  return false;
-}
 
 // The <Code> of an S3 error document, or "".
 std::string ErrorCode(const std::string& body) {
@@ -50,9 +47,15 @@ arrow::Result<std::shared_ptr<S3Store>> S3Store::Open(std::string_view uri) {
   if (region.empty()) {
     auto resolved = module->resolve_region(location.bucket);
     if (!resolved.ok()) {
-      return Error(ErrorKind::kNotFound, "cannot find the region of bucket '", location.bucket,
-                   "' of ", location.Uri(), " (", resolved.status().message(),
-                   "); set AWS_REGION, and check the bucket's name");
+      const arrow::Status typed =
+          TypedS3Failure(resolved.status(), "bucket '" + location.bucket + "' of " + location.Uri(),
+                         settings.retry_deadline.count() / 1000.0);
+      if (KindOf(typed) != ErrorKind::kIOError && KindOf(typed) != ErrorKind::kNotFound) {
+        return typed;
+      }
+      return NotFound("cannot find the region of bucket '", location.bucket, "' of ",
+                      location.Uri(), " (", resolved.status().message(),
+                      "); check the bucket's name, or set AWS_REGION");
     }
     region = *resolved;
   }
@@ -60,10 +63,15 @@ arrow::Result<std::shared_ptr<S3Store>> S3Store::Open(std::string_view uri) {
   if (!filesystem.ok()) {
     return WithContext(filesystem.status(), "connecting to " + settings.StoreName());
   }
-  std::shared_ptr<S3Store> store(
-      new S3Store(location, settings, *filesystem, region));
+  std::shared_ptr<S3Store> store(new S3Store(location, settings, *filesystem, region));
   auto bucket = store->filesystem_->GetFileInfo(location.bucket);
-  if (!bucket.ok()) return store->Typed(bucket.status());
+  if (!bucket.ok()) {
+    const arrow::Status typed = store->Typed(bucket.status());
+    // Credentials confined to a prefix may not look at the bucket: their reads and writes
+    // under the prefix say whether they are allowed.
+    if (KindOf(typed) == ErrorKind::kPermissionDenied) return store;
+    return typed;
+  }
   if (bucket->type() == arrow::fs::FileType::NotFound) {
     return NotFound("bucket '", location.bucket, "' of ", location.Uri(), " does not exist at ",
                     settings.StoreName(), "; create it first, or check AWS_ENDPOINT_URL");
@@ -79,33 +87,8 @@ S3Store::S3Store(S3Location location, S3Settings settings,
       region_(std::move(region)) {}
 
 arrow::Status S3Store::Typed(const arrow::Status& status) const {
-  if (status.ok() || KindOf(status) != ErrorKind::kIOError) return status;
-  if (status.detail() != nullptr &&
-      std::string_view(status.detail()->type_id()) == ErrorDetail::kTypeId) {
-    return status;  // already typed by tessera
-  }
-  const std::string message = status.message();
-  const std::string where = " (dataset " + location_.Uri() + " at " + settings_.StoreName() + ")";
-  if (Mentions(message, {"Path does not exist"})) return NotFound(message, where);
-  if (Mentions(message, {"ACCESS_DENIED", "INVALID_ACCESS_KEY_ID", "SIGNATURE_DOES_NOT_MATCH",
-                         "EXPIRED_TOKEN", "InvalidAccessKeyId", "AccessDenied",
-                         "SignatureDoesNotMatch", "HTTP status 403"})) {
-    return Error(ErrorKind::kPermissionDenied, message, where,
-                 "; check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket's "
-                 "policy");
-  }
-  if (Mentions(message, {"NO_SUCH_BUCKET", "NoSuchBucket"})) {
-    return NotFound(message, where, "; create the bucket first, or check the URI");
-  }
-  if (Mentions(message, {"NETWORK_CONNECTION", "SLOW_DOWN", "SERVICE_UNAVAILABLE", "THROTTLING",
-                         "REQUEST_TIMEOUT", "INTERNAL_FAILURE", "curlCode", "HTTP status 5",
-                         "SlowDown", "ServiceUnavailable"})) {
-    return Error(ErrorKind::kUnavailable, message, where,
-                 "; the store stayed unreachable or throttled past the retry deadline (",
-                 settings_.retry_deadline.count() / 1000.0,
-                 " s, TESSERA_S3_RETRY_DEADLINE_SECONDS); try again later");
-  }
-  return WithContext(status, where.substr(1));
+  return TypedS3Failure(status, "dataset " + location_.Uri() + " at " + settings_.StoreName(),
+                        settings_.retry_deadline.count() / 1000.0);
 }
 
 std::string S3Store::Url(const std::string& relative) const {
@@ -114,112 +97,176 @@ std::string S3Store::Url(const std::string& relative) const {
     return "https://" + location_.bucket + ".s3." + region_ + ".amazonaws.com/" +
            UriEncodePath(key);
   }
-  return settings_.endpoint_scheme + "://" + settings_.endpoint_authority + "/" +
-         location_.bucket + "/" + UriEncodePath(key);
+  return settings_.endpoint_scheme + "://" + settings_.endpoint_authority + "/" + location_.bucket +
+         "/" + UriEncodePath(key);
 }
 
-arrow::Result<S3Store::PutOutcome> S3Store::ConditionalPut(const std::string& relative,
-                                                          std::string_view contents,
-                                                          bool* maybe_applied) {
+arrow::Result<HttpResponse> S3Store::Send(const std::string& method, const std::string& relative,
+                                          std::vector<std::pair<std::string, std::string>> headers,
+                                          std::string_view body, bool* maybe_applied) {
   const std::string key = location_.prefix.empty() ? relative : location_.prefix + "/" + relative;
   const bool aws = settings_.endpoint_authority.empty();
   SignableRequest signable;
-  signable.method = "PUT";
-  signable.host = aws ? location_.bucket + ".s3." + region_ + ".amazonaws.com"
-                      : settings_.endpoint_authority;
+  signable.method = method;
+  signable.host =
+      aws ? location_.bucket + ".s3." + region_ + ".amazonaws.com" : settings_.endpoint_authority;
   signable.path = aws ? "/" + key : "/" + location_.bucket + "/" + key;
-  signable.headers = {{"If-None-Match", "*"}};
-  signable.payload_sha256_hex = HexDigest(Sha256(contents.data(), contents.size()));
-  const std::string what = location_.Uri() + "/" + relative;
+  signable.headers = std::move(headers);
+  signable.payload_sha256_hex = HexDigest(Sha256(body.data(), body.size()));
+  const bool writes = method != "GET" && method != "HEAD";
 
   const RetryBackoff backoff(settings_.retry_deadline);
   const auto start = std::chrono::steady_clock::now();
-  std::string last_failure;
   for (int retry = 0;; ++retry) {
     // Credentials are asked for at each attempt: temporary ones may have been renewed.
     ARROW_ASSIGN_OR_RAISE(const ArrowS3Module* module, LoadArrowS3Module());
     const AwsCredentials credentials = module->credentials(*filesystem_);
     HttpRequest request;
-    request.method = "PUT";
+    request.method = method;
     request.url = Url(relative);
     request.headers = SignV4(signable, credentials, region_, "s3", AmzDateNow());
-    request.body = contents;
+    request.body = body;
     request.timeout = settings_.request_timeout;
     request.ca_file = settings_.ca_file;
     ARROW_ASSIGN_OR_RAISE(HttpResponse response, SendHttpRequest(request));
-    bool transient = false;
-    if (!response.received) {
-      *maybe_applied = true;
-      transient = true;
-    } else {
-      switch (response.status) {
-        case 200:
-        case 201:
-          return PutOutcome::kCreated;
-        case 412:
-          return PutOutcome::kExists;
-        case 409:  // ConditionalRequestConflict: a racing conditional put is in flight
-          transient = true;
-          break;
-        case 429:
-        case 500:
-        case 502:
-        case 503:
-        case 504:
-          *maybe_applied = true;
-          transient = true;
-          break;
-        case 403:
-          return Error(ErrorKind::kPermissionDenied, settings_.StoreName(), " refused to write ",
-                       what, " (", Described(response),
-                       "); check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and that they "
-                       "may write the bucket");
-        case 404:
-          return NotFound("cannot write ", what, ": ", Described(response),
-                          "; does the bucket still exist?");
-        case 501:
-          return Unsupported(settings_.StoreName(), " does not implement conditional puts (",
-                             Described(response), "), which commits to ", location_.Uri(),
-                             " need; set TESSERA_S3_SINGLE_WRITER=1 only if a single process "
-                             "ever writes this dataset (docs/objstore.md)");
-        default:
-          return Error(ErrorKind::kIOError, "writing ", what, " failed: ", Described(response));
-      }
-    }
-    last_failure = Described(response);
+    // 409 ConditionalRequestConflict: a racing conditional put is in flight, nothing applied.
+    const bool lost = !response.received || response.status == 429 || response.status >= 500;
+    if (!lost && response.status != 409) return response;
+    if (lost && maybe_applied != nullptr) *maybe_applied = true;
     const auto delay = backoff.Delay(retry);
-    if (!transient || retry >= backoff.MaxRetries() ||
+    if (retry >= backoff.MaxRetries() ||
         std::chrono::steady_clock::now() - start + delay > backoff.deadline()) {
-      return Error(ErrorKind::kUnavailable, "writing ", what, " failed after ", retry + 1,
-                   " attempts over ", settings_.retry_deadline.count() / 1000.0,
-                   " s (TESSERA_S3_RETRY_DEADLINE_SECONDS); last: ", last_failure,
-                   "; nothing was committed, try again later");
+      return Error(ErrorKind::kUnavailable, writes ? "writing " : "reading ", location_.Uri(), "/",
+                   relative, " failed after ", retry + 1, " attempts over ",
+                   settings_.retry_deadline.count() / 1000.0,
+                   " s (TESSERA_S3_RETRY_DEADLINE_SECONDS); last: ", Described(response),
+                   writes ? "; nothing was committed, try again later" : "; try again later");
     }
     std::this_thread::sleep_for(delay);
   }
 }
 
+arrow::Status S3Store::Refused(const HttpResponse& response, std::string_view action,
+                               const std::string& relative) const {
+  const std::string what = location_.Uri() + "/" + relative;
+  switch (response.status) {
+    case 403:
+      return Error(ErrorKind::kPermissionDenied, settings_.StoreName(), " refused ", action, " ",
+                   what, " (", Described(response),
+                   "); check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket's "
+                   "policy");
+    case 404:
+      return NotFound("file ", what, " does not exist (", Described(response), ")");
+    default:
+      return Error(ErrorKind::kIOError, action, " ", what, " failed: ", Described(response));
+  }
+}
+
+arrow::Result<S3Store::PutOutcome> S3Store::ConditionalPut(const std::string& relative,
+                                                           std::string_view contents,
+                                                           bool* maybe_applied) {
+  ARROW_ASSIGN_OR_RAISE(HttpResponse response,
+                        Send("PUT", relative, {{"If-None-Match", "*"}}, contents, maybe_applied));
+  switch (response.status) {
+    case 200:
+    case 201:
+      return PutOutcome::kCreated;
+    case 412:
+      return PutOutcome::kExists;
+    case 501:
+      return Unsupported(settings_.StoreName(), " does not implement conditional puts (",
+                         Described(response), "), which commits to ", location_.Uri(),
+                         " need; set TESSERA_S3_SINGLE_WRITER=1 only if a single process ever "
+                         "writes this dataset (docs/objstore.md)");
+    default:
+      return Refused(response, "writing", relative);
+  }
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> S3Store::ReadObject(std::string_view relative) {
+  const std::string name(relative);
+  ARROW_ASSIGN_OR_RAISE(HttpResponse response, Send("GET", name, {}, {}, nullptr));
+  if (response.status != 200) return Refused(response, "reading", name);
+  return arrow::Buffer::FromString(std::move(response.body));
+}
+
+std::string S3Store::CacheKey(std::string_view relative) const {
+  return settings_.StoreName() + "/" + location_.FilesystemPath() + "/" + std::string(relative);
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> S3Store::ReadWhole(std::string_view relative) {
+  ObjectCache& cache = ObjectCache::Instance();
+  const std::string key = CacheKey(relative);
+  if (auto cached = cache.Get(key, ObjectCache::kWholeObject)) return cached;
+  ARROW_ASSIGN_OR_RAISE(auto bytes, ReadObject(relative));
+  cache.SetSize(key, bytes->size());
+  cache.Put(key, ObjectCache::kWholeObject, bytes);
+  return bytes;
+}
+
+arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Store::OpenForRead(
+    std::string_view relative, std::optional<int64_t> expected_size) {
+  ObjectCache& cache = ObjectCache::Instance();
+  const std::string key = CacheKey(relative);
+  const std::string path = location_.FilesystemPath() + "/" + std::string(relative);
+  const std::string shown = location_.Uri() + "/" + std::string(relative);
+  std::optional<int64_t> size = expected_size ? expected_size : cache.SizeOf(key);
+  std::shared_ptr<arrow::io::RandomAccessFile> inner;
+  if (size) {
+    // With the size known, Arrow opens the object without asking for it.
+    arrow::fs::FileInfo info(path, arrow::fs::FileType::File);
+    info.set_size(*size);
+    auto opened = filesystem_->OpenInputFile(info);
+    if (!opened.ok()) return Typed(opened.status());
+    inner = *opened;
+  } else {
+    auto opened = filesystem_->OpenInputFile(path);
+    if (!opened.ok()) {
+      if (opened.status().message().find("Path does not exist") != std::string::npos) {
+        return NotFound("file ", shown, " does not exist");
+      }
+      return Typed(opened.status());
+    }
+    inner = *opened;
+    auto asked = inner->GetSize();
+    if (!asked.ok()) return Typed(asked.status());
+    size = *asked;
+    cache.SetSize(key, *size);
+  }
+  const std::string where = "dataset " + location_.Uri() + " at " + settings_.StoreName();
+  const double deadline = settings_.retry_deadline.count() / 1000.0;
+  return std::make_shared<CachedObjectFile>(std::move(inner), key, shown, *size, &cache,
+                                            CachedObjectFile::ConfiguredChunkBytes(),
+                                            [where, deadline](const arrow::Status& status) {
+                                              return TypedS3Failure(status, where, deadline);
+                                            });
+}
+
 arrow::Status S3Store::CheckConditionalPutsHonoured() {
-  std::lock_guard<std::mutex> lock(probe_mutex_);
-  if (probe_) return *probe_;
+  // Whether a store honours conditions is its own property: asked once per process and bucket.
+  static std::mutex mutex;
+  static auto* verdicts = new std::map<std::string, arrow::Status>();  // never destroyed
+  const std::string store = settings_.StoreName() + "/" + location_.bucket;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = verdicts->find(store); found != verdicts->end()) return found->second;
   bool ignored_flag = false;
   ARROW_ASSIGN_OR_RAISE(PutOutcome first,
                         ConditionalPut(std::string(kProbe), "probe", &ignored_flag));
+  arrow::Status verdict = arrow::Status::OK();
   if (first == PutOutcome::kCreated) {
     ARROW_ASSIGN_OR_RAISE(PutOutcome second,
                           ConditionalPut(std::string(kProbe), "probe", &ignored_flag));
     if (second == PutOutcome::kCreated) {
-      probe_ = Unsupported(
+      verdict = Unsupported(
           settings_.StoreName(), " ignores conditional puts (If-None-Match), so commits to ",
           location_.Uri(),
           " cannot be made atomic there and writes are refused; use a store that supports "
           "them, or set TESSERA_S3_SINGLE_WRITER=1 if a single process ever writes this "
           "dataset (docs/objstore.md)");
-      return *probe_;
     }
   }
-  probe_ = arrow::Status::OK();
-  return *probe_;
+  verdicts->emplace(store, verdict);
+  return verdict;
 }
 
 arrow::Result<bool> S3Store::PutIfAbsent(std::string_view relative, std::string_view contents) {
@@ -234,17 +281,27 @@ arrow::Result<bool> S3Store::PutIfAbsent(std::string_view relative, std::string_
   }
   CrashPoint(kCrashWhileWritingManifest);
   bool maybe_applied = false;
-  ARROW_ASSIGN_OR_RAISE(PutOutcome outcome, ConditionalPut(name, contents, &maybe_applied));
-  if (outcome == PutOutcome::kCreated) return true;
-  if (!maybe_applied) return false;
-  // An earlier attempt may have created the object: it is ours if it holds our bytes.
-  auto file = filesystem_->OpenInputFile(location_.FilesystemPath() + "/" + name);
-  if (!file.ok()) return Typed(file.status());
-  auto size = (*file)->GetSize();
-  if (!size.ok()) return Typed(size.status());
-  auto bytes = (*file)->ReadAt(0, *size);
-  if (!bytes.ok()) return Typed(bytes.status());
-  return (*bytes)->ToString() == contents;
+  auto outcome = ConditionalPut(name, contents, &maybe_applied);
+  if (outcome.ok() && *outcome == PutOutcome::kCreated) return true;
+  if (!maybe_applied) {
+    if (!outcome.ok()) return outcome.status();
+    return false;
+  }
+  // An attempt whose answer was lost may have created the object: it is ours if it holds our
+  // bytes (every manifest holds a fresh transaction id).
+  auto stored = ReadObject(name);
+  if (stored.ok()) {
+    // Another writer's: this put was not applied, a conflict like any other.
+    return (*stored)->ToString() == contents;
+  } else if (KindOf(stored.status()) == ErrorKind::kNotFound && !outcome.ok()) {
+    return outcome.status();  // none of the attempts was applied
+  }
+  return Error(ErrorKind::kIndeterminate, "the outcome of writing ", location_.Uri(), "/", name,
+               " is unknown: an attempt's answer was lost and the object could not be read "
+               "back (",
+               stored.status().message(),
+               "); run `tessera versions` to see whether the operation committed before "
+               "repeating it");
 }
 
 }  // namespace tessera::io

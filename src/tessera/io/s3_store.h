@@ -5,11 +5,12 @@
 // - PutIfAbsent: a PUT with `If-None-Match: *` (http_request.h, signed by sigv4.h), which the
 //   store applies atomically: of racing writers of one manifest name, exactly one gets 200 and
 //   the others 412. A request whose response was lost (a broken connection, a timeout, a 5xx)
-//   may have been applied, so it is retried, and a 412 that follows such a request is resolved
-//   by reading the object back: the writer's own bytes (every manifest holds a fresh
-//   transaction uuid) mean its put succeeded.
-// - The check that the store honours the condition: before the first commit of a process, a
-//   probe object (`_versions/.conditional-put-probe`, ignored by everything that lists
+//   may have been applied, so it is retried, and a 412 (or a failure) that follows such a
+//   request is resolved by reading the object back: the writer's own bytes (every manifest
+//   holds a fresh transaction uuid) mean its put succeeded, another writer's a conflict, none a
+//   failure that committed nothing. When even that read fails the outcome is Indeterminate.
+// - The check that the store honours the condition: before the first commit of a process to a
+//   bucket, a probe object (`_versions/.conditional-put-probe`, ignored by everything that lists
 //   `_versions/`) is put conditionally twice; a store that accepts the second put ignores
 //   If-None-Match, and writes are refused (Unsupported, naming the store and the way out:
 //   TESSERA_S3_SINGLE_WRITER=1) rather than letting racing commits overwrite each other.
@@ -22,6 +23,7 @@
 #pragma once
 
 #include <arrow/filesystem/filesystem.h>
+#include <arrow/io/interfaces.h>
 #include <arrow/result.h>
 
 #include <memory>
@@ -29,7 +31,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
+#include "tessera/io/http_request.h"
 #include "tessera/io/s3_settings.h"
 
 namespace tessera::io {
@@ -51,24 +56,43 @@ class S3Store {
   // does. Unsupported when the store ignores conditional puts (unless single-writer mode).
   arrow::Result<bool> PutIfAbsent(std::string_view relative, std::string_view contents);
 
+  // The whole object at `relative`, in one GET (no HEAD first); NotFound when missing.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadObject(std::string_view relative);
+  // ReadObject through the process's ObjectCache.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadWhole(std::string_view relative);
+  // The object as a CachedObjectFile (cached_object_file.h); its size is `expected_size`, or
+  // the cached one, or asked with a HEAD. NotFound when missing.
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(
+      std::string_view relative, std::optional<int64_t> expected_size);
+
  private:
   S3Store(S3Location location, S3Settings settings,
           std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string region);
 
+  // One signed request for the object `relative`, retried through transient failures (no
+  // answer, 409 ConditionalRequestConflict, 429, 5xx) until the deadline, then Unavailable.
+  // Returns the first other response; sets `maybe_applied` (when given) if an attempt's
+  // outcome was lost.
+  arrow::Result<HttpResponse> Send(const std::string& method, const std::string& relative,
+                                   std::vector<std::pair<std::string, std::string>> headers,
+                                   std::string_view body, bool* maybe_applied);
+  // The error of a final response other than success.
+  arrow::Status Refused(const HttpResponse& response, std::string_view action,
+                        const std::string& relative) const;
+
   enum class PutOutcome { kCreated, kExists };
-  // One conditional put, retried through transient failures; `maybe_applied` is set when an
-  // attempt's outcome was lost.
+  // One conditional put; `maybe_applied` is set when an attempt's outcome was lost.
   arrow::Result<PutOutcome> ConditionalPut(const std::string& relative, std::string_view contents,
                                            bool* maybe_applied);
   arrow::Status CheckConditionalPutsHonoured();
   std::string Url(const std::string& relative) const;
+  // The object's name in the ObjectCache: store, bucket and key.
+  std::string CacheKey(std::string_view relative) const;
 
   S3Location location_;
   S3Settings settings_;
   std::shared_ptr<arrow::fs::FileSystem> filesystem_;
   std::string region_;
-  std::mutex probe_mutex_;
-  std::optional<arrow::Status> probe_;
 };
 
 }  // namespace tessera::io

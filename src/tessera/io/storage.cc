@@ -136,6 +136,7 @@ arrow::Result<bool> Storage::Exists(std::string_view relative) const {
 }
 
 arrow::Result<std::shared_ptr<arrow::Buffer>> Storage::ReadFile(std::string_view relative) const {
+  if (s3_) return s3_->ReadWhole(relative);
   ARROW_ASSIGN_OR_RAISE(auto file, OpenForRead(relative));
   auto size = file->GetSize();
   if (!size.ok()) return Typed(size.status());
@@ -145,7 +146,8 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> Storage::ReadFile(std::string_view
 }
 
 arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead(
-    std::string_view relative) const {
+    std::string_view relative, std::optional<int64_t> expected_size) const {
+  if (s3_) return s3_->OpenForRead(relative, expected_size);
   const std::string path = FullPath(relative);
   if (is_local_) {
     if (::access(path.c_str(), F_OK) != 0) {
@@ -156,12 +158,8 @@ arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead
     return std::shared_ptr<arrow::io::RandomAccessFile>(*mapped);
   }
   auto file = filesystem_->OpenInputFile(path);
-  if (!file.ok()) {
-    if (file.status().IsIOError() &&
-        file.status().message().find("Path does not exist") != std::string::npos) {
-      return NotFound("file ", AbsolutePath(relative), " does not exist");
-    }
-    return Typed(file.status());
+  if (!file.ok() && file.status().message().find("Path does not exist") != std::string::npos) {
+    return NotFound("file ", AbsolutePath(relative), " does not exist");
   }
   return file;
 }
@@ -242,7 +240,8 @@ arrow::Result<std::vector<FileEntry>> Storage::List(std::string_view relative_di
   // and its stat, which Arrow reports as an error: such a listing is simply taken again.
   constexpr int kAttempts = 8;
   auto listed = filesystem_->GetFileInfo(selector);
-  for (int attempt = 1; !listed.ok() && attempt < kAttempts; ++attempt) {
+  // (Object stores list without a stat per entry; their failures were retried already.)
+  for (int attempt = 1; !s3_ && !listed.ok() && attempt < kAttempts; ++attempt) {
     listed = filesystem_->GetFileInfo(selector);
   }
   if (!listed.ok()) return Typed(listed.status());

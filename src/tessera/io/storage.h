@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,11 +49,15 @@ class Storage {
   std::string AbsolutePath(std::string_view relative) const;
 
   arrow::Result<bool> Exists(std::string_view relative) const;
+  // The whole file; on object storage one GET, or none when the process has read it before.
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadFile(std::string_view relative) const;
   // A random-access view of the file; memory-mapped on local filesystems, so reading a
-  // slice touches only the pages of that slice.
+  // slice touches only the pages of that slice. On object storage it reads through the
+  // process's cache in chunks (cached_object_file.h); `expected_size`, when the caller knows
+  // the size (from the file's checksums), spares the HEAD that would ask for it, and a file
+  // found shorter is Corrupt when read. Local files ignore it: their real size is checked.
   arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(
-      std::string_view relative) const;
+      std::string_view relative, std::optional<int64_t> expected_size = std::nullopt) const;
   // A new file to stream into; the caller closes it, then calls Sync().
   arrow::Result<std::shared_ptr<arrow::io::OutputStream>> OpenForWrite(std::string_view relative);
   // Makes a closed file durable (fsync on local filesystems, nothing elsewhere).

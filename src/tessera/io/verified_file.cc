@@ -24,15 +24,14 @@ arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& s
   std::shared_ptr<VerifiedFile> file(new VerifiedFile());
   file->description_ = std::move(description);
   file->remedy_ = std::move(remedy);
-  auto inner = storage.OpenForRead(path);
-  if (!inner.ok()) return WithContext(inner.status(), "opening " + file->description_);
-  file->inner_ = *inner;
-  ARROW_ASSIGN_OR_RAISE(file->size_, file->inner_->GetSize());
-
+  // The checksums come first: they hold the file's size, which spares object storage a HEAD.
   const std::string checksum_path = ChecksumPathOf(path);
   auto companion = storage.ReadFile(checksum_path);
   if (!companion.ok()) {
     if (KindOf(companion.status()) == ErrorKind::kNotFound) {
+      // A missing file is reported as missing, not as a file without checksums.
+      auto inner = storage.OpenForRead(path);
+      if (!inner.ok()) return WithContext(inner.status(), "opening " + file->description_);
       return file->CorruptError("has no checksum file " + storage.AbsolutePath(checksum_path));
     }
     return WithContext(companion.status(), "reading the checksums of " + file->description_);
@@ -45,6 +44,10 @@ arrow::Result<std::shared_ptr<VerifiedFile>> VerifiedFile::Open(const Storage& s
     return file->CorruptError("has a damaged checksum file: " + checksums.status().message());
   }
   file->checksums_ = std::move(*checksums);
+  auto inner = storage.OpenForRead(path, static_cast<int64_t>(file->checksums_.file_bytes));
+  if (!inner.ok()) return WithContext(inner.status(), "opening " + file->description_);
+  file->inner_ = *inner;
+  ARROW_ASSIGN_OR_RAISE(file->size_, file->inner_->GetSize());
   if (file->checksums_.file_bytes != static_cast<uint64_t>(file->size_)) {
     return file->CorruptError(Concat("is ", file->size_, " bytes long but was written with ",
                                      file->checksums_.file_bytes, " (truncated or extended)"));

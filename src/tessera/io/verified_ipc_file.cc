@@ -22,7 +22,10 @@ arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
   options.use_threads = false;
   auto reader = arrow::ipc::RecordBatchFileReader::Open(ipc->file_, options);
   if (!reader.ok()) {
-    if (KindOf(reader.status()) == ErrorKind::kCorrupt) return reader.status();
+    if (KindOf(reader.status()) == ErrorKind::kCorrupt ||
+        IsStorageOrProcessFailure(reader.status())) {
+      return reader.status();
+    }
     return ipc->file_->CorruptError("cannot be read as an Arrow IPC file: " +
                                     reader.status().message());
   }
@@ -54,7 +57,10 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
   }
   auto batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
-    if (KindOf(batch.status()) == ErrorKind::kCorrupt) return batch.status();
+    if (KindOf(batch.status()) == ErrorKind::kCorrupt ||
+        IsStorageOrProcessFailure(batch.status())) {
+      return batch.status();
+    }
     return file_->CorruptError(
         Concat("cannot read record batch ", index, ": ", batch.status().message()));
   }
