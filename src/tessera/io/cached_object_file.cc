@@ -30,8 +30,7 @@ int64_t CachedObjectFile::ConfiguredChunkBytes() {
   return (*end == '\0' && value >= 4096) ? value : kDefault;
 }
 
-arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::Chunk(int64_t chunk,
-                                                                      int64_t last) {
+arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::Chunk(int64_t chunk, int64_t last) {
   if (auto cached = cache_->Get(cache_key_, chunk)) return cached;
   // The run of missing chunks from `chunk` on is fetched in one read.
   int64_t run_end = chunk + 1;
@@ -49,8 +48,8 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::Chunk(int64_t ch
   std::shared_ptr<arrow::Buffer> first;
   for (int64_t i = chunk; i < run_end; ++i) {
     const int64_t offset = (i - chunk) * chunk_bytes_;
-    auto piece = arrow::SliceBuffer(fetched, offset,
-                                    std::min(chunk_bytes_, fetched->size() - offset));
+    auto piece =
+        arrow::SliceBuffer(fetched, offset, std::min(chunk_bytes_, fetched->size() - offset));
     if (i == chunk) first = piece;
     cache_->Put(cache_key_, i, std::move(piece));
   }

@@ -68,7 +68,8 @@ arrow::Status TypedS3Failure(const arrow::Status& status, std::string_view where
     return Unavailable(message, " (", where,
                        "); the store stayed unreachable, throttled or failing through the "
                        "retries (deadline ",
-                       retry_deadline_seconds, " s, TESSERA_S3_RETRY_DEADLINE_SECONDS); try "
+                       retry_deadline_seconds,
+                       " s, TESSERA_S3_RETRY_DEADLINE_SECONDS); try "
                        "again later");
   }
   return WithContext(status, where);
