@@ -197,6 +197,8 @@ bool IsRetryable(const arrow::Status& status) {
   return detail != nullptr && detail->kind() == ErrorKind::kCommitConflict && detail->retryable();
 }
 
+bool HasErrorDetail(const arrow::Status& status) { return DetailOf(status) != nullptr; }
+
 bool IsStorageOrProcessFailure(const arrow::Status& status) {
   switch (KindOf(status)) {
     case ErrorKind::kIOError:

@@ -92,6 +92,10 @@ bool IsRetryable(const arrow::Status& status);
 // throttled read of object storage never reads as damaged data.
 bool IsStorageOrProcessFailure(const arrow::Status& status);
 
+// Whether tessera attached the kind (an ErrorDetail), as opposed to a status of Arrow's own,
+// whose kind KindOf infers from its code: Arrow's IPC reader reports a damaged file as IOError.
+bool HasErrorDetail(const arrow::Status& status);
+
 // Convenience builders: Error(ErrorKind::kNotFound, "dataset ", path, " has no version ", v).
 template <typename... Args>
 arrow::Status Error(ErrorKind kind, Args&&... args) {

@@ -98,8 +98,7 @@ TEST(CachedObjectFile, CoalescesMissingChunksAndServesRepeatsFromTheCache) {
   ASSERT_TRUE(file.ReadAt(0, 4096 * 10).ok());  // 1 and 7..9 missing: two runs
   EXPECT_EQ(inner->reads.load(), 4);
   // Another file object of the same object shares the cache.
-  CachedObjectFile again(inner, "store/b/g", "s3://b/g", bytes->size(), &cache, 4096,
-                         Unchanged());
+  CachedObjectFile again(inner, "store/b/g", "s3://b/g", bytes->size(), &cache, 4096, Unchanged());
   ASSERT_TRUE(again.ReadAt(0, 4096 * 10).ok());
   EXPECT_EQ(inner->reads.load(), 4);
 }

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from s3_fault_proxy import FaultProxy  # noqa: E402
 
 SECRET = "tessera-test-secret-MUST-NOT-LEAK"
+SESSION_TOKEN = "tessera-test-session-token-MUST-NOT-LEAK"
 ACCESS_KEY = "tessera-test-access"
 BUCKET = "tessera-objstore"
 
@@ -62,6 +63,7 @@ class Cli:
         self.env.update({
             "AWS_ACCESS_KEY_ID": ACCESS_KEY,
             "AWS_SECRET_ACCESS_KEY": SECRET,
+            "AWS_SESSION_TOKEN": SESSION_TOKEN,
             "AWS_REGION": "us-east-1",
             "AWS_ENDPOINT_URL": endpoint,
             "AWS_EC2_METADATA_DISABLED": "true",
@@ -266,8 +268,17 @@ except tessera.NotFoundError:
     print("NotFoundError")
 """
 
+PYTHON_DENIED = """
+import sys
+import tessera
+try:
+    tessera.open(sys.argv[1])
+except tessera.PermissionDeniedError as error:
+    print("PermissionDeniedError", isinstance(error, PermissionError))
+"""
 
-def python_package(cli, python_path, uri):
+
+def python_package(cli, proxied, proxy, python_path, uri):
     """The Python package reaches the same dataset: counts, an append, typed errors."""
     expected_counts = f"{count(cli, uri)} {count(cli, uri, '--where', 'price > 50')}"
     env = dict(cli.env)
@@ -280,6 +291,14 @@ def python_package(cli, python_path, uri):
     check(lines == [expected_counts, str(int(expected_counts.split()[0]) + 5), "NotFoundError"],
           f"python on S3 counts as the CLI does, appends and raises NotFoundError: {lines}")
     check(count(cli, uri) == int(expected_counts.split()[0]) + 5, "the CLI sees python's append")
+    env = dict(proxied.env, PYTHONPATH=python_path)
+    proxy.faults = {"deny_access_key": ACCESS_KEY}
+    denied = subprocess.run([sys.executable, "-c", PYTHON_DENIED, uri], capture_output=True,
+                            text=True, timeout=120, env=env)
+    proxy.faults = {}
+    outputs.extend([denied.stdout, denied.stderr])
+    check(denied.stdout.strip() == "PermissionDeniedError True",
+          f"python raises PermissionDeniedError, a PermissionError: {denied.stdout} {denied.stderr}")
 
 
 def bad_input(cli, proxied, proxy, work):
@@ -348,8 +367,8 @@ def main():
             ("bad input", lambda: bad_input(cli, proxied, proxy, args.work)),
         ]
         if args.python_path:
-            sections.append(("python", lambda: python_package(cli, args.python_path,
-                                                               f"s3://{BUCKET}/racing")))
+            sections.append(("python", lambda: python_package(
+                cli, proxied, proxy, args.python_path, f"s3://{BUCKET}/racing")))
         for name, section in sections:
             started = time.monotonic()
             section()
@@ -357,7 +376,8 @@ def main():
     finally:
         proxy.stop()
         server.stop()
-    check(not any(SECRET in text for text in outputs), "the secret key appears in no output")
+    check(not any(SECRET in text or SESSION_TOKEN in text for text in outputs),
+          "the secret key and the session token appear in no output")
     if failures:
         print(f"{len(failures)} check(s) failed", flush=True)
         return 1

@@ -72,7 +72,7 @@ arrow::Status TypedS3Failure(const arrow::Status& status, std::string_view where
                        " s, TESSERA_S3_RETRY_DEADLINE_SECONDS); try "
                        "again later");
   }
-  return WithContext(status, where);
+  return Error(ErrorKind::kIOError, message, " (", where, ")");
 }
 
 }  // namespace tessera::io

@@ -20,7 +20,8 @@ namespace tessera::io {
 // - NotFound: NO_SUCH_BUCKET, NO_SUCH_KEY, "Path does not exist";
 // - Unavailable: unreachable, throttled, 5xx, timed out, after the retries of
 //   `retry_deadline_seconds`;
-// - otherwise unchanged (IOError). OK, and statuses tessera has typed already, pass unchanged.
+// - otherwise IOError, now carrying tessera's kind (so that readers tell it from Arrow's own
+//   IOErrors about damaged bytes). OK, and statuses tessera has typed already, pass unchanged.
 arrow::Status TypedS3Failure(const arrow::Status& status, std::string_view where,
                              double retry_deadline_seconds);
 

@@ -22,8 +22,9 @@ arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
   options.use_threads = false;
   auto reader = arrow::ipc::RecordBatchFileReader::Open(ipc->file_, options);
   if (!reader.ok()) {
+    // A failure of the storage (typed by Storage) is not damage; Arrow's own errors are.
     if (KindOf(reader.status()) == ErrorKind::kCorrupt ||
-        IsStorageOrProcessFailure(reader.status())) {
+        (HasErrorDetail(reader.status()) && IsStorageOrProcessFailure(reader.status()))) {
       return reader.status();
     }
     return ipc->file_->CorruptError("cannot be read as an Arrow IPC file: " +
@@ -58,7 +59,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
   auto batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
     if (KindOf(batch.status()) == ErrorKind::kCorrupt ||
-        IsStorageOrProcessFailure(batch.status())) {
+        (HasErrorDetail(batch.status()) && IsStorageOrProcessFailure(batch.status()))) {
       return batch.status();
     }
     return file_->CorruptError(
