@@ -7,7 +7,7 @@ request and counts requests and answer bytes. A dataset of synthetic embeddings 
 index is created once, directly; then each operation runs through the proxy as a fresh CLI
 process, under each read configuration:
 
-- "no cache": TESSERA_S3_CACHE_BYTES=0, every read its own ranged GET, every open a HEAD;
+- "no cache": TESSERA_S3_CACHE_BYTES=0, every read its own ranged GET;
 - "cache, 256 KiB chunks" (the default) and "cache, 1 MiB chunks": reads in aligned chunks
   through the process's cache, runs of missing chunks coalesced into one GET, sizes from the
   checksums instead of HEADs.

@@ -198,6 +198,12 @@ def no_conditional_puts(cli, proxied, proxy, work, uri):
     check("TESSERA_S3_SINGLE_WRITER" in refused.stderr and "127.0.0.1" in refused.stderr,
           f"the refusal names the store and the way out: {refused.stderr}")
     check(proxy.counters["conditions_dropped"] >= 2, "the probe's conditions were dropped")
+    proxy.faults = {"conditions_not_implemented": True}
+    started = time.monotonic()
+    refused = proxied.run("append", uri, "--from", os.path.join(work, "small.parquet"))
+    check(error_kind(refused) == "Unsupported" and "does not implement" in refused.stderr,
+          f"a store answering 501 to conditional puts is refused, not retried: {refused.stderr}")
+    check(time.monotonic() - started < 10, "a 501 is final: no retries until the deadline")
     check(count(proxied, uri) == count(cli, uri), "reads still work there")
     single = proxied.with_env(TESSERA_S3_SINGLE_WRITER="1")
     single.ok("append", uri, "--from", os.path.join(work, "small.parquet"))

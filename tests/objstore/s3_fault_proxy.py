@@ -10,7 +10,8 @@ included) unless its `faults` say otherwise:
 - ``drop_manifest_puts`` = N: forwards the next N PUTs under ``_versions/`` and then closes the
   connection without answering, so the client cannot know that its put was applied;
 - ``drop_every`` = N: closes every Nth connection's request unanswered without forwarding it;
-- ``deny_access_key``: answers 403 AccessDenied to requests signed with that access key.
+- ``deny_access_key``: answers 403 AccessDenied to requests signed with that access key;
+- ``conditions_not_implemented``: answers 501 NotImplemented to puts with ``If-None-Match``.
 
 Counters record what was done (and how many requests and answer bytes passed), so tests can
 prove the faults happened and benchmarks can count requests and bytes.
@@ -90,6 +91,10 @@ class FaultProxy:
                     proxy._count("denied")
                     return self._answer(403, "InvalidAccessKeyId",
                                         "The AWS Access Key Id you provided does not exist.")
+                if faults.get("conditions_not_implemented") and "If-None-Match" in self.headers:
+                    return self._answer(501, "NotImplemented",
+                                        "A header you provided implies functionality that is "
+                                        "not implemented")
                 drop_every = faults.get("drop_every", 0)
                 if drop_every and number % drop_every == 0:
                     proxy._count("dropped")

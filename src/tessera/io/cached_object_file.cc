@@ -1,11 +1,12 @@
 #include "tessera/io/cached_object_file.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "tessera/io/s3_errors.h"
 #include "tessera/status.h"
+#include "tessera/util/environment.h"
 
 namespace tessera::io {
 
@@ -21,39 +22,51 @@ CachedObjectFile::CachedObjectFile(std::shared_ptr<arrow::io::RandomAccessFile> 
       typed_(std::move(typed)) {}
 
 int64_t CachedObjectFile::ConfiguredChunkBytes() {
-  constexpr int64_t kDefault = 256 * 1024;
-  const char* text = std::getenv("TESSERA_S3_READ_CHUNK_BYTES");
-  if (text == nullptr || *text == '\0') return kDefault;
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  // A malformed or tiny value keeps the default: a read setting must not make reads fail.
-  return (*end == '\0' && value >= 4096) ? value : kDefault;
+  // Read once: chunk i of an object must mean the same bytes for the whole process.
+  static const int64_t chunk_bytes =
+      util::ByteCountFromEnvironment("TESSERA_S3_READ_CHUNK_BYTES", 256 * 1024, 4096);
+  return chunk_bytes;
 }
 
-arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::Chunk(int64_t chunk, int64_t last) {
-  if (auto cached = cache_->Get(cache_key_, chunk)) return cached;
-  // The run of missing chunks from `chunk` on is fetched in one read.
-  int64_t run_end = chunk + 1;
-  while (run_end <= last && cache_->Get(cache_key_, run_end) == nullptr) ++run_end;
-  const int64_t begin = chunk * chunk_bytes_;
-  const int64_t end = std::min(size_, run_end * chunk_bytes_);
-  auto read = inner_->ReadAt(begin, end - begin);
-  if (!read.ok()) return typed_(read.status());
-  const std::shared_ptr<arrow::Buffer>& fetched = *read;
-  if (fetched->size() != end - begin) {
-    return Corrupt("file ", shown_, " is shorter than its recorded ", size_, " bytes (a read of ",
-                   end - begin, " bytes at ", begin, " returned ", fetched->size(),
-                   "); restore it or check out an older version");
+arrow::Status CachedObjectFile::Shorter(int64_t begin, int64_t wanted, int64_t got) const {
+  return Corrupt("file ", shown_, " is shorter than its recorded ", size_, " bytes (a read of ",
+                 wanted, " bytes at ", begin, " returned ", got,
+                 "); restore it or check out an older version");
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::Fetch(int64_t begin,
+                                                                      int64_t length) const {
+  auto read = inner_->ReadAt(begin, length);
+  if (!read.ok()) {
+    // A range starting past the object's end: the object is shorter than recorded.
+    if (AwsHttpStatus(read.status().message()) == 416 ||
+        AwsErrorName(read.status().message()) == "INVALID_RANGE") {
+      return Shorter(begin, length, 0);
+    }
+    return typed_(read.status());
   }
-  std::shared_ptr<arrow::Buffer> first;
-  for (int64_t i = chunk; i < run_end; ++i) {
-    const int64_t offset = (i - chunk) * chunk_bytes_;
-    auto piece =
-        arrow::SliceBuffer(fetched, offset, std::min(chunk_bytes_, fetched->size() - offset));
-    if (i == chunk) first = piece;
+  if ((*read)->size() != length) return Shorter(begin, length, (*read)->size());
+  return read;
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::FetchRun(int64_t first,
+                                                                         int64_t end) {
+  const int64_t begin = first * chunk_bytes_;
+  ARROW_ASSIGN_OR_RAISE(auto fetched, Fetch(begin, std::min(size_, end * chunk_bytes_) - begin));
+  if (end - first == 1) {
+    cache_->Put(cache_key_, first, fetched);
+    return fetched;
+  }
+  // Each chunk of a longer run is cached as a copy of its own, so that a chunk kept in the
+  // cache never holds the whole run's memory alive.
+  for (int64_t i = first; i < end; ++i) {
+    const int64_t offset = (i - first) * chunk_bytes_;
+    const int64_t length = std::min(chunk_bytes_, fetched->size() - offset);
+    ARROW_ASSIGN_OR_RAISE(std::shared_ptr<arrow::Buffer> piece, arrow::AllocateBuffer(length));
+    std::memcpy(piece->mutable_data(), fetched->data() + offset, static_cast<size_t>(length));
     cache_->Put(cache_key_, i, std::move(piece));
   }
-  return first;
+  return fetched;
 }
 
 arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::ReadAt(int64_t position,
@@ -61,25 +74,44 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::ReadAt(int64_t p
   if (position < 0 || nbytes < 0) return arrow::Status::Invalid("negative read of ", shown_);
   nbytes = std::max<int64_t>(0, std::min(nbytes, size_ - position));
   if (nbytes == 0) return std::make_shared<arrow::Buffer>(nullptr, 0);
-  if (!cache_->enabled()) {
-    auto read = inner_->ReadAt(position, nbytes);
-    if (!read.ok()) return typed_(read.status());
-    return read;
-  }
+  if (!cache_->enabled()) return Fetch(position, nbytes);
   const int64_t first = position / chunk_bytes_;
   const int64_t last = (position + nbytes - 1) / chunk_bytes_;
   if (first == last) {
-    ARROW_ASSIGN_OR_RAISE(auto chunk, Chunk(first, last));
-    return arrow::SliceBuffer(chunk, position - first * chunk_bytes_, nbytes);
+    auto chunk = cache_->Get(cache_key_, first);
+    if (chunk == nullptr) {
+      ARROW_ASSIGN_OR_RAISE(chunk, FetchRun(first, first + 1));
+    }
+    const int64_t from = position - first * chunk_bytes_;
+    if (chunk->size() < from + nbytes) return Shorter(position, nbytes, chunk->size() - from);
+    // A slice: it keeps the chunk (at most one chunk, as FetchRun caches copies) alive.
+    return arrow::SliceBuffer(chunk, from, nbytes);
   }
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::AllocateBuffer(nbytes));
-  int64_t written = 0;
-  for (int64_t i = first; i <= last; ++i) {
-    ARROW_ASSIGN_OR_RAISE(auto chunk, Chunk(i, last));
-    const int64_t from = i == first ? position - first * chunk_bytes_ : 0;
-    const int64_t take = std::min(chunk->size() - from, nbytes - written);
-    std::memcpy(out->mutable_data() + written, chunk->data() + from, static_cast<size_t>(take));
-    written += take;
+  // Copies the part of [position, position + nbytes) that `piece` (chunks [i, end)) holds.
+  auto copy = [&](const arrow::Buffer& piece, int64_t i, int64_t end) -> arrow::Status {
+    const int64_t start = i * chunk_bytes_;
+    const int64_t expected = std::min(end * chunk_bytes_, size_) - start;
+    if (piece.size() < expected) return Shorter(start, expected, piece.size());
+    const int64_t from = std::max(position, start);
+    const int64_t to = std::min(position + nbytes, start + expected);
+    std::memcpy(out->mutable_data() + (from - position), piece.data() + (from - start),
+                static_cast<size_t>(to - from));
+    return arrow::Status::OK();
+  };
+  for (int64_t i = first; i <= last;) {
+    if (auto chunk = cache_->Get(cache_key_, i)) {
+      ARROW_RETURN_NOT_OK(copy(*chunk, i, i + 1));
+      ++i;
+      continue;
+    }
+    // The run of missing chunks from i on is fetched in one read and copied from directly (a
+    // read larger than the cache must not depend on its own chunks staying cached).
+    int64_t end = i + 1;
+    while (end <= last && cache_->Get(cache_key_, end) == nullptr) ++end;
+    ARROW_ASSIGN_OR_RAISE(auto run, FetchRun(i, end));
+    ARROW_RETURN_NOT_OK(copy(*run, i, end));
+    i = end;
   }
   return std::shared_ptr<arrow::Buffer>(std::move(out));
 }

@@ -38,7 +38,7 @@ class CachedObjectFile : public arrow::io::RandomAccessFile {
                    std::string shown, int64_t size, ObjectCache* cache, int64_t chunk_bytes,
                    ErrorTyping typed);
 
-  // TESSERA_S3_READ_CHUNK_BYTES, or 256 KiB.
+  // TESSERA_S3_READ_CHUNK_BYTES (at least 4 KiB), or 256 KiB; read once per process.
   static int64_t ConfiguredChunkBytes();
 
   arrow::Status Close() override;
@@ -52,8 +52,11 @@ class CachedObjectFile : public arrow::io::RandomAccessFile {
   arrow::Result<int64_t> GetSize() override { return size_; }
 
  private:
-  // Chunk `chunk`, from the cache or fetched with the missing chunks after it up to `last`.
-  arrow::Result<std::shared_ptr<arrow::Buffer>> Chunk(int64_t chunk, int64_t last);
+  // Bytes [begin, begin + length) from the object; Corrupt if it has fewer.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Fetch(int64_t begin, int64_t length) const;
+  // Chunks [first, end) fetched in one read and cached; returns their bytes.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> FetchRun(int64_t first, int64_t end);
+  arrow::Status Shorter(int64_t begin, int64_t wanted, int64_t got) const;
 
   std::shared_ptr<arrow::io::RandomAccessFile> inner_;
   std::string cache_key_;

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "tessera/status.h"
@@ -94,7 +95,16 @@ arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request) {
     curl->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
   curl->easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-  curl->easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+  const long timeout_ms = static_cast<long>(request.timeout.count());
+  if (request.method == "GET") {
+    // A whole object may be large: the limit is on silence (under 1 byte/s for the timeout)
+    // and on connecting, not on the transfer.
+    curl->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    curl->easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl->easy_setopt(h, CURLOPT_LOW_SPEED_TIME, std::max(1L, timeout_ms / 1000));
+  } else {
+    curl->easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+  }
   curl->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   // No proxy from http(s)_proxy: the conditional put goes where Arrow's requests go, directly.
   curl->easy_setopt(h, CURLOPT_PROXY, "");

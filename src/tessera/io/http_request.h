@@ -23,8 +23,9 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string_view body;
-  std::chrono::milliseconds timeout{10000};  // the whole exchange, connection included
-  std::string ca_file;                       // empty: the system's certificates
+  // A PUT's whole exchange; a GET's connection and longest silence (its transfer may be long).
+  std::chrono::milliseconds timeout{10000};
+  std::string ca_file;  // empty: the system's certificates
 };
 
 struct HttpResponse {

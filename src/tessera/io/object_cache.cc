@@ -1,6 +1,6 @@
 #include "tessera/io/object_cache.h"
 
-#include <cstdlib>
+#include "tessera/util/environment.h"
 
 namespace tessera::io {
 
@@ -12,20 +12,11 @@ std::string ChunkKey(const std::string& object, int64_t chunk) {
   return object + "#" + std::to_string(chunk);
 }
 
-int64_t ConfiguredCapacity() {
-  constexpr int64_t kDefault = int64_t{256} << 20;
-  const char* text = std::getenv("TESSERA_S3_CACHE_BYTES");
-  if (text == nullptr || *text == '\0') return kDefault;
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  // A malformed value keeps the default: a cache setting must not make reads fail.
-  return (*end == '\0' && value >= 0) ? value : kDefault;
-}
-
 }  // namespace
 
 ObjectCache& ObjectCache::Instance() {
-  static ObjectCache* cache = new ObjectCache(ConfiguredCapacity());  // never destroyed
+  static ObjectCache* cache = new ObjectCache(  // never destroyed
+      util::ByteCountFromEnvironment("TESSERA_S3_CACHE_BYTES", int64_t{256} << 20));
   return *cache;
 }
 

@@ -19,7 +19,7 @@ bool OneOf(std::string_view name, std::initializer_list<std::string_view> names)
 
 std::string AwsErrorName(std::string_view message) {
   constexpr std::string_view kMarker = "AWS Error ";
-  const size_t at = message.find(kMarker);
+  const size_t at = message.rfind(kMarker);  // the SDK's part comes last
   if (at == std::string_view::npos) return "";
   size_t end = at + kMarker.size();
   while (end < message.size() &&
@@ -31,7 +31,7 @@ std::string AwsErrorName(std::string_view message) {
 
 int AwsHttpStatus(std::string_view message) {
   constexpr std::string_view kMarker = "HTTP status ";
-  const size_t at = message.find(kMarker);
+  const size_t at = message.rfind(kMarker);
   if (at == std::string_view::npos) return 0;
   int status = 0;
   for (size_t i = at + kMarker.size();
@@ -44,15 +44,13 @@ int AwsHttpStatus(std::string_view message) {
 arrow::Status TypedS3Failure(const arrow::Status& status, std::string_view where,
                              double retry_deadline_seconds) {
   if (status.ok() || KindOf(status) != ErrorKind::kIOError) return status;
-  if (status.detail() != nullptr &&
-      std::string_view(status.detail()->type_id()) == ErrorDetail::kTypeId) {
-    return status;  // typed by tessera already
-  }
+  if (HasErrorDetail(status)) return status;  // typed by tessera already
   const std::string& message = status.message();
   const std::string name = AwsErrorName(message);
   const int http = AwsHttpStatus(message);
   if (OneOf(name, {"ACCESS_DENIED", "INVALID_ACCESS_KEY_ID", "SIGNATURE_DOES_NOT_MATCH",
-                   "EXPIRED_TOKEN", "INVALID_CLIENT_TOKEN_ID", "MISSING_AUTHENTICATION_TOKEN"}) ||
+                   "EXPIRED_TOKEN", "INVALID_CLIENT_TOKEN_ID", "MISSING_AUTHENTICATION_TOKEN",
+                   "REQUEST_TIME_TOO_SKEWED"}) ||
       http == 403) {
     return PermissionDenied(message, " (", where,
                             "); check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE), the "
@@ -63,8 +61,8 @@ arrow::Status TypedS3Failure(const arrow::Status& status, std::string_view where
     return NotFound(message, " (", where, ")");
   }
   if (OneOf(name, {"NETWORK_CONNECTION", "SLOW_DOWN", "SERVICE_UNAVAILABLE", "THROTTLING",
-                   "REQUEST_TIMEOUT", "INTERNAL_FAILURE", "REQUEST_TIME_TOO_SKEWED"}) ||
-      http == 429 || http >= 500) {
+                   "REQUEST_TIMEOUT", "INTERNAL_FAILURE"}) ||
+      http == 429 || (http >= 500 && http != 501)) {
     return Unavailable(message, " (", where,
                        "); the store stayed unreachable, throttled or failing through the "
                        "retries (deadline ",

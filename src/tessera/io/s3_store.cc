@@ -129,18 +129,22 @@ arrow::Result<HttpResponse> S3Store::Send(const std::string& method, const std::
     request.timeout = settings_.request_timeout;
     request.ca_file = settings_.ca_file;
     ARROW_ASSIGN_OR_RAISE(HttpResponse response, SendHttpRequest(request));
-    // 409 ConditionalRequestConflict: a racing conditional put is in flight, nothing applied.
-    const bool lost = !response.received || response.status == 429 || response.status >= 500;
-    if (!lost && response.status != 409) return response;
-    if (lost && maybe_applied != nullptr) *maybe_applied = true;
+    // Retried: no answer, 500, 502 and 504, which the store may have applied anyway; 409
+    // (ConditionalRequestConflict: a racing conditional put in flight), 429 and 503 (throttled),
+    // which it did not. 501 (not implemented) is final.
+    const bool maybe = !response.received || response.status == 500 || response.status == 502 ||
+                       response.status == 504;
+    const bool refused = response.status == 409 || response.status == 429 || response.status == 503;
+    if (!maybe && !refused) return response;
+    if (maybe && maybe_applied != nullptr) *maybe_applied = true;
     const auto delay = backoff.Delay(retry);
     if (retry >= backoff.MaxRetries() ||
         std::chrono::steady_clock::now() - start + delay > backoff.deadline()) {
-      return Error(ErrorKind::kUnavailable, writes ? "writing " : "reading ", location_.Uri(), "/",
-                   relative, " failed after ", retry + 1, " attempts over ",
-                   settings_.retry_deadline.count() / 1000.0,
-                   " s (TESSERA_S3_RETRY_DEADLINE_SECONDS); last: ", Described(response),
-                   writes ? "; nothing was committed, try again later" : "; try again later");
+      return Unavailable(writes ? "writing " : "reading ", location_.Uri(), "/", relative,
+                         " failed after ", retry + 1, " attempts over ",
+                         settings_.retry_deadline.count() / 1000.0,
+                         " s (TESSERA_S3_RETRY_DEADLINE_SECONDS); last: ", Described(response),
+                         writes ? "; nothing was committed, try again later" : "; try again later");
     }
     std::this_thread::sleep_for(delay);
   }
@@ -151,10 +155,10 @@ arrow::Status S3Store::Refused(const HttpResponse& response, std::string_view ac
   const std::string what = location_.Uri() + "/" + relative;
   switch (response.status) {
     case 403:
-      return Error(ErrorKind::kPermissionDenied, settings_.StoreName(), " refused ", action, " ",
-                   what, " (", Described(response),
-                   "); check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket's "
-                   "policy");
+      return PermissionDenied(
+          settings_.StoreName(), " refused ", action, " ", what, " (", Described(response),
+          "); check the credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and the bucket's "
+          "policy");
     case 404:
       return NotFound("file ", what, " does not exist (", Described(response), ")");
     default:
@@ -165,8 +169,11 @@ arrow::Status S3Store::Refused(const HttpResponse& response, std::string_view ac
 arrow::Result<S3Store::PutOutcome> S3Store::ConditionalPut(const std::string& relative,
                                                            std::string_view contents,
                                                            bool* maybe_applied) {
+  // Single-writer mode sends a plain put: its store may not implement the condition (501).
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!settings_.single_writer) headers.emplace_back("If-None-Match", "*");
   ARROW_ASSIGN_OR_RAISE(HttpResponse response,
-                        Send("PUT", relative, {{"If-None-Match", "*"}}, contents, maybe_applied));
+                        Send("PUT", relative, std::move(headers), contents, maybe_applied));
   switch (response.status) {
     case 200:
     case 201:
@@ -293,12 +300,10 @@ arrow::Result<bool> S3Store::PutIfAbsent(std::string_view relative, std::string_
   if (stored.ok()) {
     // Another writer's: this put was not applied, a conflict like any other.
     return (*stored)->ToString() == contents;
-  } else if (KindOf(stored.status()) == ErrorKind::kNotFound && !outcome.ok()) {
-    return outcome.status();  // none of the attempts was applied
   }
+  // Absent now, a put whose answer was lost may still be applied later; or the read failed.
   return Error(ErrorKind::kIndeterminate, "the outcome of writing ", location_.Uri(), "/", name,
-               " is unknown: an attempt's answer was lost and the object could not be read "
-               "back (",
+               " is unknown: an attempt's answer was lost and the object is not readable yet (",
                stored.status().message(),
                "); run `tessera versions` to see whether the operation committed before "
                "repeating it");

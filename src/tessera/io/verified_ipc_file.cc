@@ -7,6 +7,21 @@
 
 namespace tessera::io {
 
+namespace {
+
+// Whether a failure of Arrow's IPC reader means the file is damaged (reported as Corrupt naming
+// it) rather than being one already (Corrupt), one of the storage or the process that tessera
+// typed (a throttled or refused read, a file gone from object storage: not damage), or Arrow's
+// own out-of-memory or cancellation. Arrow reports damaged bytes as IOError or Invalid.
+bool IsDamage(const arrow::Status& status) {
+  if (KindOf(status) == ErrorKind::kCorrupt) return false;
+  if (status.IsOutOfMemory() || status.IsCancelled()) return false;
+  return !(HasErrorDetail(status) &&
+           (IsStorageOrProcessFailure(status) || KindOf(status) == ErrorKind::kNotFound));
+}
+
+}  // namespace
+
 arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
     const Storage& storage, std::string_view path, std::string description, std::string remedy,
     const std::vector<int>& included_fields) {
@@ -22,9 +37,7 @@ arrow::Result<std::unique_ptr<VerifiedIpcFile>> VerifiedIpcFile::Open(
   options.use_threads = false;
   auto reader = arrow::ipc::RecordBatchFileReader::Open(ipc->file_, options);
   if (!reader.ok()) {
-    // A failure of the storage (typed by Storage) is not damage; Arrow's own errors are.
-    if (KindOf(reader.status()) == ErrorKind::kCorrupt ||
-        (HasErrorDetail(reader.status()) && IsStorageOrProcessFailure(reader.status()))) {
+    if (!IsDamage(reader.status())) {
       return reader.status();
     }
     return ipc->file_->CorruptError("cannot be read as an Arrow IPC file: " +
@@ -58,8 +71,7 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
   }
   auto batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
-    if (KindOf(batch.status()) == ErrorKind::kCorrupt ||
-        (HasErrorDetail(batch.status()) && IsStorageOrProcessFailure(batch.status()))) {
+    if (!IsDamage(batch.status())) {
       return batch.status();
     }
     return file_->CorruptError(

@@ -4,6 +4,7 @@
 
 #include "tessera/index/segment_meta.h"
 #include "tessera/status.h"
+#include "tessera/util/environment.h"
 
 namespace tessera::query {
 
@@ -12,11 +13,8 @@ namespace {
 constexpr uint64_t kDefaultBudgetBytes = uint64_t{4} << 30;
 
 uint64_t BudgetFromEnvironment() {
-  const char* text = std::getenv("TESSERA_SEGMENT_CACHE_BYTES");
-  if (text == nullptr || *text == '\0') return kDefaultBudgetBytes;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  return *end == '\0' ? value : kDefaultBudgetBytes;
+  return static_cast<uint64_t>(util::ByteCountFromEnvironment(
+      "TESSERA_SEGMENT_CACHE_BYTES", static_cast<int64_t>(kDefaultBudgetBytes)));
 }
 
 std::string KeyOf(const io::Storage& storage, const format::SegmentMeta& segment) {
