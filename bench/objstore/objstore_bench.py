@@ -19,7 +19,6 @@ Medians of --repeat runs.
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "objstore"))
-from s3_fault_proxy import FaultProxy  # noqa: E402
+from local_s3 import LocalS3  # noqa: E402
 
 BUCKET = "tessera-bench"
 CONFIGURATIONS = [
@@ -35,12 +34,6 @@ CONFIGURATIONS = [
     ("cache, 256 KiB chunks", {}),
     ("cache, 1 MiB chunks", {"TESSERA_S3_READ_CHUNK_BYTES": str(1 << 20)}),
 ]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run(cli, env, *args):
@@ -62,21 +55,9 @@ def main():
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
-    import logging
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    from moto.server import ThreadedMotoServer
-    import boto3
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    proxy = FaultProxy(port).start()
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
-        boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="bench",
-                     aws_secret_access_key="bench", region_name="us-east-1").create_bucket(
-                         Bucket=BUCKET)
+    with LocalS3(BUCKET, "bench", "bench") as store:
+        proxy = store.proxy
+        endpoint = store.endpoint
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "TESSERA_S3"))}
         env.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
                    AWS_REGION="us-east-1", AWS_ENDPOINT_URL=endpoint,
@@ -108,7 +89,7 @@ def main():
                                      "--nprobes", "8", "--refine-factor", "4", "--out",
                                      os.path.join(args.work, "joined.parquet"), "--force"]),
         ]
-        proxied = dict(env, AWS_ENDPOINT_URL=f"http://127.0.0.1:{proxy.port}")
+        proxied = dict(env, AWS_ENDPOINT_URL=store.proxied_endpoint)
         proxy.faults = {"delay_seconds": args.latency_ms / 1000}
         rows = []
         for name, command in operations:
@@ -134,9 +115,6 @@ def main():
                             f"{base[2] / seconds:.2f}x |")
             if len(answers) != 1 and not name.startswith("k-NN"):
                 rows.append(f"| {name} | ANSWERS DIFFER between configurations | | | | |")
-    finally:
-        proxy.stop()
-        server.stop()
     table = "\n".join([
         f"Object storage reads: {args.rows} x {args.dim} vectors, IVF_PQ (64 partitions), "
         f"{args.latency_ms:g} ms added to every request; medians of {args.repeat} runs, each "

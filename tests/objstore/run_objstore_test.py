@@ -24,13 +24,12 @@ import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from s3_fault_proxy import FaultProxy  # noqa: E402
+from local_s3 import LocalS3  # noqa: E402
 
 SECRET = "tessera-test-secret-MUST-NOT-LEAK"
 SESSION_TOKEN = "tessera-test-session-token-MUST-NOT-LEAK"
@@ -45,12 +44,6 @@ def check(condition, what):
     if not condition:
         failures.append(what)
         print("FAIL:", what, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cli:
@@ -339,24 +332,12 @@ def main():
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
 
-    import logging
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    from moto.server import ThreadedMotoServer
-    import boto3
-
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    proxy = FaultProxy(port).start()
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
-        s3 = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
-                          aws_secret_access_key=SECRET, region_name="us-east-1")
-        s3.create_bucket(Bucket=BUCKET)
-        s3.put_object(Bucket=BUCKET, Key="not-a-dataset/readme.txt", Body=b"hello")
+    with LocalS3(BUCKET, ACCESS_KEY, SECRET) as store:
+        proxy = store.proxy
+        endpoint = store.endpoint
+        store.client.put_object(Bucket=BUCKET, Key="not-a-dataset/readme.txt", Body=b"hello")
         cli = Cli(args.cli, endpoint)
-        proxied = cli.with_env(AWS_ENDPOINT_URL=f"http://127.0.0.1:{proxy.port}")
+        proxied = cli.with_env(AWS_ENDPOINT_URL=store.proxied_endpoint)
         for name, rows, seed in (("a", 3000, 1), ("b", 1000, 2), ("small", 200, 3)):
             cli.ok("gen", os.path.join(args.work, f"{name}.parquet"), "--rows", str(rows),
                    "--dim", "8", "--seed", str(seed))
@@ -379,9 +360,6 @@ def main():
             started = time.monotonic()
             section()
             print(f"{name}: {time.monotonic() - started:.1f} s", flush=True)
-    finally:
-        proxy.stop()
-        server.stop()
     check(not any(SECRET in text or SESSION_TOKEN in text for text in outputs),
           "the secret key and the session token appear in no output")
     if failures:
