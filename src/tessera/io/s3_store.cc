@@ -86,25 +86,21 @@ S3Store::S3Store(S3Location location, S3Settings settings,
       filesystem_(std::move(filesystem)),
       region_(std::move(region)) {}
 
-arrow::Status S3Store::Typed(const arrow::Status& status) const {
-  return TypedS3Failure(status, "dataset " + location_.Uri() + " at " + settings_.StoreName(),
-                        settings_.retry_deadline.count() / 1000.0);
+std::string S3Store::Where() const {
+  return "dataset " + location_.Uri() + " at " + settings_.StoreName();
 }
 
-std::string S3Store::Url(const std::string& relative) const {
-  const std::string key = location_.prefix.empty() ? relative : location_.prefix + "/" + relative;
-  if (settings_.endpoint_authority.empty()) {
-    return "https://" + location_.bucket + ".s3." + region_ + ".amazonaws.com/" +
-           UriEncodePath(key);
-  }
-  return settings_.endpoint_scheme + "://" + settings_.endpoint_authority + "/" + location_.bucket +
-         "/" + UriEncodePath(key);
+double S3Store::DeadlineSeconds() const { return settings_.retry_deadline.count() / 1000.0; }
+
+arrow::Status S3Store::Typed(const arrow::Status& status) const {
+  return TypedS3Failure(status, Where(), DeadlineSeconds());
 }
 
 arrow::Result<HttpResponse> S3Store::Send(const std::string& method, const std::string& relative,
                                           std::vector<std::pair<std::string, std::string>> headers,
                                           std::string_view body, bool* maybe_applied) {
   const std::string key = location_.prefix.empty() ? relative : location_.prefix + "/" + relative;
+  // AWS itself is addressed by virtual host over https, another endpoint by path.
   const bool aws = settings_.endpoint_authority.empty();
   SignableRequest signable;
   signable.method = method;
@@ -113,6 +109,9 @@ arrow::Result<HttpResponse> S3Store::Send(const std::string& method, const std::
   signable.path = aws ? "/" + key : "/" + location_.bucket + "/" + key;
   signable.headers = std::move(headers);
   signable.payload_sha256_hex = HexDigest(Sha256(body.data(), body.size()));
+  // The URL is the signed host and path, so that what is signed is what is sent.
+  const std::string url = (aws ? std::string("https") : settings_.endpoint_scheme) + "://" +
+                          signable.host + UriEncodePath(signable.path);
   const bool writes = method != "GET" && method != "HEAD";
 
   const RetryBackoff backoff(settings_.retry_deadline);
@@ -123,7 +122,7 @@ arrow::Result<HttpResponse> S3Store::Send(const std::string& method, const std::
     const AwsCredentials credentials = module->credentials(*filesystem_);
     HttpRequest request;
     request.method = method;
-    request.url = Url(relative);
+    request.url = url;
     request.headers = SignV4(signable, credentials, region_, "s3", AmzDateNow());
     request.body = body;
     request.timeout = settings_.request_timeout;
@@ -240,13 +239,13 @@ arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Store::OpenForRead
     size = *asked;
     cache.SetSize(key, *size);
   }
-  const std::string where = "dataset " + location_.Uri() + " at " + settings_.StoreName();
-  const double deadline = settings_.retry_deadline.count() / 1000.0;
-  return std::make_shared<CachedObjectFile>(std::move(inner), key, shown, *size, &cache,
-                                            CachedObjectFile::ConfiguredChunkBytes(),
-                                            [where, deadline](const arrow::Status& status) {
-                                              return TypedS3Failure(status, where, deadline);
-                                            });
+  // The file may outlive this store (a reader cached beyond its dataset): what it needs to
+  // type errors is copied.
+  return std::make_shared<CachedObjectFile>(
+      std::move(inner), key, shown, *size, &cache, CachedObjectFile::ConfiguredChunkBytes(),
+      [where = Where(), deadline = DeadlineSeconds()](const arrow::Status& status) {
+        return TypedS3Failure(status, where, deadline);
+      });
 }
 
 arrow::Status S3Store::CheckConditionalPutsHonoured() {

@@ -85,7 +85,9 @@ class S3Store {
   arrow::Result<PutOutcome> ConditionalPut(const std::string& relative, std::string_view contents,
                                            bool* maybe_applied);
   arrow::Status CheckConditionalPutsHonoured();
-  std::string Url(const std::string& relative) const;
+  // "dataset s3://b/p at <store>", as typed errors name it, and the retry deadline in seconds.
+  std::string Where() const;
+  double DeadlineSeconds() const;
   // The object's name in the ObjectCache: store, bucket and key.
   std::string CacheKey(std::string_view relative) const;
 

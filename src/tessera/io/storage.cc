@@ -138,11 +138,8 @@ arrow::Result<bool> Storage::Exists(std::string_view relative) const {
 arrow::Result<std::shared_ptr<arrow::Buffer>> Storage::ReadFile(std::string_view relative) const {
   if (s3_) return s3_->ReadWhole(relative);
   ARROW_ASSIGN_OR_RAISE(auto file, OpenForRead(relative));
-  auto size = file->GetSize();
-  if (!size.ok()) return Typed(size.status());
-  auto contents = file->ReadAt(0, *size);
-  if (!contents.ok()) return Typed(contents.status());
-  return contents;
+  ARROW_ASSIGN_OR_RAISE(int64_t size, file->GetSize());
+  return file->ReadAt(0, size);
 }
 
 arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> Storage::OpenForRead(
