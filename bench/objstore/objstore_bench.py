@@ -13,7 +13,10 @@ process, under each read configuration:
   checksums instead of HEADs.
 
 Operations: one search (k=10, nprobes 8, refine factor 4) returning every column, the same
-returning only `id`, a batch search of 100 queries, and a k-NN join of the 100 queries (k=10).
+returning only `id`, a batch search of 100 queries, and a k-NN join of the 100 queries (k=10),
+with its refinement batched (the default: one read per file per batch of left rows) and per row
+(`--batch-rows 1`). The same operations run on a second dataset whose rows are the same Parquet
+file as an external object (`create --external s3://...`, docs/objstore.md), read in place.
 Medians of --repeat runs.
 """
 
@@ -41,6 +44,26 @@ def run(cli, env, *args):
     if result.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed: {result.stderr}")
     return result.stdout
+
+
+def dataset_operations(args, uri, single, queries):
+    join = ["knn-join", "--left", queries, "--left-column", "vector", "--right", uri,
+            "--right-column", "vector", "--k", "10", "--nprobes", "8", "--refine-factor", "4",
+            "--out", os.path.join(args.work, "joined.parquet"), "--force"]
+    return [
+        ("search, 1 query", ["search", uri, "--column", "vector", "--vector", f"[{single}]",
+                             "--k", "10", "--nprobes", "8", "--refine-factor", "4",
+                             "--format", "csv"]),
+        ("search, 1 query, column id", ["search", uri, "--column", "vector", "--vector",
+                                        f"[{single}]", "--k", "10", "--nprobes", "8",
+                                        "--refine-factor", "4", "--columns", "id",
+                                        "--format", "csv"]),
+        ("batch search, 100 queries", ["search", uri, "--column", "vector", "--queries",
+                                       queries, "--k", "10", "--nprobes", "8",
+                                       "--refine-factor", "4", "--format", "csv"]),
+        ("k-NN join, 100 rows", join),
+        ("k-NN join, 100 rows, refined per row", join + ["--batch-rows", "1"]),
+    ]
 
 
 def main():
@@ -72,24 +95,20 @@ def main():
         run(args.cli, env, "index", "create", uri, "--name", "vec", "--column", "vector",
             "--type", "IVF_PQ", "--param", "num_partitions=64",
             "--param", f"num_sub_vectors={args.dim // 4}")
+        # The same rows as an external Parquet object, indexed alike.
+        store.client.upload_file(data, BUCKET, "exports/data.parquet")
+        external = f"s3://{BUCKET}/external-items"
+        run(args.cli, env, "create", external, "--external", f"s3://{BUCKET}/exports/data.parquet")
+        run(args.cli, env, "index", "create", external, "--name", "vec", "--column", "vector",
+            "--type", "IVF_PQ", "--param", "num_partitions=64",
+            "--param", f"num_sub_vectors={args.dim // 4}")
         single = ",".join(["0.1"] * args.dim)
-        operations = [
-            ("search, 1 query", ["search", uri, "--column", "vector", "--vector", f"[{single}]",
-                                 "--k", "10", "--nprobes", "8", "--refine-factor", "4",
-                                 "--format", "csv"]),
-            ("search, 1 query, column id", ["search", uri, "--column", "vector", "--vector",
-                                            f"[{single}]", "--k", "10", "--nprobes", "8",
-                                            "--refine-factor", "4", "--columns", "id",
-                                            "--format", "csv"]),
-            ("batch search, 100 queries", ["search", uri, "--column", "vector", "--queries",
-                                           queries, "--k", "10", "--nprobes", "8",
-                                           "--refine-factor", "4", "--format", "csv"]),
-            ("k-NN join, 100 rows", ["knn-join", "--left", queries, "--left-column", "vector",
-                                     "--right", uri, "--right-column", "vector", "--k", "10",
-                                     "--nprobes", "8", "--refine-factor", "4", "--out",
-                                     os.path.join(args.work, "joined.parquet"), "--force"]),
-        ]
+        operations = []
+        for prefix, uri in (("", uri), ("external Parquet: ", external)):
+            operations += [(prefix + name, command) for name, command in dataset_operations(
+                args, uri, single, queries)]
         proxied = dict(env, AWS_ENDPOINT_URL=store.proxied_endpoint)
+
         proxy.faults = {"delay_seconds": args.latency_ms / 1000}
         rows = []
         for name, command in operations:

@@ -13,6 +13,12 @@ Starts moto's S3 server on loopback, in this process, and an HTTP fault proxy in
 - faults: throttling (503 SlowDown), dropped connections and a manifest put whose answer is
   lost are retried to the same result as a clean run; slow responses past the request timeout
   and a store that stays throttled fail `Unavailable` within the deadline, committing nothing;
+- external Parquet: datasets (local and on S3) over Parquet objects answer as a local dataset
+  over the same files; a rewritten object is Stale, at the version's open and, for a reader that
+  opened it before (every fetch carries If-Match), at its next fetch; `refresh` records it;
+  throttling is retried, a store that stays throttled is Unavailable (never Corrupt); objects
+  under the dataset's prefix, patterns matching nothing and objects that are not Parquet are
+  refused, typed;
 - bad input: a missing bucket, a malformed URI, credentials in the URI, refused credentials, a
   prefix holding something that is not a dataset, each a typed error naming the URI.
 The secret key never appears in any output. Every wait is bounded.
@@ -300,6 +306,113 @@ def python_package(cli, proxied, proxy, python_path, uri):
           f"python raises PermissionDeniedError, a PermissionError: {denied.stdout} {denied.stderr}")
 
 
+PYTHON_PINNED = """
+import sys
+import boto3
+import tessera
+uri, endpoint, bucket, key, replacement = sys.argv[1:6]
+dataset = tessera.open(uri)
+print(dataset.count_rows())
+# Rewritten after the open: a reader must never decode the new bytes through the old footer.
+boto3.client("s3", endpoint_url=endpoint).upload_file(replacement, bucket, key)
+try:
+    dataset.to_table()
+    print("read")
+except tessera.StaleError as error:
+    print("StaleError", f"s3://{bucket}/{key}" in str(error))
+"""
+
+
+def external_parquet(cli, proxied, proxy, store, work, python_path):
+    """Parquet objects referenced in place: the same answers as the same files on local disk."""
+    exports = os.path.join(work, "exports")
+    os.makedirs(exports)
+    for name, key in (("a", "part-0.parquet"), ("b", "part-1.parquet"),
+                      ("small", "extra.parquet")):
+        shutil.copy(os.path.join(work, f"{name}.parquet"), os.path.join(exports, key))
+        store.client.upload_file(os.path.join(exports, key), BUCKET, f"exports/{key}")
+    local_files = os.path.join(exports, "part-*.parquet")
+    s3_files = f"s3://{BUCKET}/exports/part-*.parquet"
+    vector = "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]"
+    answers = {}
+    datasets = ((os.path.join(work, "ext_local"), local_files, os.path.join(exports, "extra.parquet")),
+                (f"s3://{BUCKET}/ext", s3_files, f"s3://{BUCKET}/exports/extra.parquet"),
+                (os.path.join(work, "ext_mixed"), s3_files, f"s3://{BUCKET}/exports/extra.parquet"))
+    for uri, files, extra in datasets:
+        steps = [cli.ok("create", uri, "--external", files, "--rows-per-batch", "500")]
+        cli.ok("index", "create", uri, "--name", "vec_idx", "--column", "vector",
+               "--type", "IVF_PQ", "--param", "num_partitions=4", "--param", "num_sub_vectors=4")
+        cli.ok("index", "create", uri, "--name", "price_idx", "--column", "price",
+               "--type", "BTREE")
+        cli.ok("append", uri, "--external", extra)
+        steps.append(cli.ok("count", uri, "--where", "price > 50"))
+        steps.append(cli.ok("scan", uri, "--where", "price between 20 and 30", "--format", "csv"))
+        steps.append(cli.ok("search", uri, "--column", "vector", "--vector", vector, "--k", "10",
+                            "--nprobes", "4", "--refine-factor", "4", "--format", "csv"))
+        cli.ok("index", "optimize", uri)
+        steps.append(cli.ok("search", uri, "--column", "vector", "--vector", vector, "--k", "10",
+                            "--nprobes", "4", "--where", "price > 30", "--format", "csv",
+                            "--columns", "id,price"))
+        answers[uri] = [normalized(step, uri, exports, f"s3://{BUCKET}/exports")
+                        for step in steps]
+    baseline = answers[datasets[0][0]]
+    for uri, *_ in datasets[1:]:
+        for i, (a, b) in enumerate(zip(baseline, answers[uri])):
+            check(a == b, f"external step {i} differs on {uri}:\n{a[:300]}\n---\n{b[:300]}")
+
+    # Throttling is retried to the same answer; a store that stays throttled is Unavailable.
+    s3_dataset = datasets[1][0]
+    search = ("search", s3_dataset, "--column", "vector", "--vector", vector, "--k", "10",
+              "--nprobes", "4", "--refine-factor", "4", "--format", "csv")
+    proxy.faults = {"throttle_every": 3}
+    through_faults = proxied.ok(*search)
+    proxy.faults = {"throttle_every": 1}
+    throttled = proxied.with_env(TESSERA_S3_RETRY_DEADLINE_SECONDS="1").run(
+        "scan", s3_dataset, "--format", "csv")
+    proxy.faults = {}
+    check(through_faults == cli.ok(*search), "a search through throttling equals one without")
+    check(error_kind(throttled) == "Unavailable", f"stays throttled: Unavailable: {throttled.stderr}")
+
+    # A rewritten object: Stale at the next open, naming it; at the next fetch of a reader that
+    # opened it before (If-Match); refresh records what it holds now.
+    if python_path:
+        env = dict(cli.env, PYTHONPATH=python_path, TESSERA_S3_CACHE_BYTES="0")
+        pinned = subprocess.run(
+            [sys.executable, "-c", PYTHON_PINNED, s3_dataset, store.endpoint, BUCKET,
+             "exports/part-1.parquet", os.path.join(work, "small.parquet")],
+            capture_output=True, text=True, timeout=120, env=env)
+        outputs.extend([pinned.stdout, pinned.stderr])
+        check(pinned.stdout.split("\n")[1:2] == ["StaleError True"],
+              f"a reader opened before the rewrite gets StaleError: {pinned.stdout} {pinned.stderr}")
+    else:
+        store.client.upload_file(os.path.join(work, "small.parquet"), BUCKET,
+                                 "exports/part-1.parquet")
+    for uri in (s3_dataset, datasets[2][0]):
+        stale = cli.run("count", uri)
+        check(error_kind(stale) == "Stale" and f"s3://{BUCKET}/exports/part-1.parquet" in stale.stderr,
+              f"{uri}: a rewritten object is Stale naming it: {stale.stderr}")
+        cli.ok("refresh", uri)
+        check(count(cli, uri) == 3000 + 200 + 200, f"{uri}: refresh records the new object")
+
+    # Bad input, typed and naming what is wrong.
+    for args, kind in (
+            (("create", f"s3://{BUCKET}/ext_bad", "--external",
+              f"s3://{BUCKET}/exports/none-*.parquet"), "InvalidArgument"),
+            (("create", f"s3://{BUCKET}/ext_bad", "--external",
+              f"s3://{BUCKET}/exports/missing.parquet"), "NotFound"),
+            (("create", f"s3://{BUCKET}/ext_bad", "--external",
+              "s3://no-such-bucket-here/x.parquet"), "NotFound"),
+            (("create", f"s3://{BUCKET}/ext_bad", "--external",
+              f"s3://{BUCKET}/*/part-0.parquet"), "InvalidArgument"),
+            (("create", f"s3://{BUCKET}/ext_bad", "--external",
+              f"s3://{BUCKET}/not-a-dataset/readme.txt"), "Corrupt"),
+            (("append", s3_dataset, "--external", f"s3://{BUCKET}/ext/_versions/x.parquet"),
+             "InvalidArgument")):
+        bad = cli.run(*args)
+        check(error_kind(bad) == kind and "s3://" in bad.stderr,
+              f"{' '.join(args)}: {kind} naming the URI: {bad.stderr}")
+
+
 def bad_input(cli, proxied, proxy, work):
     missing = cli.run("count", "s3://no-such-bucket-here/data")
     check(error_kind(missing) == "NotFound" and "no-such-bucket-here" in missing.stderr,
@@ -352,6 +465,8 @@ def main():
                 cli, proxied, proxy, args.work, f"s3://{BUCKET}/unconditional")),
             ("faults", lambda: faults(cli, proxied, proxy, args.work, f"s3://{BUCKET}/faults")),
             ("bad input", lambda: bad_input(cli, proxied, proxy, args.work)),
+            ("external parquet", lambda: external_parquet(
+                cli, proxied, proxy, store, args.work, args.python_path)),
         ]
         if args.python_path:
             sections.append(("python", lambda: python_package(

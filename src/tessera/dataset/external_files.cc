@@ -1,7 +1,10 @@
 #include "tessera/dataset/external_files.h"
 
+#include <arrow/filesystem/filesystem.h>
+#include <fnmatch.h>
 #include <glob.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -14,6 +17,8 @@
 #include "tessera/dataset/external_parquet.h"
 #include "tessera/dataset/schema_rules.h"
 #include "tessera/format/paths.h"
+#include "tessera/io/s3_settings.h"
+#include "tessera/io/s3_store.h"
 #include "tessera/status.h"
 
 namespace tessera::dataset {
@@ -30,7 +35,17 @@ std::string Absolute(const std::string& path) {
 // directories, and dropping a SQL table removes the whole directory): refused, comparing the
 // canonical paths, so that a symbolic link cannot hide where the file really is.
 arrow::Status CheckOutsideDataset(const io::Storage& storage, const std::string& path) {
-  if (!storage.is_local()) return arrow::Status::OK();
+  if (IsObjectLocation(path) || !storage.is_local()) {
+    // Local files and objects never share a place; an object is inside a dataset on object
+    // storage when its URI extends the dataset's root.
+    const std::string& root = storage.root();
+    if (storage.is_local() || !IsObjectLocation(path) || path.rfind(root + "/", 0) != 0) {
+      return arrow::Status::OK();
+    }
+    return InvalidArgument("external file ", path, " lies under dataset ", root,
+                           ", which tessera manages and may remove objects from; keep external "
+                           "files outside its prefix");
+  }
   std::error_code error;
   const auto file = std::filesystem::weakly_canonical(path, error);
   const auto root = std::filesystem::weakly_canonical(storage.AbsolutePath(""), error);
@@ -43,6 +58,46 @@ arrow::Status CheckOutsideDataset(const io::Storage& storage, const std::string&
                            "files outside it");
   }
   return arrow::Status::OK();
+}
+
+// The objects `pattern` (an s3:// URI) names: itself, normalized, when it has no wildcard (the
+// open that follows says whether it exists); else the objects directly under its directory
+// whose names match its last segment (fnmatch(3)), sorted.
+arrow::Result<std::vector<std::string>> ExpandObjectPattern(const std::string& pattern) {
+  ARROW_ASSIGN_OR_RAISE(io::S3Location object, io::ParseS3Uri(pattern));
+  if (object.prefix.empty()) {
+    return InvalidArgument("external file ", object.Uri(),
+                           " names a bucket; name its Parquet objects (a pattern such as ",
+                           object.Uri(), "/*.parquet will do)");
+  }
+  if (!IsPattern(pattern)) return std::vector<std::string>{object.Uri()};
+  const size_t slash = object.prefix.rfind('/');
+  const std::string directory = slash == std::string::npos ? "" : object.prefix.substr(0, slash);
+  const std::string name_pattern =
+      slash == std::string::npos ? object.prefix : object.prefix.substr(slash + 1);
+  if (IsPattern(object.bucket) || IsPattern(directory)) {
+    return InvalidArgument("external file pattern '", pattern,
+                           "': on object storage only the last path segment may hold *, ? or "
+                           "[...]");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto store, io::S3Store::ForBucket("s3://" + object.bucket));
+  arrow::fs::FileSelector selector;
+  selector.base_dir = directory.empty() ? object.bucket : object.bucket + "/" + directory;
+  selector.allow_not_found = true;
+  auto listed = store->filesystem()->GetFileInfo(selector);
+  if (!listed.ok()) return store->Typed(listed.status());
+  std::vector<std::string> found;
+  for (const auto& entry : *listed) {
+    if (entry.IsFile() && ::fnmatch(name_pattern.c_str(), entry.base_name().c_str(), 0) == 0) {
+      found.push_back("s3://" + entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty()) {
+    return InvalidArgument("external file pattern '", pattern,
+                           "' matches no object; nothing was registered");
+  }
+  return found;
 }
 
 bool IsListOfFloats(const arrow::DataType& type) {
@@ -85,6 +140,13 @@ arrow::Result<std::vector<std::string>> ExpandExternalPaths(
     if (seen.insert(absolute).second) paths.push_back(std::move(absolute));
   };
   for (const auto& pattern : patterns) {
+    if (IsObjectLocation(pattern)) {
+      ARROW_ASSIGN_OR_RAISE(auto found, ExpandObjectPattern(pattern));
+      for (auto& uri : found) {
+        if (seen.insert(uri).second) paths.push_back(std::move(uri));
+      }
+      continue;
+    }
     if (!IsPattern(pattern)) {
       if (!std::filesystem::is_regular_file(pattern)) {
         return NotFound("external file ", pattern, " does not exist or is not a regular file");
@@ -198,6 +260,7 @@ arrow::Result<format::Fragment> RegisterExternalFile(const io::Storage& storage,
   format::ExternalFile* external = data_file->mutable_external();
   external->set_location(path);
   external->set_modified_nanos(file->modified_nanos());
+  external->set_etag(file->etag());
   external->set_footer_sha256(std::move(digest));
   external->set_bad_vectors_as_null(bad_vectors_as_null);
   // Columns whose rows the file's types do not guarantee (lists read as vectors) are read
@@ -233,10 +296,10 @@ std::chrono::seconds ExternalCheckInterval() {
 
 namespace {
 
-// Fingerprints that passed, by (location, size, modified, digest): when they last did.
+// Fingerprints that passed, by (location, size, modified, digest, ETag): when they last did.
 class PassedChecks {
  public:
-  using Key = std::tuple<std::string, uint64_t, int64_t, std::string>;
+  using Key = std::tuple<std::string, uint64_t, int64_t, std::string, std::string>;
   static PassedChecks& Instance() {
     static PassedChecks* checks = new PassedChecks();  // never destroyed: used at exit
     return *checks;
@@ -266,7 +329,8 @@ arrow::Status CheckExternalFiles(const format::Manifest& manifest) {
     if (!IsExternal(fragment)) continue;
     const format::DataFile& file = fragment.files(0);
     const PassedChecks::Key key{file.external().location(), file.size_bytes(),
-                                file.external().modified_nanos(), file.external().footer_sha256()};
+                                file.external().modified_nanos(), file.external().footer_sha256(),
+                                file.external().etag()};
     if (PassedChecks::Instance().Recent(key, now)) continue;
     ARROW_RETURN_NOT_OK(
         ExternalParquetFile::Open(file.external().location(), &file, /*check_footer=*/true)

@@ -45,6 +45,9 @@ inline bool IsExternal(const format::Fragment& fragment) {
 // The files named by `patterns`, each a path or a glob(3) pattern (its matches sorted), in the
 // order given and each once, made absolute. InvalidArgument naming a pattern that matches no
 // file; NotFound for a path that does not exist.
+// An `s3://bucket/key` pattern names objects: wildcards only in its last segment, matched
+// (fnmatch(3)) against the objects directly under the directory before it; a URI without
+// wildcards is taken as it is (its open says whether it exists).
 arrow::Result<std::vector<std::string>> ExpandExternalPaths(
     const std::vector<std::string>& patterns);
 

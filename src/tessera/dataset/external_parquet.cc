@@ -20,6 +20,8 @@
 #include <optional>
 #include <tuple>
 
+#include "tessera/io/s3_settings.h"
+#include "tessera/io/s3_store.h"
 #include "tessera/io/sha256.h"
 #include "tessera/status.h"
 
@@ -88,6 +90,15 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* l
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+// Whether a failure of reading the file is reported as it is rather than as a damaged file: the
+// storage's own failures (an unreachable or throttled store, refused credentials) and a file
+// that changed under the reader.
+bool PassesThrough(const arrow::Status& status) {
+  return HasErrorDetail(status) &&
+         (IsStorageOrProcessFailure(status) || KindOf(status) == ErrorKind::kStale ||
+          KindOf(status) == ErrorKind::kNotFound);
+}
+
 int64_t ModifiedNanos(const struct stat& status) {
   return static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
 }
@@ -100,6 +111,60 @@ arrow::Status ExternalParquetFile::CorruptError(const std::string& what) const {
                  "it, or run `tessera refresh` to record what it holds now");
 }
 
+arrow::Status ExternalParquetFile::OpenLocal(
+    const format::DataFile* expected, const std::function<arrow::Status(std::string)>& stale) {
+  // O_NONBLOCK: opening a FIFO named by a manifest must not wait for a writer (it is then
+  // refused as not a regular file); regular files ignore the flag.
+  const int fd = ::open(location_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const bool missing = errno == ENOENT || errno == ENOTDIR;
+    if (missing && expected != nullptr) return stale("it no longer exists");
+    if (missing) return NotFound("external file ", location_, " does not exist");
+    return Error(ErrorKind::kIOError, "cannot open external file ", location_, ": ", ErrnoText());
+  }
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
+    ::close(fd);
+    if (expected != nullptr) return stale("it is no longer a regular file");
+    return InvalidArgument("external file ", location_, " is not a regular file");
+  }
+  size_bytes_ = status.st_size;
+  modified_nanos_ = ModifiedNanos(status);
+  ARROW_ASSIGN_OR_RAISE(input_, arrow::io::ReadableFile::Open(fd));  // owns fd now
+  return arrow::Status::OK();
+}
+
+arrow::Status ExternalParquetFile::OpenObject(
+    const format::DataFile* expected, bool check_footer,
+    const std::function<arrow::Status(std::string)>& stale) {
+  ARROW_ASSIGN_OR_RAISE(io::S3Location object, io::ParseS3Uri(location_));
+  if (object.prefix.empty()) {
+    return InvalidArgument("external file ", location_, " names a bucket, not an object in it");
+  }
+  ARROW_ASSIGN_OR_RAISE(auto store, io::S3Store::ForBucket("s3://" + object.bucket));
+  io::ObjectVersion version;
+  if (expected != nullptr && !check_footer && !expected->external().etag().empty()) {
+    // Every fetch is pinned to the recorded ETag (If-Match): a rewritten object is Stale at the
+    // first read that reaches the store, so a reader needs no HEAD to trust the fingerprint.
+    version.size = static_cast<int64_t>(expected->size_bytes());
+    version.etag = expected->external().etag();
+    version.modified_nanos = expected->external().modified_nanos();
+  } else {
+    auto head = store->Head(object.prefix);
+    if (!head.ok()) {
+      if (KindOf(head.status()) != ErrorKind::kNotFound) return head.status();
+      if (expected != nullptr) return stale("it no longer exists");
+      return NotFound("external file ", location_, " does not exist");
+    }
+    version = std::move(*head);
+  }
+  size_bytes_ = version.size;
+  modified_nanos_ = version.modified_nanos;
+  etag_ = version.etag;
+  ARROW_ASSIGN_OR_RAISE(input_, store->OpenPinned(object.prefix, version));
+  return arrow::Status::OK();
+}
+
 arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
     const std::string& location, const format::DataFile* expected, bool check_footer) {
   std::shared_ptr<ExternalParquetFile> file(new ExternalParquetFile());
@@ -110,49 +175,45 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
                  ". Restore it, or run `tessera refresh` to record what it holds now (its rows "
                  "are then indexed again by `tessera index optimize`)");
   };
-  // O_NONBLOCK: opening a FIFO named by a manifest must not wait for a writer (it is then
-  // refused as not a regular file); regular files ignore the flag.
-  const int fd = ::open(location.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    const bool missing = errno == ENOENT || errno == ENOTDIR;
-    if (missing && expected != nullptr) return stale("it no longer exists");
-    if (missing) return NotFound("external file ", location, " does not exist");
-    return Error(ErrorKind::kIOError, "cannot open external file ", location, ": ", ErrnoText());
+  if (IsObjectLocation(location)) {
+    ARROW_RETURN_NOT_OK(file->OpenObject(expected, check_footer, stale));
+  } else {
+    ARROW_RETURN_NOT_OK(file->OpenLocal(expected, stale));
   }
-  struct stat status {};
-  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode)) {
-    ::close(fd);
-    if (expected != nullptr) return stale("it is no longer a regular file");
-    return InvalidArgument("external file ", location, " is not a regular file");
-  }
-  file->size_bytes_ = status.st_size;
-  file->modified_nanos_ = ModifiedNanos(status);
-  ARROW_ASSIGN_OR_RAISE(file->input_, arrow::io::ReadableFile::Open(fd));  // owns fd now
   if (expected != nullptr) {
     if (static_cast<uint64_t>(file->size_bytes_) != expected->size_bytes()) {
       return stale(
           Concat("it is now ", file->size_bytes_, " bytes long, not ", expected->size_bytes()));
     }
-    const bool touched = file->modified_nanos_ != expected->external().modified_nanos();
+    // A local file's version is its modification time, an object's its ETag.
+    const bool touched = file->etag_.empty()
+                             ? file->modified_nanos_ != expected->external().modified_nanos()
+                             : file->etag_ != expected->external().etag();
     if (touched || check_footer) {
       auto digest = file->FooterDigest();
-      if (!digest.ok() && KindOf(digest.status()) == ErrorKind::kIOError) return digest.status();
+      if (!digest.ok() && PassesThrough(digest.status())) return digest.status();
       const bool same_footer = digest.ok() && *digest == expected->external().footer_sha256();
       if (!same_footer) return stale("it was rewritten (its footer differs)");
       // A rewrite may keep every byte of the footer (rows reordered within pages of the same
       // sizes): a new modification time alone is a change. A copy that kept the content but not
       // the time is recorded again by refresh.
-      if (touched) {
+      if (touched && file->etag_.empty()) {
         return stale(
             "its modification time changed (its footer did not: touched, or copied "
             "without keeping the time)");
+      }
+      if (touched) {
+        return stale(Concat("its ETag is now ", file->etag_, ", not ", expected->external().etag(),
+                            " (its footer did not change: written again)"));
       }
     }
   }
   // Registration and refresh read the footer itself: a file rewritten with the same size and
   // time (rsync -t, cp -p) must not get a cached footer of what it held before.
   const bool use_cache = expected != nullptr && !check_footer;
-  const FooterCache::Key key{location, file->size_bytes_, file->modified_nanos_};
+  // An object's ETag names its content: part of the key, so no two versions share a footer.
+  const FooterCache::Key key{file->etag_.empty() ? location : location + "#" + file->etag_,
+                             file->size_bytes_, file->modified_nanos_};
   if (use_cache) {
     if (auto parsed = FooterCache::Instance().Find(key)) {
       file->metadata_ = std::move(parsed->metadata);
@@ -177,6 +238,9 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
       CollectLeaves(field, &file->leaves_.back());
     }
     file->schema_ = arrow::schema(std::move(fields));
+  } catch (const parquet::ParquetStatusException& error) {
+    if (PassesThrough(error.status())) return error.status();
+    return file->CorruptError(error.what());
   } catch (const std::exception& error) {
     return file->CorruptError(error.what());
   }
@@ -216,6 +280,8 @@ arrow::Result<std::string> ExternalParquetFile::FooterDigest() const {
 }
 
 arrow::Status ExternalParquetFile::CheckUnchanged() const {
+  // An object is read pinned to its ETag: every fetch checks it, and cached bytes are its own.
+  if (!etag_.empty()) return arrow::Status::OK();
   auto size = input_->GetSize();
   struct stat status {};
   const bool same = ::stat(location_.c_str(), &status) == 0 && size.ok() && *size == size_bytes_ &&
@@ -256,12 +322,14 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
                                                    std::move(parquet_reader), properties);
     if (!reader.ok()) return CorruptError(reader.status().message());
     auto batches = (*reader)->GetRecordBatchReader({index}, leaves);
+    if (!batches.ok() && PassesThrough(batches.status())) return batches.status();
     if (!batches.ok()) {
       return CorruptError(Concat("row group ", index, ": ", batches.status().message()));
     }
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       arrow::Status read = (*batches)->ReadNext(&batch);
+      if (!read.ok() && PassesThrough(read)) return read;
       if (!read.ok()) return CorruptError(Concat("row group ", index, ": ", read.message()));
       if (batch == nullptr) break;
       std::vector<std::shared_ptr<arrow::Array>> columns;
@@ -276,6 +344,9 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
       pieces.push_back(
           arrow::RecordBatch::Make(selected_schema, batch->num_rows(), std::move(columns)));
     }
+  } catch (const parquet::ParquetStatusException& error) {
+    if (PassesThrough(error.status())) return error.status();
+    return CorruptError(Concat("row group ", index, ": ", error.what()));
   } catch (const std::exception& error) {
     return CorruptError(Concat("row group ", index, ": ", error.what()));
   }

@@ -1,7 +1,9 @@
 // ExternalParquetFile: one opened external Parquet file (docs/external.md): its fingerprint, its
 // footer's metadata, and reads of its row groups.
 //
-// The file is read with pread(2), never memory-mapped: it belongs to someone else, and a file
+// A location is an absolute local path or an object's `s3://bucket/key` URI (docs/objstore.md).
+//
+// A local file is read with pread(2), never memory-mapped: it belongs to someone else, and a file
 // truncated under a mapping kills the process with SIGBUS where a short read is an error.
 //
 // Opening checks the fingerprint the manifest recorded (ExternalFile): a missing file, another
@@ -19,6 +21,11 @@
 // file still has the size and time it had when opened (Stale otherwise): a file rewritten in
 // place under a long-lived reader is never decoded through its old footer.
 //
+// An object on S3-compatible storage is read through the process's object cache, every fetch
+// pinned to the ETag its fingerprint records (If-Match, io/s3_store.h): its ETag plays the part
+// of a local file's modification time, and since no fetch can return another version's bytes,
+// a reader opening it with a recorded ETag sends no HEAD and CheckUnchanged checks nothing.
+//
 // Thread-safe: ReadRowGroup opens its own Parquet reader over the shared file and metadata.
 #pragma once
 
@@ -29,6 +36,7 @@
 #include <parquet/page_index.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +50,11 @@ namespace tessera::dataset {
 // Where column chunk `chunk` starts in its file: its dictionary page when it has one (as Arrow's
 // reader takes it), else its first data page.
 int64_t ColumnChunkStart(const parquet::ColumnChunkMetaData& chunk);
+
+// Whether an external file's location names an object (`s3://`) rather than a local path.
+inline bool IsObjectLocation(const std::string& location) {
+  return location.rfind("s3://", 0) == 0;
+}
 
 class ExternalParquetFile {
  public:
@@ -66,6 +79,8 @@ class ExternalParquetFile {
   const std::string& location() const { return location_; }
   int64_t size_bytes() const { return size_bytes_; }
   int64_t modified_nanos() const { return modified_nanos_; }
+  // An object's ETag; empty for a local file.
+  const std::string& etag() const { return etag_; }
   // SHA-256 of the footer (metadata, its length and the magic), read again from the file.
   arrow::Result<std::string> FooterDigest() const;
 
@@ -105,10 +120,17 @@ class ExternalParquetFile {
 
  private:
   ExternalParquetFile() = default;
+  // Open's first step for a local file and for an object: sets the size, the time (and the
+  // ETag) and input_. `stale` makes the error of a file that changed.
+  arrow::Status OpenLocal(const format::DataFile* expected,
+                          const std::function<arrow::Status(std::string)>& stale);
+  arrow::Status OpenObject(const format::DataFile* expected, bool check_footer,
+                           const std::function<arrow::Status(std::string)>& stale);
 
   std::string location_;
   int64_t size_bytes_ = 0;
   int64_t modified_nanos_ = 0;
+  std::string etag_;
   std::shared_ptr<arrow::io::RandomAccessFile> input_;
   std::shared_ptr<parquet::FileMetaData> metadata_;
   std::shared_ptr<arrow::Schema> schema_;

@@ -140,12 +140,14 @@ arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view mani
     const std::string where = "fragment " + std::to_string(fragment.id());
     for (const auto& file : fragment.files()) {
       if (file.has_external()) {
-        // Read, never written or removed: any absolute path without a NUL will do.
+        // Read, never written or removed: any absolute path or s3:// URI without a NUL will
+        // do (a malformed URI is refused when the file is opened).
         const std::string& location = file.external().location();
-        if (!file.path().empty() || location.empty() || location[0] != '/' ||
+        const bool object = location.rfind("s3://", 0) == 0;
+        if (!file.path().empty() || location.empty() || (location[0] != '/' && !object) ||
             location.find('\0') != std::string::npos) {
           return fail(where + " names external file", location,
-                      "that is not an absolute path (or also names a data file)");
+                      "that is not an absolute path or s3:// URI (or also names a data file)");
         }
         continue;
       }

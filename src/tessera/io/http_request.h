@@ -1,6 +1,11 @@
-// One HTTP request, sent by libcurl: the conditional put and the whole-object GET of
-// s3_store.h are the requests tessera sends itself (everything else on object storage goes
-// through Arrow's S3 filesystem).
+// One HTTP request, sent by libcurl: the conditional put, the whole-object GET, and the HEAD and
+// ETag-pinned ranged GETs of external files (s3_store.h) are the requests tessera sends itself
+// (everything else on object storage goes through Arrow's S3 filesystem).
+//
+// Each thread keeps one libcurl handle, so its reads' connections (and TLS sessions) are reused
+// by its next reads from the same store instead of being opened for every request. A write
+// (PUT) always opens a connection of its own and closes it: libcurl silently resends a request
+// whose reused connection died unanswered, which must never happen to a conditional put.
 //
 // libcurl is opened on first use (dlopen), like OpenBLAS: a linked libcurl would load its own
 // dependencies (nghttp2, libssh2, LDAP, Kerberos...) into every tessera process at start, for a
@@ -11,6 +16,7 @@
 #include <arrow/result.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,7 +25,7 @@
 namespace tessera::io {
 
 struct HttpRequest {
-  std::string method;  // "PUT", "GET"
+  std::string method;  // "PUT", "GET", "HEAD"
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string_view body;
@@ -34,6 +40,8 @@ struct HttpResponse {
   bool received = false;
   long status = 0;
   std::string body;
+  // Response headers by lower-case name (the last of repeated ones), values trimmed.
+  std::map<std::string, std::string> headers;
   std::string transport_error;
 };
 

@@ -2,7 +2,11 @@
 
 #include <arrow/buffer.h>
 
+#include <algorithm>
+#include <cstring>
+#include <ctime>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "tessera/io/arrow_s3_module.h"
@@ -30,6 +34,62 @@ std::string ErrorCode(const std::string& body) {
   return body.substr(begin + 6, end - begin - 6);
 }
 
+// Last-Modified ("Sun, 06 Nov 1994 08:49:37 GMT") in nanoseconds since the epoch; 0 when it
+// cannot be read.
+int64_t ModifiedNanos(const std::string& text) {
+  std::tm time{};
+  const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S", &time);
+  if (end == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&time)) * 1000000000;
+}
+
+// An object read through S3Store::ReadPinnedRange: the inner file of OpenPinned's
+// CachedObjectFile, which only calls ReadAt (thread-safe); Read and Seek serve a lone reader.
+class PinnedObjectFile : public arrow::io::RandomAccessFile {
+ public:
+  PinnedObjectFile(std::shared_ptr<S3Store> store, std::string relative, ObjectVersion version)
+      : store_(std::move(store)), relative_(std::move(relative)), version_(std::move(version)) {}
+
+  arrow::Status Close() override {
+    closed_ = true;
+    return arrow::Status::OK();
+  }
+  bool closed() const override { return closed_; }
+  arrow::Result<int64_t> Tell() const override { return position_; }
+  arrow::Status Seek(int64_t position) override {
+    position_ = position;
+    return arrow::Status::OK();
+  }
+  arrow::Result<int64_t> GetSize() override { return version_.size; }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
+    if (position < 0 || nbytes < 0) return arrow::Status::Invalid("negative read");
+    nbytes = std::max<int64_t>(0, std::min(nbytes, version_.size - position));
+    return store_->ReadPinnedRange(relative_, version_.etag, position, nbytes);
+  }
+  arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadAt(position, nbytes));
+    std::memcpy(out, bytes->data(), static_cast<size_t>(bytes->size()));
+    return bytes->size();
+  }
+  arrow::Result<std::shared_ptr<arrow::Buffer>> Read(int64_t nbytes) override {
+    ARROW_ASSIGN_OR_RAISE(auto bytes, ReadAt(position_, nbytes));
+    position_ += bytes->size();
+    return bytes;
+  }
+  arrow::Result<int64_t> Read(int64_t nbytes, void* out) override {
+    ARROW_ASSIGN_OR_RAISE(int64_t read, ReadAt(position_, nbytes, out));
+    position_ += read;
+    return read;
+  }
+
+ private:
+  std::shared_ptr<S3Store> store_;
+  std::string relative_;
+  ObjectVersion version_;
+  int64_t position_ = 0;
+  bool closed_ = false;
+};
+
 std::string Described(const HttpResponse& response) {
   if (!response.received) return response.transport_error;
   const std::string code = ErrorCode(response.body);
@@ -39,6 +99,24 @@ std::string Described(const HttpResponse& response) {
 }  // namespace
 
 arrow::Result<std::shared_ptr<S3Store>> S3Store::Open(std::string_view uri) {
+  return OpenAs(uri, "dataset");
+}
+
+arrow::Result<std::shared_ptr<S3Store>> S3Store::ForBucket(std::string_view bucket_uri) {
+  ARROW_ASSIGN_OR_RAISE(S3Location location, ParseS3Uri(bucket_uri));
+  ARROW_ASSIGN_OR_RAISE(S3Settings settings, S3Settings::FromEnvironment());
+  static std::mutex mutex;
+  static auto* stores = new std::map<std::string, std::shared_ptr<S3Store>>();  // never destroyed
+  const std::string key = settings.StoreName() + "/" + location.bucket;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = stores->find(key); found != stores->end()) return found->second;
+  // A failure is not kept: the next use asks again.
+  ARROW_ASSIGN_OR_RAISE(auto store, OpenAs("s3://" + location.bucket, "bucket"));
+  stores->emplace(key, store);
+  return store;
+}
+
+arrow::Result<std::shared_ptr<S3Store>> S3Store::OpenAs(std::string_view uri, std::string subject) {
   ARROW_ASSIGN_OR_RAISE(S3Location location, ParseS3Uri(uri));
   ARROW_ASSIGN_OR_RAISE(S3Settings settings, S3Settings::FromEnvironment());
   ARROW_ASSIGN_OR_RAISE(const ArrowS3Module* module, LoadArrowS3Module());
@@ -64,6 +142,7 @@ arrow::Result<std::shared_ptr<S3Store>> S3Store::Open(std::string_view uri) {
     return WithContext(filesystem.status(), "connecting to " + settings.StoreName());
   }
   std::shared_ptr<S3Store> store(new S3Store(location, settings, *filesystem, region));
+  store->subject_ = std::move(subject);
   auto bucket = store->filesystem_->GetFileInfo(location.bucket);
   if (!bucket.ok()) {
     const arrow::Status typed = store->Typed(bucket.status());
@@ -87,7 +166,7 @@ S3Store::S3Store(S3Location location, S3Settings settings,
       region_(std::move(region)) {}
 
 std::string S3Store::Where() const {
-  return "dataset " + location_.Uri() + " at " + settings_.StoreName();
+  return subject_ + " " + location_.Uri() + " at " + settings_.StoreName();
 }
 
 double S3Store::DeadlineSeconds() const { return settings_.retry_deadline.count() / 1000.0; }
@@ -243,6 +322,73 @@ arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Store::OpenForRead
   // type errors is copied.
   return std::make_shared<CachedObjectFile>(
       std::move(inner), key, shown, *size, &cache, CachedObjectFile::ConfiguredChunkBytes(),
+      [where = Where(), deadline = DeadlineSeconds()](const arrow::Status& status) {
+        return TypedS3Failure(status, where, deadline);
+      });
+}
+
+arrow::Result<ObjectVersion> S3Store::Head(std::string_view relative) {
+  const std::string name(relative);
+  ARROW_ASSIGN_OR_RAISE(HttpResponse response, Send("HEAD", name, {}, {}, nullptr));
+  if (response.status != 200) return Refused(response, "reading", name);
+  ObjectVersion version;
+  const auto header = [&](const char* field) -> std::string {
+    auto found = response.headers.find(field);
+    return found == response.headers.end() ? "" : found->second;
+  };
+  version.etag = header("etag");
+  const std::string length = header("content-length");
+  char* end = nullptr;
+  version.size = length.empty() ? -1 : std::strtoll(length.c_str(), &end, 10);
+  if (version.etag.empty() || version.size < 0 || *end != '\0') {
+    return Error(ErrorKind::kIOError, settings_.StoreName(), " described ", location_.Uri(), "/",
+                 name, " without an ETag or a length; tessera needs both to read it");
+  }
+  version.modified_nanos = ModifiedNanos(header("last-modified"));
+  return version;
+}
+
+arrow::Result<std::shared_ptr<arrow::Buffer>> S3Store::ReadPinnedRange(std::string_view relative,
+                                                                       const std::string& etag,
+                                                                       int64_t begin,
+                                                                       int64_t length) {
+  if (length <= 0) return std::make_shared<arrow::Buffer>(nullptr, 0);
+  const std::string name(relative);
+  ARROW_ASSIGN_OR_RAISE(
+      HttpResponse response,
+      Send("GET", name,
+           {{"Range", "bytes=" + std::to_string(begin) + "-" + std::to_string(begin + length - 1)},
+            {"If-Match", etag}},
+           {}, nullptr));
+  switch (response.status) {
+    case 206:
+      return arrow::Buffer::FromString(std::move(response.body));
+    case 200: {
+      // A store that ignores Range answers with the whole object.
+      auto whole = arrow::Buffer::FromString(std::move(response.body));
+      if (whole->size() <= begin) return std::make_shared<arrow::Buffer>(nullptr, 0);
+      return arrow::SliceBuffer(whole, begin, std::min(length, whole->size() - begin));
+    }
+    case 416:  // the range starts past the end: fewer bytes than promised, as the caller says
+      return std::make_shared<arrow::Buffer>(nullptr, 0);
+    case 404:
+    case 412:
+      return Error(ErrorKind::kStale, location_.Uri(), "/", name,
+                   response.status == 404 ? " no longer exists"
+                                          : " was rewritten (its ETag is no longer " + etag + ")",
+                   " since it was opened");
+    default:
+      return Refused(response, "reading", name);
+  }
+}
+
+arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> S3Store::OpenPinned(
+    std::string_view relative, const ObjectVersion& version) {
+  const std::string name(relative);
+  auto inner = std::make_shared<PinnedObjectFile>(shared_from_this(), name, version);
+  return std::make_shared<CachedObjectFile>(
+      std::move(inner), CacheKey(relative) + "#" + version.etag, location_.Uri() + "/" + name,
+      version.size, &ObjectCache::Instance(), CachedObjectFile::ConfiguredChunkBytes(),
       [where = Where(), deadline = DeadlineSeconds()](const arrow::Status& status) {
         return TypedS3Failure(status, where, deadline);
       });

@@ -18,6 +18,13 @@
 //   message; Typed() maps them to PermissionDenied, NotFound (a missing bucket) and Unavailable
 //   (unreachable, throttled or timed out after the retries), naming the dataset URI.
 //
+// - Objects outside the dataset (external Parquet files, docs/external.md): ForBucket() is the
+//   process's store for a bucket; Head() says an object's version (size, ETag, time), and
+//   OpenPinned() reads that version through the ObjectCache with ranged GETs carrying
+//   `If-Match: <ETag>`, so that bytes of another version are never returned: an object
+//   rewritten since is Stale at the first fetch, without a HEAD before each read. (Arrow's S3
+//   files cannot send the condition.)
+//
 // Retries: Arrow's requests retry with RetryBackoff through its retry strategy; the
 // conditional put retries with the same backoff within the same deadline.
 #pragma once
@@ -39,11 +46,22 @@
 
 namespace tessera::io {
 
-class S3Store {
+// One version of an object, as a HEAD describes it.
+struct ObjectVersion {
+  int64_t size = 0;
+  std::string etag;            // as the store quotes it
+  int64_t modified_nanos = 0;  // Last-Modified, whole seconds
+};
+
+class S3Store : public std::enable_shared_from_this<S3Store> {
  public:
   // Parses the URI, reads the settings, and checks that the bucket exists (NotFound naming it
   // otherwise, PermissionDenied when the credentials are refused).
   static arrow::Result<std::shared_ptr<S3Store>> Open(std::string_view uri);
+
+  // The store of bucket `bucket_uri` ("s3://bucket"), for objects that belong to no dataset;
+  // one per store and bucket for the process (opened once: Open checks the bucket).
+  static arrow::Result<std::shared_ptr<S3Store>> ForBucket(std::string_view bucket_uri);
 
   const std::shared_ptr<arrow::fs::FileSystem>& filesystem() const { return filesystem_; }
   const S3Location& location() const { return location_; }
@@ -65,9 +83,22 @@ class S3Store {
   arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenForRead(
       std::string_view relative, std::optional<int64_t> expected_size);
 
+  // The object's current version; NotFound when there is none.
+  arrow::Result<ObjectVersion> Head(std::string_view relative);
+  // Bytes [begin, begin + length) of version `etag` of the object (If-Match): Stale when the
+  // object has another version now, NotFound when it is gone.
+  arrow::Result<std::shared_ptr<arrow::Buffer>> ReadPinnedRange(std::string_view relative,
+                                                                const std::string& etag,
+                                                                int64_t begin, int64_t length);
+  // `version` of the object as a CachedObjectFile whose fetches are ReadPinnedRange, cached
+  // under its ETag (so a rewrite never mixes the bytes of two versions).
+  arrow::Result<std::shared_ptr<arrow::io::RandomAccessFile>> OpenPinned(
+      std::string_view relative, const ObjectVersion& version);
+
  private:
   S3Store(S3Location location, S3Settings settings,
           std::shared_ptr<arrow::fs::FileSystem> filesystem, std::string region);
+  static arrow::Result<std::shared_ptr<S3Store>> OpenAs(std::string_view uri, std::string subject);
 
   // One signed request for the object `relative`, retried through transient failures (no
   // answer, 409 ConditionalRequestConflict, 429, 5xx) until the deadline, then Unavailable.
@@ -85,7 +116,8 @@ class S3Store {
   arrow::Result<PutOutcome> ConditionalPut(const std::string& relative, std::string_view contents,
                                            bool* maybe_applied);
   arrow::Status CheckConditionalPutsHonoured();
-  // "dataset s3://b/p at <store>", as typed errors name it, and the retry deadline in seconds.
+  // "dataset s3://b/p at <store>" ("bucket s3://b at <store>" for ForBucket's), as typed
+  // errors name it, and the retry deadline in seconds.
   std::string Where() const;
   double DeadlineSeconds() const;
   // The object's name in the ObjectCache: store, bucket and key.
@@ -95,6 +127,7 @@ class S3Store {
   S3Settings settings_;
   std::shared_ptr<arrow::fs::FileSystem> filesystem_;
   std::string region_;
+  std::string subject_ = "dataset";  // what location_ is, in messages
 };
 
 }  // namespace tessera::io
