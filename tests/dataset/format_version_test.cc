@@ -24,7 +24,7 @@ TEST(FormatVersion, AManifestOfAnotherFormatIsUnsupportedNamingItAndTheFix) {
   ASSERT_OK_AND_ASSIGN(
       auto data, dataset::Dataset::Create(directory.Child("ds"), testing::SimpleReader(0, 10)));
   EXPECT_EQ(data->manifest().format_version(), dataset::kManifestFormatVersion);
-  for (uint32_t format : {0u, 1u, dataset::kExternalFilesFormatVersion + 1}) {
+  for (uint32_t format : {0u, 1u, dataset::kExternalObjectsFormatVersion + 1}) {
     format::Manifest other = data->manifest();
     other.set_version(data->version() + 1);
     other.set_format_version(format);
@@ -37,7 +37,7 @@ TEST(FormatVersion, AManifestOfAnotherFormatIsUnsupportedNamingItAndTheFix) {
     EXPECT_NE(opened.status().message().find("format version " + std::to_string(format)),
               std::string::npos)
         << opened.status().ToString();
-    EXPECT_NE(opened.status().message().find("reads versions 2 and 3"), std::string::npos)
+    EXPECT_NE(opened.status().message().find("reads versions 2 to 4"), std::string::npos)
         << opened.status().ToString();
     if (format != 0) {
       EXPECT_NE(opened.status().message().find(format == 1 ? "create it anew" : "newer tessera"),
@@ -66,6 +66,17 @@ TEST(FormatVersion, ManifestsNamingExternalFilesAreAtFormatThreeAndOthersAtTwo) 
   ASSERT_OK_AND_ASSIGN(auto native, dataset::Dataset::Create(directory.Child("native"),
                                                              testing::SimpleReader(0, 3)));
   EXPECT_EQ(native->manifest().format_version(), dataset::kManifestFormatVersion);
+}
+
+TEST(FormatVersion, ManifestsNamingExternalObjectsAreAtFormatFour) {
+  format::Manifest manifest;
+  auto* local = manifest.add_fragments()->add_files()->mutable_external();
+  local->set_location("/data/part-0.parquet");
+  EXPECT_EQ(dataset::FormatVersionFor(manifest), dataset::kExternalFilesFormatVersion);
+  auto* object = manifest.add_fragments()->add_files()->mutable_external();
+  object->set_location("s3://bucket/exports/part-1.parquet");
+  object->set_etag("\"0123\"");
+  EXPECT_EQ(dataset::FormatVersionFor(manifest), dataset::kExternalObjectsFormatVersion);
 }
 
 TEST(FormatVersion, ASegmentOfIndexFormatOneIsUnsupportedAtCommit) {

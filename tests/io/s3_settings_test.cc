@@ -70,6 +70,23 @@ TEST(S3Uri, NeverQuotesASecretEvenOneWithASlashOrInTheQuery) {
   }
 }
 
+TEST(S3ObjectUri, TakesAnyKeyAndRefusesBadBucketsAndCredentialsWithoutQuotingThem) {
+  for (const char* uri : {"s3://my-bucket/exports/part?1.parquet", "s3://my-bucket/a b/c+d@e#f",
+                          "s3://my-bucket/a//b/../c", "s3://my-bucket/ünïcode.parquet"}) {
+    ASSERT_OK_AND_ASSIGN(S3Object object, ParseS3ObjectUri(uri));
+    EXPECT_EQ(object.bucket, "my-bucket");
+    EXPECT_EQ(object.Uri(), uri);
+  }
+  for (const char* uri :
+       {"s3://my-bucket", "s3://my-bucket/", "s3://My_Bucket/x", "file:///tmp/x.parquet",
+        "s3://AKIA:SECRETVALUE@my-bucket/x", "s3://AKIA:wJalr/K7SECRETVALUE@my-bucket/x"}) {
+    auto parsed = ParseS3ObjectUri(uri);
+    ASSERT_FALSE(parsed.ok()) << uri;
+    EXPECT_EQ(KindOf(parsed.status()), ErrorKind::kInvalidArgument) << uri;
+    EXPECT_EQ(parsed.status().message().find("SECRETVALUE"), std::string::npos) << parsed.status();
+  }
+}
+
 TEST(S3Uri, RefusesQueriesBadBucketsAndDotSegments) {
   for (const char* uri : {"s3://my-bucket/data?access_key=x", "s3://My_Bucket/data", "s3://ab/data",
                           "s3:///data", "s3://-bucket/x", "s3://my-bucket/a//b",

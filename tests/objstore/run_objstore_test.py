@@ -323,6 +323,22 @@ except tessera.StaleError as error:
 """
 
 
+PYTHON_FORK = """
+import os
+import sys
+import tessera
+dataset = tessera.open(sys.argv[1])
+print(dataset.to_table().num_rows, flush=True)
+pid = os.fork()
+if pid == 0:
+    print("child", tessera.open(sys.argv[1]).to_table().num_rows, flush=True)
+    os._exit(0)
+_, status = os.waitpid(pid, 0)
+print("parent", tessera.open(sys.argv[1]).to_table().num_rows if status == 0 else status,
+      flush=True)
+"""
+
+
 def external_parquet(cli, proxied, proxy, store, work, python_path):
     """Parquet objects referenced in place: the same answers as the same files on local disk."""
     exports = os.path.join(work, "exports")
@@ -335,9 +351,11 @@ def external_parquet(cli, proxied, proxy, store, work, python_path):
     s3_files = f"s3://{BUCKET}/exports/part-*.parquet"
     vector = "[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]"
     answers = {}
+    # The local dataset over objects names them with '?', which object patterns allow too.
     datasets = ((os.path.join(work, "ext_local"), local_files, os.path.join(exports, "extra.parquet")),
                 (f"s3://{BUCKET}/ext", s3_files, f"s3://{BUCKET}/exports/extra.parquet"),
-                (os.path.join(work, "ext_mixed"), s3_files, f"s3://{BUCKET}/exports/extra.parquet"))
+                (os.path.join(work, "ext_mixed"), f"s3://{BUCKET}/exports/part-?.parquet",
+                 f"s3://{BUCKET}/exports/extra.parquet"))
     for uri, files, extra in datasets:
         steps = [cli.ok("create", uri, "--external", files, "--rows-per-batch", "500")]
         cli.ok("index", "create", uri, "--name", "vec_idx", "--column", "vector",
@@ -360,18 +378,48 @@ def external_parquet(cli, proxied, proxy, store, work, python_path):
         for i, (a, b) in enumerate(zip(baseline, answers[uri])):
             check(a == b, f"external step {i} differs on {uri}:\n{a[:300]}\n---\n{b[:300]}")
 
-    # Throttling is retried to the same answer; a store that stays throttled is Unavailable.
-    s3_dataset = datasets[1][0]
-    search = ("search", s3_dataset, "--column", "vector", "--vector", vector, "--k", "10",
-              "--nprobes", "4", "--refine-factor", "4", "--format", "csv")
-    proxy.faults = {"throttle_every": 3}
-    through_faults = proxied.ok(*search)
-    proxy.faults = {"throttle_every": 1}
-    throttled = proxied.with_env(TESSERA_S3_RETRY_DEADLINE_SECONDS="1").run(
-        "scan", s3_dataset, "--format", "csv")
-    proxy.faults = {}
-    check(through_faults == cli.ok(*search), "a search through throttling equals one without")
-    check(error_kind(throttled) == "Unavailable", f"stays throttled: Unavailable: {throttled.stderr}")
+    # Throttling is retried to the same answer; a store that stays throttled is Unavailable,
+    # never Corrupt (the local dataset's manifest is local: the throttled reads are the
+    # objects').
+    s3_dataset, mixed = datasets[1][0], datasets[2][0]
+    for uri in (s3_dataset, mixed):
+        search = ("search", uri, "--column", "vector", "--vector", vector, "--k", "10",
+                  "--nprobes", "4", "--refine-factor", "4", "--format", "csv")
+        proxy.faults = {"throttle_every": 3}
+        through_faults = proxied.ok(*search)
+        proxy.faults = {"throttle_every": 1}
+        throttled = proxied.with_env(TESSERA_S3_RETRY_DEADLINE_SECONDS="1").run(
+            "scan", uri, "--format", "csv")
+        proxy.faults = {}
+        check(through_faults == cli.ok(*search), f"{uri}: a search through throttling equals one without")
+        check(error_kind(throttled) == "Unavailable",
+              f"{uri}: stays throttled: Unavailable: {throttled.stderr}")
+
+    # Position deletes naming objects delete the same rows as naming the local copies.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    for uri, prefix in ((datasets[0][0], exports), (mixed, f"s3://{BUCKET}/exports")):
+        deletes = os.path.join(work, "deletes.parquet")
+        pq.write_table(pa.table({"file_path": [f"{prefix}/part-0.parquet"] * 3 +
+                                 [f"{prefix}/part-1.parquet"],
+                                 "pos": [0, 5, 7, 2]}), deletes)
+        cli.ok("delete", uri, "--deleted-rows", deletes)
+        check(count(cli, uri) == 4200 - 4, f"{uri}: position deletes naming its files delete 4 rows")
+
+    # The same bytes uploaded again keep their ETag: the same file, nothing is Stale.
+    store.client.upload_file(os.path.join(exports, "part-0.parquet"), BUCKET,
+                             "exports/part-0.parquet")
+    check(count(cli, mixed, "--where", "price > 50") > 0, "identical bytes uploaded again read")
+
+    if python_path:
+        # A child process forked after reads (its parent's connections kept open) reads on
+        # connections of its own, as the parent goes on reading.
+        env = dict(cli.env, PYTHONPATH=python_path)
+        forked = subprocess.run([sys.executable, "-c", PYTHON_FORK, mixed], capture_output=True,
+                                text=True, timeout=120, env=env)
+        outputs.extend([forked.stdout, forked.stderr])
+        check(forked.stdout.split() == ["4196", "child", "4196", "parent", "4196"],
+              f"reads before and after fork, in both processes: {forked.stdout} {forked.stderr}")
 
     # A rewritten object: Stale at the next open, naming it; at the next fetch of a reader that
     # opened it before (If-Match); refresh records what it holds now.
@@ -387,13 +435,12 @@ def external_parquet(cli, proxied, proxy, store, work, python_path):
     else:
         store.client.upload_file(os.path.join(work, "small.parquet"), BUCKET,
                                  "exports/part-1.parquet")
-    for uri in (s3_dataset, datasets[2][0]):
+    for uri, rows in ((s3_dataset, 3000 + 200 + 200), (mixed, 3000 - 3 + 200 + 200)):
         stale = cli.run("count", uri)
         check(error_kind(stale) == "Stale" and f"s3://{BUCKET}/exports/part-1.parquet" in stale.stderr,
               f"{uri}: a rewritten object is Stale naming it: {stale.stderr}")
         cli.ok("refresh", uri)
-        check(count(cli, uri) == 3000 + 200 + 200, f"{uri}: refresh records the new object")
-
+        check(count(cli, uri) == rows, f"{uri}: refresh records the new object")
     # Bad input, typed and naming what is wrong.
     for args, kind in (
             (("create", f"s3://{BUCKET}/ext_bad", "--external",
@@ -411,6 +458,14 @@ def external_parquet(cli, proxied, proxy, store, work, python_path):
         bad = cli.run(*args)
         check(error_kind(bad) == kind and "s3://" in bad.stderr,
               f"{' '.join(args)}: {kind} naming the URI: {bad.stderr}")
+
+    # A deleted object: Stale, and refresh leaves the dataset with its rows.
+    store.client.delete_object(Bucket=BUCKET, Key="exports/extra.parquet")
+    gone = cli.run("count", mixed)
+    check(error_kind(gone) == "Stale" and "no longer exists" in gone.stderr,
+          f"a deleted object is Stale: {gone.stderr}")
+    cli.ok("refresh", mixed)
+    check(count(cli, mixed) == 3000 - 3 + 200, "refresh drops a deleted object's rows")
 
 
 def bad_input(cli, proxied, proxy, work):

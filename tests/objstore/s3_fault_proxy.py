@@ -31,6 +31,9 @@ _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encodin
 
 class FaultProxy:
     def __init__(self, upstream_port: int):
+        # When a list: (time, method, path, Range) of every request, for benchmarks to break
+        # requests down.
+        self.log = None
         self.upstream_port = upstream_port
         self.faults: dict = {}
         self.counters = {"requests": 0, "throttled": 0, "dropped": 0, "denied": 0,
@@ -83,6 +86,9 @@ class FaultProxy:
                 with proxy._lock:
                     proxy.counters["requests"] += 1
                     number = proxy.counters["requests"]
+                    if proxy.log is not None:
+                        proxy.log.append((time.monotonic(), self.command, self.path,
+                                          self.headers.get("Range", "")))
                 delay = faults.get("delay_seconds", 0)
                 if delay:
                     time.sleep(delay)

@@ -162,10 +162,16 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::AppendExternal(
 namespace {
 
 // The storage of a dataset that has at least one version; NotFound naming the path otherwise.
-arrow::Result<std::shared_ptr<io::Storage>> OpenExistingStorage(std::string_view uri) {
+// `latest`, when given, receives the newest version (from the same listing: on object storage
+// a listing is a round trip).
+arrow::Result<std::shared_ptr<io::Storage>> OpenExistingStorage(
+    std::string_view uri, uint64_t* latest_version = nullptr) {
   ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
   ARROW_ASSIGN_OR_RAISE(auto latest, LatestVersionNumber(*storage));
-  if (latest) return storage;
+  if (latest) {
+    if (latest_version != nullptr) *latest_version = *latest;
+    return storage;
+  }
   ARROW_ASSIGN_OR_RAISE(bool exists, storage->Exists(""));
   if (!exists) return NotFound("no dataset at ", storage->root(), ": the path does not exist");
   return NotFound("no dataset at ", storage->root(),
@@ -209,11 +215,9 @@ arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
                                                       std::optional<uint64_t> version,
                                                       bool check_external_files) {
   ARROW_RETURN_NOT_OK(InitializeCompute());
-  ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
-  if (!version) {
-    ARROW_ASSIGN_OR_RAISE(auto latest, LatestVersionNumber(*storage));
-    version = *latest;
-  }
+  uint64_t latest = 0;
+  ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri, &latest));
+  if (!version) version = latest;
   ARROW_ASSIGN_OR_RAISE(auto manifest, ReadManifest(*storage, *version));
   if (check_external_files) ARROW_RETURN_NOT_OK(CheckExternalFiles(*manifest));
   return FromManifest(std::move(storage), std::move(manifest));

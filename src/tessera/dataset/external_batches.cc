@@ -206,7 +206,9 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> ExternalBatches::ReadFromPage
       // An unreadable file is an error either way. Pages that do not decode as the offset
       // index says are left to the row group's own decoding, which reads them right or says
       // what is wrong with them (an offset index is not needed to read the file).
-      if (KindOf(runs.status()) == ErrorKind::kIOError) return runs.status();
+      if (KindOf(runs.status()) == ErrorKind::kIOError || IsFailureToRead(runs.status())) {
+        return runs.status();
+      }
       return nullptr;
     }
     if (!*runs) return nullptr;  // the row group it is

@@ -60,22 +60,17 @@ arrow::Status CheckOutsideDataset(const io::Storage& storage, const std::string&
   return arrow::Status::OK();
 }
 
-// The objects `pattern` (an s3:// URI) names: itself, normalized, when it has no wildcard (the
-// open that follows says whether it exists); else the objects directly under its directory
-// whose names match its last segment (fnmatch(3)), sorted.
+// The objects `pattern` (an s3:// URI) names: itself when it has no wildcard (the open that
+// follows says whether it exists); else the objects directly under its directory whose names
+// match its last segment (fnmatch(3); as glob(3), a leading '.' only matches a '.'), sorted.
 arrow::Result<std::vector<std::string>> ExpandObjectPattern(const std::string& pattern) {
-  ARROW_ASSIGN_OR_RAISE(io::S3Location object, io::ParseS3Uri(pattern));
-  if (object.prefix.empty()) {
-    return InvalidArgument("external file ", object.Uri(),
-                           " names a bucket; name its Parquet objects (a pattern such as ",
-                           object.Uri(), "/*.parquet will do)");
-  }
-  if (!IsPattern(pattern)) return std::vector<std::string>{object.Uri()};
-  const size_t slash = object.prefix.rfind('/');
-  const std::string directory = slash == std::string::npos ? "" : object.prefix.substr(0, slash);
+  ARROW_ASSIGN_OR_RAISE(io::S3Object object, io::ParseS3ObjectUri(pattern));
+  if (!IsPattern(object.key)) return std::vector<std::string>{object.Uri()};
+  const size_t slash = object.key.rfind('/');
+  const std::string directory = slash == std::string::npos ? "" : object.key.substr(0, slash);
   const std::string name_pattern =
-      slash == std::string::npos ? object.prefix : object.prefix.substr(slash + 1);
-  if (IsPattern(object.bucket) || IsPattern(directory)) {
+      slash == std::string::npos ? object.key : object.key.substr(slash + 1);
+  if (IsPattern(directory)) {
     return InvalidArgument("external file pattern '", pattern,
                            "': on object storage only the last path segment may hold *, ? or "
                            "[...]");
@@ -88,7 +83,8 @@ arrow::Result<std::vector<std::string>> ExpandObjectPattern(const std::string& p
   if (!listed.ok()) return store->Typed(listed.status());
   std::vector<std::string> found;
   for (const auto& entry : *listed) {
-    if (entry.IsFile() && ::fnmatch(name_pattern.c_str(), entry.base_name().c_str(), 0) == 0) {
+    if (entry.IsFile() &&
+        ::fnmatch(name_pattern.c_str(), entry.base_name().c_str(), FNM_PERIOD) == 0) {
       found.push_back("s3://" + entry.path());
     }
   }
@@ -107,6 +103,14 @@ bool IsListOfFloats(const arrow::DataType& type) {
 }
 
 }  // namespace
+
+arrow::Result<std::string> NormalizedExternalLocation(const std::string& path_or_uri) {
+  if (IsObjectLocation(path_or_uri)) {
+    ARROW_ASSIGN_OR_RAISE(io::S3Object object, io::ParseS3ObjectUri(path_or_uri));
+    return object.Uri();
+  }
+  return Absolute(path_or_uri);
+}
 
 uint64_t TilingRowsPerBatch(const std::vector<int64_t>& row_group_rows, uint64_t requested) {
   if (row_group_rows.size() < 2 || requested == 0) return requested;

@@ -51,6 +51,10 @@ inline bool IsExternal(const format::Fragment& fragment) {
 arrow::Result<std::vector<std::string>> ExpandExternalPaths(
     const std::vector<std::string>& patterns);
 
+// The location a file named by `path_or_uri` is recorded under: an s3:// URI as it is (checked:
+// InvalidArgument for a malformed one), a path made absolute and normalized.
+arrow::Result<std::string> NormalizedExternalLocation(const std::string& path_or_uri);
+
 // The schema a dataset created over external file `path` gets: the file's columns as Arrow
 // reads them, with the columns of options.vector_dimensions as vectors. InvalidArgument for a
 // declared column the file lacks or holds as something else than a list of floats.

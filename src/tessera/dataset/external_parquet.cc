@@ -90,20 +90,17 @@ void CollectLeaves(const parquet::arrow::SchemaField& field, std::vector<int>* l
 
 std::string ErrnoText() { return std::strerror(errno); }
 
-// Whether a failure of reading the file is reported as it is rather than as a damaged file: the
-// storage's own failures (an unreachable or throttled store, refused credentials) and a file
-// that changed under the reader.
-bool PassesThrough(const arrow::Status& status) {
-  return HasErrorDetail(status) &&
-         (IsStorageOrProcessFailure(status) || KindOf(status) == ErrorKind::kStale ||
-          KindOf(status) == ErrorKind::kNotFound);
-}
-
 int64_t ModifiedNanos(const struct stat& status) {
   return static_cast<int64_t>(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec;
 }
 
 }  // namespace
+
+bool IsFailureToRead(const arrow::Status& status) {
+  return HasErrorDetail(status) &&
+         (IsStorageOrProcessFailure(status) || KindOf(status) == ErrorKind::kStale ||
+          KindOf(status) == ErrorKind::kNotFound);
+}
 
 arrow::Status ExternalParquetFile::CorruptError(const std::string& what) const {
   return Corrupt("external file ", location_, ": ", what,
@@ -137,10 +134,7 @@ arrow::Status ExternalParquetFile::OpenLocal(
 arrow::Status ExternalParquetFile::OpenObject(
     const format::DataFile* expected, bool check_footer,
     const std::function<arrow::Status(std::string)>& stale) {
-  ARROW_ASSIGN_OR_RAISE(io::S3Location object, io::ParseS3Uri(location_));
-  if (object.prefix.empty()) {
-    return InvalidArgument("external file ", location_, " names a bucket, not an object in it");
-  }
+  ARROW_ASSIGN_OR_RAISE(io::S3Object object, io::ParseS3ObjectUri(location_));
   ARROW_ASSIGN_OR_RAISE(auto store, io::S3Store::ForBucket("s3://" + object.bucket));
   io::ObjectVersion version;
   if (expected != nullptr && !check_footer && !expected->external().etag().empty()) {
@@ -150,7 +144,7 @@ arrow::Status ExternalParquetFile::OpenObject(
     version.etag = expected->external().etag();
     version.modified_nanos = expected->external().modified_nanos();
   } else {
-    auto head = store->Head(object.prefix);
+    auto head = store->Head(object.key);
     if (!head.ok()) {
       if (KindOf(head.status()) != ErrorKind::kNotFound) return head.status();
       if (expected != nullptr) return stale("it no longer exists");
@@ -161,7 +155,7 @@ arrow::Status ExternalParquetFile::OpenObject(
   size_bytes_ = version.size;
   modified_nanos_ = version.modified_nanos;
   etag_ = version.etag;
-  ARROW_ASSIGN_OR_RAISE(input_, store->OpenPinned(object.prefix, version));
+  ARROW_ASSIGN_OR_RAISE(input_, store->OpenPinned(object.key, version));
   return arrow::Status::OK();
 }
 
@@ -189,9 +183,13 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
     const bool touched = file->etag_.empty()
                              ? file->modified_nanos_ != expected->external().modified_nanos()
                              : file->etag_ != expected->external().etag();
-    if (touched || check_footer) {
+    // An object's ETag names its content: the same ETag needs no second look at the footer.
+    if (touched || (check_footer && file->etag_.empty())) {
       auto digest = file->FooterDigest();
-      if (!digest.ok() && PassesThrough(digest.status())) return digest.status();
+      if (!digest.ok() &&
+          (KindOf(digest.status()) == ErrorKind::kIOError || IsFailureToRead(digest.status()))) {
+        return digest.status();
+      }
       const bool same_footer = digest.ok() && *digest == expected->external().footer_sha256();
       if (!same_footer) return stale("it was rewritten (its footer differs)");
       // A rewrite may keep every byte of the footer (rows reordered within pages of the same
@@ -239,7 +237,7 @@ arrow::Result<std::shared_ptr<ExternalParquetFile>> ExternalParquetFile::Open(
     }
     file->schema_ = arrow::schema(std::move(fields));
   } catch (const parquet::ParquetStatusException& error) {
-    if (PassesThrough(error.status())) return error.status();
+    if (IsFailureToRead(error.status())) return error.status();
     return file->CorruptError(error.what());
   } catch (const std::exception& error) {
     return file->CorruptError(error.what());
@@ -322,14 +320,14 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
                                                    std::move(parquet_reader), properties);
     if (!reader.ok()) return CorruptError(reader.status().message());
     auto batches = (*reader)->GetRecordBatchReader({index}, leaves);
-    if (!batches.ok() && PassesThrough(batches.status())) return batches.status();
+    if (!batches.ok() && IsFailureToRead(batches.status())) return batches.status();
     if (!batches.ok()) {
       return CorruptError(Concat("row group ", index, ": ", batches.status().message()));
     }
     while (true) {
       std::shared_ptr<arrow::RecordBatch> batch;
       arrow::Status read = (*batches)->ReadNext(&batch);
-      if (!read.ok() && PassesThrough(read)) return read;
+      if (!read.ok() && IsFailureToRead(read)) return read;
       if (!read.ok()) return CorruptError(Concat("row group ", index, ": ", read.message()));
       if (batch == nullptr) break;
       std::vector<std::shared_ptr<arrow::Array>> columns;
@@ -345,7 +343,7 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
           arrow::RecordBatch::Make(selected_schema, batch->num_rows(), std::move(columns)));
     }
   } catch (const parquet::ParquetStatusException& error) {
-    if (PassesThrough(error.status())) return error.status();
+    if (IsFailureToRead(error.status())) return error.status();
     return CorruptError(Concat("row group ", index, ": ", error.what()));
   } catch (const std::exception& error) {
     return CorruptError(Concat("row group ", index, ": ", error.what()));
@@ -427,6 +425,7 @@ std::shared_ptr<parquet::OffsetIndex> ExternalParquetFile::OffsetIndex(int group
   // Read without the lock (another reader of the file may look up other row groups meanwhile);
   // two threads reading the same row group's both keep the first.
   std::vector<std::shared_ptr<parquet::OffsetIndex>> indexes;
+  bool storage_failed = false;
   try {
     const auto row_group = metadata_->RowGroup(group);
     indexes.resize(static_cast<size_t>(metadata_->num_columns()));
@@ -438,6 +437,9 @@ std::shared_ptr<parquet::OffsetIndex> ExternalParquetFile::OffsetIndex(int group
       std::shared_ptr<parquet::OffsetIndex> index;
       try {
         index = group_indexes->GetOffsetIndex(column);
+      } catch (const parquet::ParquetStatusException& error) {
+        storage_failed = storage_failed || IsFailureToRead(error.status());
+        continue;
       } catch (const std::exception&) {
         continue;  // unreadable: as if absent, the row group is decoded whole
       }
@@ -448,10 +450,15 @@ std::shared_ptr<parquet::OffsetIndex> ExternalParquetFile::OffsetIndex(int group
         indexes[static_cast<size_t>(column)] = std::move(index);
       }
     }
+  } catch (const parquet::ParquetStatusException& error) {
+    storage_failed = storage_failed || IsFailureToRead(error.status());
+    indexes.assign(static_cast<size_t>(metadata_->num_columns()), nullptr);
   } catch (const std::exception&) {
     // The page index as a whole cannot be read: none, the row groups are decoded whole.
     indexes.assign(static_cast<size_t>(metadata_->num_columns()), nullptr);
   }
+  // A throttled or unreachable store says nothing about the file: not kept, asked again later.
+  if (storage_failed) return indexes[static_cast<size_t>(leaf)];
   std::lock_guard<std::mutex> lock(offset_indexes_->mutex);
   auto found = offset_indexes_->groups.emplace(group, std::move(indexes)).first;
   return found->second[static_cast<size_t>(leaf)];

@@ -51,6 +51,11 @@ namespace tessera::dataset {
 // reader takes it), else its first data page.
 int64_t ColumnChunkStart(const parquet::ColumnChunkMetaData& chunk);
 
+// Whether a failure reading an external file is the storage's (unreachable, throttled, refused)
+// or the file changing under the reader, reported as it is, rather than a finding about the
+// bytes read (which readers report as Corrupt): a throttled read never reads as damaged data.
+bool IsFailureToRead(const arrow::Status& status);
+
 // Whether an external file's location names an object (`s3://`) rather than a local path.
 inline bool IsObjectLocation(const std::string& location) {
   return location.rfind("s3://", 0) == 0;

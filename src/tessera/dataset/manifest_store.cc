@@ -36,12 +36,15 @@ bool CreationTimeIsRepresentable(int64_t micros) {
 }  // namespace
 
 uint32_t FormatVersionFor(const format::Manifest& manifest) {
+  uint32_t needed = kManifestFormatVersion;
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) {
-      if (file.has_external()) return kExternalFilesFormatVersion;
+      if (!file.has_external()) continue;
+      if (file.external().location().rfind("s3://", 0) == 0) return kExternalObjectsFormatVersion;
+      needed = kExternalFilesFormatVersion;
     }
   }
-  return kManifestFormatVersion;
+  return needed;
 }
 
 int64_t NowMicros() {
@@ -78,9 +81,9 @@ arrow::Result<std::shared_ptr<const format::Manifest>> ReadManifest(const io::St
     return manifest.status();
   }
   const uint32_t found = manifest->format_version();
-  if (found != kManifestFormatVersion && found != kExternalFilesFormatVersion) {
+  if (found < kManifestFormatVersion || found > kExternalObjectsFormatVersion) {
     const std::string reads = Concat("; this build of tessera reads versions ",
-                                     kManifestFormatVersion, " and ", kExternalFilesFormatVersion);
+                                     kManifestFormatVersion, " to ", kExternalObjectsFormatVersion);
     if (found >= 1) {
       return Unsupported(
           "manifest ", storage.AbsolutePath(path), " has format version ", found, reads,

@@ -27,6 +27,10 @@ inline constexpr uint32_t kManifestFormatVersion = 2;
 // manifest naming an external file is written at 3 and one without at 2: datasets without
 // external files stay readable by such builds.
 inline constexpr uint32_t kExternalFilesFormatVersion = 3;
+// 4: an external file may be an object on S3-compatible storage (an `s3://` location pinned to
+// its ETag, docs/objstore.md). A build that reads only 3 would refuse such a location as a
+// damaged manifest; at 4 it says the dataset needs a newer tessera.
+inline constexpr uint32_t kExternalObjectsFormatVersion = 4;
 
 // The format version `manifest` is written at: the oldest that can express it.
 uint32_t FormatVersionFor(const format::Manifest& manifest);

@@ -45,9 +45,8 @@ arrow::Result<std::vector<uint64_t>> ReadPositionDeletes(const Dataset& dataset,
       if (path_values.IsNull(row) || position_values.IsNull(row)) {
         return InvalidArgument("position deletes ", path, ": row ", row_number, " has a null");
       }
-      const std::string location = std::filesystem::absolute(std::string(path_values.GetView(row)))
-                                       .lexically_normal()
-                                       .string();
+      ARROW_ASSIGN_OR_RAISE(const std::string location,
+                            NormalizedExternalLocation(std::string(path_values.GetView(row))));
       auto found = by_location.find(location);
       if (found == by_location.end()) {
         return InvalidArgument("position deletes ", path, ": row ", row_number, " names ", location,

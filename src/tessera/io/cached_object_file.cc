@@ -24,7 +24,7 @@ CachedObjectFile::CachedObjectFile(std::shared_ptr<arrow::io::RandomAccessFile> 
 int64_t CachedObjectFile::ConfiguredChunkBytes() {
   // Read once: chunk i of an object must mean the same bytes for the whole process.
   static const int64_t chunk_bytes =
-      util::ByteCountFromEnvironment("TESSERA_S3_READ_CHUNK_BYTES", 256 * 1024, 4096);
+      util::IntegerFromEnvironment("TESSERA_S3_READ_CHUNK_BYTES", 256 * 1024, 4096);
   return chunk_bytes;
 }
 

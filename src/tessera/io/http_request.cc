@@ -2,10 +2,13 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cctype>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "tessera/status.h"
 
@@ -61,9 +64,10 @@ arrow::Result<Curl> OpenCurl() {
 }
 
 arrow::Result<const Curl*> LoadCurl() {
-  static const arrow::Result<Curl> loaded = OpenCurl();
-  if (!loaded.ok()) return loaded.status();
-  return &*loaded;
+  // Never destroyed: handles are used and cleaned up at exit.
+  static const auto* loaded = new arrow::Result<Curl>(OpenCurl());
+  if (!loaded->ok()) return loaded->status();
+  return &**loaded;
 }
 
 size_t AppendBody(char* data, size_t size, size_t count, void* target) {
@@ -87,33 +91,63 @@ size_t KeepHeader(char* data, size_t size, size_t count, void* target) {
   return size * count;
 }
 
-// This thread's handle: reset before each request, which keeps its connection cache, so a
-// thread's requests to one store share connections.
-struct ThreadHandle {
-  const Curl* curl = nullptr;
-  CURL* handle = nullptr;
-  ~ThreadHandle() {
-    if (handle != nullptr) curl->easy_cleanup(handle);
+// Handles kept between requests, with their open connections, for the next request of any
+// thread. Never destroyed: requests may run while the process exits, after static destructors.
+// A child made by fork() shares its parent's sockets and must never send on them, so the child
+// forgets the handles it inherited (left allocated: freeing one would close the parent's TLS
+// session) and its mutex, which another parent thread may have held at the fork.
+class HandlePool {
+ public:
+  static HandlePool& Instance() {
+    static HandlePool* pool = [] {
+      auto* created = new HandlePool();
+      pthread_atfork(nullptr, nullptr, [] { Instance().ForgetAfterFork(); });
+      return created;
+    }();
+    return *pool;
   }
-};
 
-CURL* HandleOfThisThread(const Curl* curl) {
-  thread_local ThreadHandle kept;
-  if (kept.handle == nullptr) {
-    kept.curl = curl;
-    kept.handle = curl->easy_init();
-  } else {
-    curl->easy_reset(kept.handle);
+  // A handle with no options set; null when libcurl cannot make one.
+  CURL* Take(const Curl& curl) {
+    {
+      std::lock_guard<std::mutex> lock(*mutex_);
+      if (!idle_.empty()) {
+        CURL* handle = idle_.back();
+        idle_.pop_back();
+        curl.easy_reset(handle);  // options only: its connections stay open for reuse
+        return handle;
+      }
+    }
+    return curl.easy_init();
   }
-  return kept.handle;
-}
+
+  void Give(CURL* handle) {
+    std::lock_guard<std::mutex> lock(*mutex_);
+    idle_.push_back(handle);
+  }
+
+ private:
+  void ForgetAfterFork() {
+    mutex_ = new std::mutex();  // the parent's may be held by a thread the child lacks
+    for (CURL* handle : idle_) inherited_.push_back(handle);
+    idle_.clear();
+  }
+
+  std::mutex* mutex_ = new std::mutex();
+  std::vector<CURL*> idle_;
+  std::vector<CURL*> inherited_;  // kept reachable, never used
+};
 
 }  // namespace
 
 arrow::Result<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   ARROW_ASSIGN_OR_RAISE(const Curl* curl, LoadCurl());
-  CURL* h = HandleOfThisThread(curl);
+  CURL* h = HandlePool::Instance().Take(*curl);
   if (h == nullptr) return Error(ErrorKind::kInternal, "libcurl could not start a request");
+  struct GiveBack {
+    CURL* handle;
+    ~GiveBack() { HandlePool::Instance().Give(handle); }
+  } give_back{h};
   // Content-Type and Expect are blanked: curl would add them to a request with a body, and a
   // 100-continue round trip only slows a small put.
   curl_slist* headers = curl->slist_append(nullptr, "Content-Type:");

@@ -2,8 +2,9 @@
 // ETag-pinned ranged GETs of external files (s3_store.h) are the requests tessera sends itself
 // (everything else on object storage goes through Arrow's S3 filesystem).
 //
-// Each thread keeps one libcurl handle, so its reads' connections (and TLS sessions) are reused
-// by its next reads from the same store instead of being opened for every request. A write
+// libcurl handles are kept in a process-wide pool between requests, so a read's connection (and
+// TLS session) is reused by a later read from the same store instead of being opened for every
+// request; a child process made by fork() never uses its parent's. A write
 // (PUT) always opens a connection of its own and closes it: libcurl silently resends a request
 // whose reused connection died unanswered, which must never happen to a conditional put.
 //

@@ -16,7 +16,7 @@ std::string ChunkKey(const std::string& object, int64_t chunk) {
 
 ObjectCache& ObjectCache::Instance() {
   static ObjectCache* cache = new ObjectCache(  // never destroyed
-      util::ByteCountFromEnvironment("TESSERA_S3_CACHE_BYTES", int64_t{256} << 20));
+      util::IntegerFromEnvironment("TESSERA_S3_CACHE_BYTES", int64_t{256} << 20));
   return *cache;
 }
 

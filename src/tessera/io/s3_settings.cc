@@ -107,6 +107,38 @@ arrow::Result<S3Location> ParseS3Uri(std::string_view uri) {
   return location;
 }
 
+arrow::Result<S3Object> ParseS3ObjectUri(std::string_view uri) {
+  constexpr std::string_view kScheme = "s3://";
+  if (uri.substr(0, kScheme.size()) != kScheme) {
+    return InvalidArgument(Shown(uri), " is not an s3:// URI");
+  }
+  const std::string_view rest = uri.substr(kScheme.size());
+  const size_t slash = rest.find('/');
+  const std::string_view bucket = rest.substr(0, slash);
+  if (bucket.find('@') != std::string_view::npos) {
+    return InvalidArgument(
+        "object URI s3://*** (user information hidden) holds user information; credentials "
+        "come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, or a profile), "
+        "never from the URI");
+  }
+  if (!IsValidBucketName(bucket)) {
+    // A secret holding '/' splits "s3://key:secret@bucket" before the '@': the URI is then
+    // shown only if it holds no '@' at all.
+    const bool hidden = uri.find('@') != std::string_view::npos;
+    return InvalidArgument(
+        "object URI ", hidden ? Shown(uri) : std::string(uri), " names bucket '",
+        hidden ? std::string("***") : std::string(bucket),
+        "', which is not a valid S3 bucket name (3 to 63 lowercase letters, digits, '.' and "
+        "'-', beginning and ending with a letter or digit)");
+  }
+  const std::string_view key = slash == std::string_view::npos ? "" : rest.substr(slash + 1);
+  if (key.empty() || key.find('\0') != std::string_view::npos) {
+    return InvalidArgument("object URI ", std::string(uri.substr(0, uri.find('\0'))),
+                           " names no object: name its key, s3://", bucket, "/<key>");
+  }
+  return S3Object{std::string(bucket), std::string(key)};
+}
+
 arrow::Result<S3Settings> S3Settings::FromEnvironment() {
   S3Settings settings;
   const char* endpoint_variable = "AWS_ENDPOINT_URL_S3";

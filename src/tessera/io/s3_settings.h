@@ -32,6 +32,18 @@ struct S3Location {
 // with a valid bucket name.
 arrow::Result<S3Location> ParseS3Uri(std::string_view uri);
 
+// One object, `s3://bucket/key`, as external files name them (docs/objstore.md): the bucket
+// follows S3's naming rules; the key is any non-empty text (S3 keys may hold '?', '#', '@',
+// spaces...; requests encode it). InvalidArgument naming the URI for an invalid bucket, no key,
+// or user information (an '@' before the key), which is never quoted.
+struct S3Object {
+  std::string bucket;
+  std::string key;
+
+  std::string Uri() const { return "s3://" + bucket + "/" + key; }
+};
+arrow::Result<S3Object> ParseS3ObjectUri(std::string_view uri);
+
 struct S3Settings {
   // AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL ("http://127.0.0.1:9000"): an S3-compatible
   // store other than AWS. Empty: AWS itself, over https.

@@ -3,6 +3,7 @@
 #include <arrow/buffer.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -34,12 +35,23 @@ std::string ErrorCode(const std::string& body) {
   return body.substr(begin + 6, end - begin - 6);
 }
 
-// Last-Modified ("Sun, 06 Nov 1994 08:49:37 GMT") in nanoseconds since the epoch; 0 when it
-// cannot be read.
+// Last-Modified ("Sun, 06 Nov 1994 08:49:37 GMT", RFC 9110's date) in nanoseconds since the
+// epoch; 0 when it cannot be read. Parsed by hand: strptime's month names follow the locale.
 int64_t ModifiedNanos(const std::string& text) {
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  char month[4] = {};
   std::tm time{};
-  const char* end = strptime(text.c_str(), "%a, %d %b %Y %H:%M:%S", &time);
-  if (end == nullptr) return 0;
+  if (std::sscanf(text.c_str(), "%*3s, %2d %3s %4d %2d:%2d:%2d", &time.tm_mday, month,
+                  &time.tm_year, &time.tm_hour, &time.tm_min, &time.tm_sec) != 6) {
+    return 0;
+  }
+  time.tm_mon = -1;
+  for (int m = 0; m < 12; ++m) {
+    if (std::string_view(month) == kMonths[m]) time.tm_mon = m;
+  }
+  if (time.tm_mon < 0) return 0;
+  time.tm_year -= 1900;
   return static_cast<int64_t>(timegm(&time)) * 1000000000;
 }
 
@@ -360,23 +372,50 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> S3Store::ReadPinnedRange(std::stri
            {{"Range", "bytes=" + std::to_string(begin) + "-" + std::to_string(begin + length - 1)},
             {"If-Match", etag}},
            {}, nullptr));
+  const auto changed = [&](const std::string& how) {
+    return Error(ErrorKind::kStale, location_.Uri(), "/", name, " ", how, " since its version ",
+                 etag,
+                 " was recorded; restore it, or run `tessera refresh` to record what it holds "
+                 "now");
+  };
+  // The answer must be of the pinned version and the range asked: a store or a proxy that
+  // ignored If-Match, or answered another request's range, must not pass bytes off as these.
+  const auto header = [&](const char* field) -> std::string {
+    auto found = response.headers.find(field);
+    return found == response.headers.end() ? "" : found->second;
+  };
+  if ((response.status == 200 || response.status == 206) && !header("etag").empty() &&
+      header("etag") != etag) {
+    return changed("was rewritten (its ETag is now " + header("etag") + ")");
+  }
   switch (response.status) {
-    case 206:
+    case 206: {
+      const std::string range = header("content-range");
+      const std::string expected = "bytes " + std::to_string(begin) + "-";
+      if (!range.empty() && range.rfind(expected, 0) != 0) {
+        return Error(ErrorKind::kIOError, settings_.StoreName(), " answered range '", range,
+                     "' of ", location_.Uri(), "/", name, " for bytes ", begin, "-",
+                     begin + length - 1);
+      }
       return arrow::Buffer::FromString(std::move(response.body));
+    }
     case 200: {
       // A store that ignores Range answers with the whole object.
       auto whole = arrow::Buffer::FromString(std::move(response.body));
       if (whole->size() <= begin) return std::make_shared<arrow::Buffer>(nullptr, 0);
       return arrow::SliceBuffer(whole, begin, std::min(length, whole->size() - begin));
     }
-    case 416:  // the range starts past the end: fewer bytes than promised, as the caller says
+    case 416: {
+      // The range starts past the end: a shorter object of another version, or fewer bytes
+      // than the pinned version promised (the caller's Corrupt).
+      auto now = Head(name);
+      if (now.ok() && now->etag != etag) return changed("was rewritten");
       return std::make_shared<arrow::Buffer>(nullptr, 0);
+    }
     case 404:
+      return changed("no longer exists");
     case 412:
-      return Error(ErrorKind::kStale, location_.Uri(), "/", name,
-                   response.status == 404 ? " no longer exists"
-                                          : " was rewritten (its ETag is no longer " + etag + ")",
-                   " since it was opened");
+      return changed("was rewritten (its ETag differs)");
     default:
       return Refused(response, "reading", name);
   }

@@ -13,7 +13,7 @@ namespace {
 constexpr uint64_t kDefaultBudgetBytes = uint64_t{4} << 30;
 
 uint64_t BudgetFromEnvironment() {
-  return static_cast<uint64_t>(util::ByteCountFromEnvironment(
+  return static_cast<uint64_t>(util::IntegerFromEnvironment(
       "TESSERA_SEGMENT_CACHE_BYTES", static_cast<int64_t>(kDefaultBudgetBytes)));
 }
 

@@ -4,7 +4,7 @@
 
 namespace tessera::util {
 
-int64_t ByteCountFromEnvironment(const char* variable, int64_t fallback, int64_t minimum) {
+int64_t IntegerFromEnvironment(const char* variable, int64_t fallback, int64_t minimum) {
   const char* text = std::getenv(variable);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
