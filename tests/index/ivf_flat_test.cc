@@ -315,7 +315,10 @@ TEST_P(IvfFlatExact, ProbingEveryPartitionEqualsBruteForce) {
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     const auto& partitions = *opened;
     int64_t largest = 0;
-    for (int p = 0; p < 8; ++p) largest = std::max(largest, partitions->size(p));
+    for (int p = 0; p < 8; ++p) {
+      ASSERT_OK(partitions->Verify(p));
+      largest = std::max(largest, partitions->size(p));
+    }
     EXPECT_EQ(meta.details().at("largest_partition"), std::to_string(largest));
     const double mean = static_cast<double>(kRows - nulls) / 8;
     EXPECT_NEAR(std::stod(meta.details().at("partition_imbalance")),

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -25,6 +26,7 @@ class CountingFile : public arrow::io::RandomAccessFile {
   explicit CountingFile(std::shared_ptr<arrow::Buffer> bytes) : reader_(std::move(bytes)) {}
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
     ++reads;
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);  // a store far away
     return reader_.ReadAt(position, nbytes);
   }
   arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
@@ -44,6 +46,7 @@ class CountingFile : public arrow::io::RandomAccessFile {
   arrow::Result<int64_t> GetSize() override { return reader_.GetSize(); }
 
   std::atomic<int> reads{0};
+  std::chrono::milliseconds delay{0};
 
  private:
   arrow::io::BufferReader reader_;
@@ -147,6 +150,52 @@ TEST(CachedObjectFile, ConcurrentReadsAgree) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_LE(cache.cached_bytes(), 64 * 1024);
+}
+
+TEST(CachedObjectFile, ThreadsMissingTheSameChunksFetchEachOnce) {
+  const auto bytes = Bytes(64 * 1024);
+  auto inner = std::make_shared<CountingFile>(bytes);
+  inner->delay = std::chrono::milliseconds(50);  // every thread misses before any fetch ends
+  ObjectCache cache(1 << 20);
+  CachedObjectFile file(inner, "store/b/k", "s3://b/k", bytes->size(), &cache, 8192, Unchanged());
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    // Overlapping reads: chunk 1 alone, chunks 1-3, chunks 2-5, ... all at once.
+    threads.emplace_back([&, t] {
+      const int64_t position = 8192 + (t % 4) * 4096;
+      auto read = file.ReadAt(position, 8192 * (1 + t % 3));
+      if (!read.ok() ||
+          std::memcmp((*read)->data(), bytes->data() + position, (*read)->size()) != 0) {
+        ++wrong;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  // Chunks 1 to 4 are wanted; each is fetched by one thread (in at most one request each).
+  EXPECT_LE(inner->reads.load(), 4);
+  const int before = inner->reads.load();
+  ASSERT_TRUE(file.ReadAt(8192, 4 * 8192).ok());
+  EXPECT_EQ(inner->reads.load(), before) << "all cached";
+}
+
+TEST(CachedObjectFile, AFailedFetchIsNotWaitedForForever) {
+  const auto bytes = Bytes(16 * 1024);
+  auto inner = std::make_shared<CountingFile>(bytes);
+  ObjectCache cache(1 << 20);
+  // Promised longer than it is: every fetch of chunk 1 fails, each thread's in turn.
+  CachedObjectFile file(inner, "store/b/m", "s3://b/m", 3 * 8192, &cache, 8192, Unchanged());
+  std::vector<std::thread> threads;
+  std::atomic<int> corrupt{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      auto read = file.ReadAt(2 * 8192, 100);
+      if (!read.ok() && KindOf(read.status()) == ErrorKind::kCorrupt) ++corrupt;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(corrupt.load(), 4);
 }
 
 TEST(ObjectCache, EvictsTheLeastRecentlyUsedBeyondItsCapacity) {

@@ -78,42 +78,56 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::ReadAt(int64_t p
   const int64_t first = position / chunk_bytes_;
   const int64_t last = (position + nbytes - 1) / chunk_bytes_;
   if (first == last) {
-    auto chunk = cache_->Get(cache_key_, first);
-    if (chunk == nullptr) {
-      ARROW_ASSIGN_OR_RAISE(chunk, FetchRun(first, first + 1));
-    }
+    ARROW_ASSIGN_OR_RAISE(Piece piece, Obtain(first, last));
     const int64_t from = position - first * chunk_bytes_;
-    if (chunk->size() < from + nbytes) return Shorter(position, nbytes, chunk->size() - from);
+    if (piece.bytes->size() < from + nbytes) {
+      return Shorter(position, nbytes, piece.bytes->size() - from);
+    }
     // A slice: it keeps the chunk (at most one chunk, as FetchRun caches copies) alive.
-    return arrow::SliceBuffer(chunk, from, nbytes);
+    return arrow::SliceBuffer(piece.bytes, from, nbytes);
   }
   ARROW_ASSIGN_OR_RAISE(auto out, arrow::AllocateBuffer(nbytes));
-  // Copies the part of [position, position + nbytes) that `piece` (chunks [i, end)) holds.
-  auto copy = [&](const arrow::Buffer& piece, int64_t i, int64_t end) -> arrow::Status {
+  for (int64_t i = first; i <= last;) {
+    // A run is copied from directly: a read larger than the cache must not depend on its own
+    // chunks staying cached.
+    ARROW_ASSIGN_OR_RAISE(Piece piece, Obtain(i, last));
     const int64_t start = i * chunk_bytes_;
-    const int64_t expected = std::min(end * chunk_bytes_, size_) - start;
-    if (piece.size() < expected) return Shorter(start, expected, piece.size());
+    const int64_t expected = std::min(piece.end * chunk_bytes_, size_) - start;
+    if (piece.bytes->size() < expected) return Shorter(start, expected, piece.bytes->size());
     const int64_t from = std::max(position, start);
     const int64_t to = std::min(position + nbytes, start + expected);
-    std::memcpy(out->mutable_data() + (from - position), piece.data() + (from - start),
+    std::memcpy(out->mutable_data() + (from - position), piece.bytes->data() + (from - start),
                 static_cast<size_t>(to - from));
-    return arrow::Status::OK();
-  };
-  for (int64_t i = first; i <= last;) {
-    if (auto chunk = cache_->Get(cache_key_, i)) {
-      ARROW_RETURN_NOT_OK(copy(*chunk, i, i + 1));
-      ++i;
-      continue;
-    }
-    // The run of missing chunks from i on is fetched in one read and copied from directly (a
-    // read larger than the cache must not depend on its own chunks staying cached).
-    int64_t end = i + 1;
-    while (end <= last && cache_->Get(cache_key_, end) == nullptr) ++end;
-    ARROW_ASSIGN_OR_RAISE(auto run, FetchRun(i, end));
-    ARROW_RETURN_NOT_OK(copy(*run, i, end));
-    i = end;
+    i = piece.end;
   }
   return std::shared_ptr<arrow::Buffer>(std::move(out));
+}
+
+arrow::Result<CachedObjectFile::Piece> CachedObjectFile::Obtain(int64_t i, int64_t last) {
+  while (true) {
+    if (auto chunk = cache_->Get(cache_key_, i)) return Piece{std::move(chunk), i + 1};
+    // Another thread fetching the chunk is waited for, then the cache asked again (its fetch
+    // may have failed: this thread then fetches it itself).
+    if (!cache_->Claim(cache_key_, i)) continue;
+    std::vector<int64_t> claimed{i};
+    auto release = [&]() {
+      for (int64_t chunk : claimed) cache_->Release(cache_key_, chunk);
+    };
+    if (auto chunk = cache_->Get(cache_key_, i)) {  // cached between the look and the claim
+      release();
+      return Piece{std::move(chunk), i + 1};
+    }
+    // The missing chunks after i that no other thread fetches join the run.
+    int64_t end = i + 1;
+    while (end <= last && cache_->Get(cache_key_, end) == nullptr &&
+           cache_->TryClaim(cache_key_, end)) {
+      claimed.push_back(end++);
+    }
+    auto run = FetchRun(i, end);
+    release();
+    ARROW_RETURN_NOT_OK(run.status());
+    return Piece{std::move(*run), end};
+  }
 }
 
 arrow::Result<int64_t> CachedObjectFile::ReadAt(int64_t position, int64_t nbytes, void* out) {

@@ -5,9 +5,9 @@
 //
 // A read needing chunks that are not cached fetches each run of consecutive missing chunks
 // with one ranged read: reads closer than a chunk are coalesced, and a large read is one
-// request. The chunk size is TESSERA_S3_READ_CHUNK_BYTES (default 256 KiB): larger merges
-// more reads per request, at the price of bytes read and not used. A read served from one
-// chunk is a zero-copy slice of it.
+// request. A chunk another thread is fetching is waited for, never fetched twice. The chunk size is
+// TESSERA_S3_READ_CHUNK_BYTES (default 256 KiB): larger merges more reads per request, at the price
+// of bytes read and not used. A read served from one chunk is a zero-copy slice of it.
 //
 // The object's size is given (a size the caller knows, or one the cache holds) or asked once;
 // a fetch that returns fewer bytes than the size promised is Corrupt, naming the file. Failures
@@ -54,6 +54,14 @@ class CachedObjectFile : public arrow::io::RandomAccessFile {
  private:
   // Bytes [begin, begin + length) from the object; Corrupt if it has fewer.
   arrow::Result<std::shared_ptr<arrow::Buffer>> Fetch(int64_t begin, int64_t length) const;
+  // Bytes of chunks [i, end): chunk i from the cache, or as another thread fetched it, or
+  // fetched now with the chunks after it up to `last` that are missing and that no other thread
+  // fetches (ObjectCache::Claim), so that concurrent readers never fetch a chunk twice.
+  struct Piece {
+    std::shared_ptr<arrow::Buffer> bytes;
+    int64_t end;
+  };
+  arrow::Result<Piece> Obtain(int64_t i, int64_t last);
   // Chunks [first, end) fetched in one read and cached; returns their bytes.
   arrow::Result<std::shared_ptr<arrow::Buffer>> FetchRun(int64_t first, int64_t end);
   arrow::Status Shorter(int64_t begin, int64_t wanted, int64_t got) const;

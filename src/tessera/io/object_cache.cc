@@ -45,6 +45,27 @@ void ObjectCache::Put(const std::string& object, int64_t chunk,
   }
 }
 
+bool ObjectCache::Claim(const std::string& object, int64_t chunk) {
+  const std::string key = ChunkKey(object, chunk);
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (claimed_.insert(key).second) return true;
+  released_.wait(lock, [&] { return claimed_.count(key) == 0; });
+  return false;
+}
+
+bool ObjectCache::TryClaim(const std::string& object, int64_t chunk) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return claimed_.insert(ChunkKey(object, chunk)).second;
+}
+
+void ObjectCache::Release(const std::string& object, int64_t chunk) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    claimed_.erase(ChunkKey(object, chunk));
+  }
+  released_.notify_all();
+}
+
 std::optional<int64_t> ObjectCache::SizeOf(const std::string& object) {
   if (!enabled()) return std::nullopt;
   std::lock_guard<std::mutex> lock(mutex_);

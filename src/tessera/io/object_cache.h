@@ -14,6 +14,7 @@
 
 #include <arrow/buffer.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tessera::io {
 
@@ -38,6 +40,16 @@ class ObjectCache {
   std::shared_ptr<arrow::Buffer> Get(const std::string& object, int64_t chunk);
   void Put(const std::string& object, int64_t chunk, std::shared_ptr<arrow::Buffer> bytes);
 
+  // Fetches in flight, so that threads missing the same chunk send one request for it (a search
+  // reads many partitions of one file from several threads at once). Claim makes the caller the
+  // fetcher of chunk `chunk` of `object` and returns true, or waits until the thread fetching it
+  // releases it and returns false (Get it then; a failed fetch leaves it missing). TryClaim
+  // never waits: false when another thread fetches the chunk. A claim is released, fetched or
+  // not, by Release. Claim only while holding no claim (no two threads then wait on each other).
+  bool Claim(const std::string& object, int64_t chunk);
+  bool TryClaim(const std::string& object, int64_t chunk);
+  void Release(const std::string& object, int64_t chunk);
+
   std::optional<int64_t> SizeOf(const std::string& object);
   void SetSize(const std::string& object, int64_t size);
 
@@ -54,6 +66,8 @@ class ObjectCache {
   std::list<Entry> recency_;  // most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> entries_;
   int64_t cached_bytes_ = 0;
+  std::unordered_set<std::string> claimed_;  // chunk keys being fetched
+  std::condition_variable released_;
   std::unordered_map<std::string, int64_t> sizes_;
   std::list<std::string> size_order_;  // oldest first
 };

@@ -42,13 +42,14 @@ arrow::Status Refinement::Rescore(const float* const* queries,
   std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
     return a.address < b.address || (a.address == b.address && a.list < b.list);
   });
-  // Rows of external files are read first, all of them at once: one read per file and batch.
+  // Rows read on demand (external files, object storage) are read first, all at once: one read
+  // per batch.
   index::vector::RawVectors::Fetched fetched;
   if (raw_.reads_on_demand()) {
     std::vector<uint64_t> addresses;
     addresses.reserve(pairs.size());
     for (const Pair& pair : pairs) addresses.push_back(pair.address);
-    ARROW_ASSIGN_OR_RAISE(fetched, raw_.FetchExternal(addresses));
+    ARROW_ASSIGN_OR_RAISE(fetched, raw_.FetchOnDemand(addresses));
   }
   return util::ParallelFor(
       static_cast<int64_t>(pairs.size()),

@@ -94,7 +94,10 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
   std::optional<PartitionGraphSearch> graph;
   if (graphs_ != nullptr) graph.emplace(*graphs_, query);
   const QueryDistance distance(model_.metric(), query.vector, dim());
-  for (int partition : model_.Probe(query.vector, query.nprobes)) {
+  const std::vector<int> probed = model_.Probe(query.vector, query.nprobes);
+  ARROW_RETURN_NOT_OK(partitions_->Prefetch(probed));
+  if (graphs_ != nullptr) ARROW_RETURN_NOT_OK(graphs_->file->Prefetch(probed));
+  for (int partition : probed) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
     if (graph && graph->UsesGraph(size)) {

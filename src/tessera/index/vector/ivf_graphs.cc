@@ -170,8 +170,15 @@ arrow::Status WriteIvfGraphs(io::Storage& storage, const std::string& graphs_pat
 arrow::Result<HnswGraphView> GraphOf(const IvfPartitions& graphs, const HnswParams& params,
                                      int partition, int64_t nodes) {
   ARROW_RETURN_NOT_OK(graphs.Verify(partition));
-  return HnswGraphView(graphs.row_addresses(partition), graphs.links(partition),
-                       graphs.size(partition), 2 * params.m, nodes);
+  // Checked here rather than at open, which would load every partition's graph (on object
+  // storage: fetch the whole file).
+  const int64_t rows = graphs.size(partition);
+  if (rows < nodes || (nodes == 0) != (rows == 0)) {
+    return graphs.CorruptError(
+        Concat("has ", rows, " rows for partition ", partition, " of ", nodes, " rows"));
+  }
+  return HnswGraphView(graphs.row_addresses(partition), graphs.links(partition), rows, 2 * params.m,
+                       nodes);
 }
 
 arrow::Result<std::pair<HnswParams, std::string>> ReadHnswModelFile(
@@ -195,14 +202,6 @@ arrow::Result<std::unique_ptr<IvfGraphs>> OpenIvfGraphs(const SegmentDirectory& 
       graphs->file,
       IvfPartitions::Open(*dir.storage, path, PartitionLayout::GraphLinks(2 * params.m),
                           partitions.num_partitions(), "IVF graphs file"));
-  for (int p = 0; p < partitions.num_partitions(); ++p) {
-    const int64_t rows = graphs->file->size(p);
-    const int64_t nodes = partitions.size(p);
-    if (rows < nodes || (nodes == 0) != (rows == 0)) {
-      return Corrupt("IVF graphs file ", graphs->path, " has ", rows, " rows for partition ", p,
-                     " of ", nodes, " rows; rebuild the index (tessera index create --replace)");
-    }
-  }
   return graphs;
 }
 

@@ -69,7 +69,8 @@ arrow::Status WriteIvfGraphs(io::Storage& storage, const std::string& graphs_pat
                              const Quantizer* quantizer, const HnswParams& params);
 
 // The graph of `partition` of an open graphs file (opened with layout GraphLinks(2 × params.m)),
-// over the `nodes` rows of the same partition of partitions.arrow, after verifying its bytes.
+// over the `nodes` rows of the same partition of partitions.arrow, after verifying its bytes and
+// that it has a row per node (Corrupt naming the file otherwise).
 arrow::Result<HnswGraphView> GraphOf(const IvfPartitions& graphs, const HnswParams& params,
                                      int partition, int64_t nodes);
 
@@ -80,8 +81,9 @@ struct IvfGraphs {
   std::string path;  // for messages
 };
 
-// Opens `dir`/graphs.arrow for the open `partitions` of the same segment: Corrupt unless each
-// partition's graph has a row for each of its rows (and none for an empty partition).
+// Opens `dir`/graphs.arrow for the open `partitions` of the same segment. Each partition's graph
+// is checked when first used (GraphOf): Corrupt unless it has a row for each of the partition's
+// rows (and none for an empty partition).
 arrow::Result<std::unique_ptr<IvfGraphs>> OpenIvfGraphs(const SegmentDirectory& dir,
                                                         const HnswParams& params,
                                                         const IvfPartitions& partitions);

@@ -8,6 +8,7 @@
 
 #include "tessera/io/array_verification.h"
 #include "tessera/io/checksummed_output.h"
+#include "tessera/io/parallel_reads.h"
 #include "tessera/status.h"
 
 namespace tessera::index::vector {
@@ -124,24 +125,29 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
   }
   partitions->partitions_.resize(static_cast<size_t>(num_partitions));
   partitions->verified_ = std::make_unique<io::BlockFlags>(static_cast<uint64_t>(num_partitions));
-  for (int p = 0; p < num_partitions; ++p) {
-    // Metadata only: the values are verified when the partition is first used.
-    ARROW_ASSIGN_OR_RAISE(auto batch, file.ReadBatchUnverified(p));
-    const auto& addresses = static_cast<const arrow::UInt64Array&>(*batch->column(0));
-    const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*batch->column(1));
-    const auto& values = *lists.values();
-    if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
-      return Corrupt(where, " partition ", p, " holds nulls");
-    }
-    Partition& partition = partitions->partitions_[p];
-    partition.size = batch->num_rows();
-    partition.row_addresses = addresses.raw_values();
-    const size_t first = static_cast<size_t>(partition.size == 0 ? 0 : lists.value_offset(0));
-    partition.values = values.data()->GetValues<uint8_t>(1, 0) +
-                       (static_cast<size_t>(values.offset()) + first) * ValueSize(layout);
-    partition.batch = std::move(batch);
-  }
+  partitions->where_ = where;
+  partitions->layout_ = layout;
+  partitions->remote_ = !storage.is_local();
   return partitions;
+}
+
+arrow::Status IvfPartitions::Load(int p) const {
+  // Metadata only: the values are verified by the caller.
+  ARROW_ASSIGN_OR_RAISE(auto batch, file_->ReadBatchUnverified(p));
+  const auto& addresses = static_cast<const arrow::UInt64Array&>(*batch->column(0));
+  const auto& lists = static_cast<const arrow::FixedSizeListArray&>(*batch->column(1));
+  const auto& values = *lists.values();
+  if (addresses.null_count() != 0 || lists.null_count() != 0 || values.null_count() != 0) {
+    return Corrupt(where_, " partition ", p, " holds nulls");
+  }
+  Partition& partition = partitions_[static_cast<size_t>(p)];
+  partition.size = batch->num_rows();
+  partition.row_addresses = addresses.raw_values();
+  const size_t first = static_cast<size_t>(partition.size == 0 ? 0 : lists.value_offset(0));
+  partition.values = values.data()->GetValues<uint8_t>(1, 0) +
+                     (static_cast<size_t>(values.offset()) + first) * ValueSize(layout_);
+  partition.batch = std::move(batch);
+  return arrow::Status::OK();
 }
 
 arrow::Status IvfPartitions::Verify(int partition) const {
@@ -150,17 +156,26 @@ arrow::Status IvfPartitions::Verify(int partition) const {
   }
   const auto flag = static_cast<uint64_t>(partition);
   if (verified_->IsSet(flag)) return arrow::Status::OK();
+  std::lock_guard<std::mutex> lock(locks_[static_cast<size_t>(partition) % kLockStripes]);
+  if (verified_->IsSet(flag)) return arrow::Status::OK();
   const Partition& entry = partitions_[static_cast<size_t>(partition)];
+  if (entry.batch == nullptr) ARROW_RETURN_NOT_OK(Load(partition));
   arrow::Status status = io::VerifyBatch(file_->file(), *entry.batch);
   if (!status.ok()) return WithContext(status, Concat("partition ", partition));
-  verified_->Set(flag);
+  verified_->Set(flag);  // after the partition's fields: a reader that sees it sees them
   return arrow::Status::OK();
 }
 
-int64_t IvfPartitions::total_rows() const {
-  int64_t total = 0;
-  for (const auto& partition : partitions_) total += partition.size;
-  return total;
+arrow::Status IvfPartitions::Prefetch(const std::vector<int>& partitions) const {
+  if (!remote_) return arrow::Status::OK();
+  std::vector<int> missing;
+  for (int p : partitions) {
+    if (p < 0 || p >= num_partitions() || !verified_->IsSet(static_cast<uint64_t>(p))) {
+      missing.push_back(p);
+    }
+  }
+  return io::ParallelReads(static_cast<int64_t>(missing.size()),
+                           [&](int64_t i) { return Verify(missing[static_cast<size_t>(i)]); });
 }
 
 }  // namespace tessera::index::vector

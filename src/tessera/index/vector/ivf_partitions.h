@@ -12,10 +12,12 @@
 // Rows are never null. Schema metadata records the partition count and the payload width
 // (key tessera.ivf.dim), checked on open.
 //
-// The file is written uncompressed and read through a memory map, zero-copy: opening it
-// decodes only batch metadata, and a search touches only the pages of the partitions it
-// probes. Its block checksums are beside it (`partitions.arrow.crc32c`, io/block_checksums.h);
-// a partition's bytes are verified the first time it is used (Verify).
+// The file is written uncompressed and read through a memory map, zero-copy: opening it reads
+// only its footer, a partition's batch metadata is decoded the first time it is used, and a
+// search touches only the pages of the partitions it probes. On object storage the same holds
+// for requests: a search fetches the partitions it probes (Prefetch: concurrently), never the
+// whole file. Its block checksums are beside it (`partitions.arrow.crc32c`,
+// io/block_checksums.h); a partition's bytes are verified the first time it is used (Verify).
 #pragma once
 
 #include <arrow/io/interfaces.h>
@@ -24,7 +26,9 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 
+#include <array>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -84,8 +88,9 @@ class IvfPartitionWriter {
   std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
 };
 
-// An open partitions file: pointers into its memory map. Immutable, so safe to share between
-// threads.
+// An open partitions file: pointers into its memory map, each partition's set the first time
+// it is used. Safe to share between threads: a partition is loaded once, under a lock of its
+// own, before any accessor reads it.
 class IvfPartitions {
  public:
   // Corrupt when the file does not hold `num_partitions` valid partitions of dimension `dim`.
@@ -95,9 +100,18 @@ class IvfPartitions {
       int num_partitions, std::string_view what = "IVF partitions file");
 
   int num_partitions() const { return static_cast<int>(partitions_.size()); }
-  // Verifies the partition's bytes against their checksums (once; later calls are free).
-  // Callers verify a partition before reading its rows; Corrupt names the file and partition.
+  // Loads the partition (decodes its batch's metadata) and verifies its bytes against their
+  // checksums, once; later calls are free. Callers verify a partition before any accessor
+  // below; Corrupt names the file and partition.
   arrow::Status Verify(int partition) const;
+  // Verifies `partitions` ahead of their use: on object storage concurrently
+  // (io::ParallelReads), so that their round trips overlap; on local storage nothing (a
+  // partition's first use maps it). Returns what Verify would.
+  arrow::Status Prefetch(const std::vector<int>& partitions) const;
+  // Corrupt naming the file, for `what` is wrong with it.
+  arrow::Status CorruptError(const std::string& what) const {
+    return file_->file().CorruptError(what);
+  }
   int64_t size(int partition) const { return partitions_[partition].size; }
   const uint64_t* row_addresses(int partition) const {
     return partitions_[partition].row_addresses;
@@ -114,7 +128,6 @@ class IvfPartitions {
   const int32_t* links(int partition) const {
     return static_cast<const int32_t*>(partitions_[partition].values);
   }
-  int64_t total_rows() const;
 
  private:
   struct Partition {
@@ -123,10 +136,17 @@ class IvfPartitions {
     const uint64_t* row_addresses = nullptr;
     const void* values = nullptr;
   };
+  // Decodes partition `p`'s batch metadata into partitions_[p] (under its lock).
+  arrow::Status Load(int p) const;
 
   std::unique_ptr<io::VerifiedIpcFile> file_;
-  std::unique_ptr<io::BlockFlags> verified_;  // one flag per partition
-  std::vector<Partition> partitions_;
+  std::string where_;                         // the file, for messages
+  std::unique_ptr<io::BlockFlags> verified_;  // one flag per partition: loaded and verified
+  PartitionLayout layout_;
+  bool remote_ = false;  // on object storage
+  mutable std::vector<Partition> partitions_;
+  static constexpr size_t kLockStripes = 64;
+  mutable std::array<std::mutex, kLockStripes> locks_;  // partition p's: locks_[p % stripes]
 };
 
 }  // namespace tessera::index::vector

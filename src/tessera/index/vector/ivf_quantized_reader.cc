@@ -56,7 +56,10 @@ arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQue
   if (graphs_ != nullptr) graph.emplace(*graphs_, query);
   const int code_size = model_.quantizer->code_size();
   std::vector<uint8_t> gathered;  // the codes of the rows a graph walk scores
-  for (int partition : model_.ivf.Probe(vector, query.nprobes)) {
+  const std::vector<int> probed = model_.ivf.Probe(vector, query.nprobes);
+  ARROW_RETURN_NOT_OK(partitions_->Prefetch(probed));
+  if (graphs_ != nullptr) ARROW_RETURN_NOT_OK(graphs_->file->Prefetch(probed));
+  for (int partition : probed) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);
     if (graph && graph->UsesGraph(size)) {

@@ -117,6 +117,21 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     ARROW_RETURN_NOT_OK(CheckVectorQuery(queries[q], model.dim(), index_name));
   }
   ARROW_ASSIGN_OR_RAISE(auto probes, ProbeQueries(model, queries, count));
+  {
+    // Every partition some query probes, fetched at once on object storage.
+    std::vector<bool> probed(static_cast<size_t>(model.num_partitions()), false);
+    std::vector<int> wanted;
+    for (const auto& list : probes) {
+      for (int partition : list) {
+        if (partition >= 0 && partition < model.num_partitions() &&
+            !probed[static_cast<size_t>(partition)]) {
+          probed[static_cast<size_t>(partition)] = true;
+          wanted.push_back(partition);
+        }
+      }
+    }
+    ARROW_RETURN_NOT_OK(partitions.Prefetch(wanted));
+  }
   const int64_t tile_rows =
       std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(row_bytes, 1));
   const int num_partitions = model.num_partitions();

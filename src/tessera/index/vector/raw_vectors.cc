@@ -1,6 +1,9 @@
 #include "tessera/index/vector/raw_vectors.h"
 
 #include "tessera/dataset/dataset.h"
+#include "tessera/dataset/external_files.h"
+#include "tessera/dataset/external_parquet.h"
+#include "tessera/io/parallel_reads.h"
 
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
@@ -27,8 +30,12 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
                           dataset::FragmentReader::Open(storage, source, schema, {column_index}));
     Fragment fragment;
     fragment.rows_per_batch = reader->rows_per_batch();
-    fragment.on_demand = reader->external() && !verify_all;
+    const bool remote =
+        !storage.is_local() || (dataset::IsExternal(source) &&
+                                dataset::IsObjectLocation(source.files(0).external().location()));
+    fragment.on_demand = (reader->external() || remote) && !verify_all;
     result.reads_on_demand_ = result.reads_on_demand_ || fragment.on_demand;
+    result.remote_ = result.remote_ || (fragment.on_demand && remote);
     for (int b = 0; !fragment.on_demand && b < reader->num_batches(); ++b) {
       ARROW_ASSIGN_OR_RAISE(auto record_batch,
                             verify_all ? reader->ReadBatch(b) : reader->ReadBatchUnverified(b));
@@ -83,7 +90,7 @@ const float* RawVectors::Fetched::Find(uint64_t address) const {
   return values_.data() + found->second;
 }
 
-arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
+arrow::Result<RawVectors::Fetched> RawVectors::FetchOnDemand(
     const std::vector<uint64_t>& addresses) const {
   // The runs of addresses inside one batch of a fragment read on demand.
   struct Run {
@@ -114,18 +121,26 @@ arrow::Result<RawVectors::Fetched> RawVectors::FetchExternal(
       runs.push_back(std::move(run));
     }
   }
-  // One read per batch, in parallel (external files are decoded, not mapped).
+  // One read per batch, in parallel: external files are decoded, and reads of object storage
+  // wait on the store (more of them at once than cores).
   std::vector<std::shared_ptr<arrow::RecordBatch>> batches(runs.size());
-  ARROW_RETURN_NOT_OK(util::ParallelFor(
-      static_cast<int64_t>(runs.size()), [&](int64_t begin, int64_t end) -> arrow::Status {
-        for (int64_t r = begin; r < end; ++r) {
-          const Run& run = runs[static_cast<size_t>(r)];
-          ARROW_ASSIGN_OR_RAISE(
-              batches[static_cast<size_t>(r)],
-              run.fragment->reader->ReadRowsOfBatch(static_cast<int>(run.batch_index), run.rows));
-        }
-        return arrow::Status::OK();
-      }));
+  const auto read_run = [&](int64_t r) -> arrow::Status {
+    const Run& run = runs[static_cast<size_t>(r)];
+    ARROW_ASSIGN_OR_RAISE(
+        batches[static_cast<size_t>(r)],
+        run.fragment->reader->ReadRowsOfBatch(static_cast<int>(run.batch_index), run.rows));
+    return arrow::Status::OK();
+  };
+  if (remote_) {
+    ARROW_RETURN_NOT_OK(io::ParallelReads(static_cast<int64_t>(runs.size()), read_run));
+  } else {
+    ARROW_RETURN_NOT_OK(util::ParallelFor(static_cast<int64_t>(runs.size()),
+                                          [&](int64_t begin, int64_t end) -> arrow::Status {
+                                            for (int64_t r = begin; r < end; ++r)
+                                              ARROW_RETURN_NOT_OK(read_run(r));
+                                            return arrow::Status::OK();
+                                          }));
+  }
   Fetched fetched;
   for (size_t r = 0; r < runs.size(); ++r) {
     const Run& run = runs[r];

@@ -10,9 +10,11 @@
 // run on many threads.
 //
 // External fragments (Parquet files, docs/external.md) are decoded, not mapped: opening them
-// for a few lookups would decode the whole column. Unless every row is wanted (verify_all, a
-// build), their rows are read on demand instead: FetchExternal reads the rows a batch of
-// lookups needs, one read per file, and Find looks them up in what it returned.
+// for a few lookups would decode the whole column. Fragments on object storage are not mapped
+// either: opening them would fetch the whole column. Unless every row is wanted (verify_all, a
+// build), the rows of both are read on demand instead: FetchOnDemand reads the batches a set of
+// lookups needs, each once (on object storage concurrently, io::ParallelReads), and Find looks
+// them up in what it returned.
 #pragma once
 
 #include <arrow/array.h>
@@ -52,14 +54,14 @@ class RawVectors {
     std::vector<float> values_;
   };
 
-  // True when some opened fragment is external and read on demand: Find needs FetchExternal.
+  // True when some opened fragment is read on demand: Find needs FetchOnDemand.
   bool reads_on_demand() const { return reads_on_demand_; }
-  // Reads the rows among `addresses` (ascending) that lie in external fragments read on
-  // demand: for each file, the batches holding them, once.
-  arrow::Result<Fetched> FetchExternal(const std::vector<uint64_t>& addresses) const;
+  // Reads the rows among `addresses` (ascending) that lie in fragments read on demand: the
+  // batches holding them, each once.
+  arrow::Result<Fetched> FetchOnDemand(const std::vector<uint64_t>& addresses) const;
 
   // dim floats of the row at `address`: a pointer into the data file (float32), into `fetched`
-  // (rows of external fragments read on demand) or into `scratch` (float16, converted; scratch
+  // (rows of fragments read on demand) or into `scratch` (float16, converted; scratch
   // holds at least dim floats). Null when the row is not in the opened fragments, is beyond
   // them, has no vector (null) or was not fetched. Corrupt, naming the data file, when the
   // row's bytes fail their checksums.
@@ -92,6 +94,7 @@ class RawVectors {
 
   int dim_ = 0;
   bool reads_on_demand_ = false;
+  bool remote_ = false;  // some fragment read on demand is on object storage
   std::unordered_map<uint32_t, Fragment> fragments_;
 };
 
