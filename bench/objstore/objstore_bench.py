@@ -18,9 +18,16 @@ with its refinement batched (the default: one read per file per batch of left ro
 (`--batch-rows 1`). The same operations run on a second dataset whose rows are the same Parquet
 file as an external object (`create --external s3://...`, docs/objstore.md), read in place.
 Medians of --repeat runs.
+
+Peer: Lance (pylance, bench/ann/install_peers.sh) with the same rows and an IVF_PQ index of the
+same shape on the same store behind the same proxy: one search, and the 100 queries one after
+another in one process (Lance has no batch search), each run in a fresh process. Lance's seconds
+are measured inside that process from opening the dataset to the last result (Python's start
+and `import lance` are left out); tessera's include its whole process.
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -37,6 +44,47 @@ CONFIGURATIONS = [
     ("cache, 256 KiB chunks", {}),
     ("cache, 1 MiB chunks", {"TESSERA_S3_READ_CHUNK_BYTES": str(1 << 20)}),
 ]
+
+
+LANCE_SEARCH = """
+import json, sys, time
+import lance
+import numpy as np
+import pyarrow.parquet as pq
+uri, endpoint, queries_path, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+options = {"access_key_id": "bench", "secret_access_key": "bench", "region": "us-east-1",
+           "endpoint": endpoint, "allow_http": "true"}
+column = pq.read_table(queries_path).column("vector").combine_chunks()
+dim = column.type.list_size
+vectors = column.values.to_numpy().reshape(-1, dim)
+if count == 0:
+    vectors, count = np.full((1, dim), 0.1, dtype=np.float32), 1
+started = time.monotonic()
+dataset = lance.dataset(uri, storage_options=options)
+ids = []
+for q in vectors[:count]:
+    found = dataset.to_table(nearest={"column": "vector", "q": q, "k": 10, "nprobes": 8,
+                                      "refine_factor": 4}, columns=["id"])
+    ids.append(found.column("id").to_pylist())
+print(json.dumps({"seconds": time.monotonic() - started, "ids": ids}))
+"""
+
+
+def lance_available():
+    try:
+        import lance  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def write_lance(data, uri, endpoint, dim):
+    import lance
+    import pyarrow.parquet as pq
+    options = {"access_key_id": "bench", "secret_access_key": "bench", "region": "us-east-1",
+               "endpoint": endpoint, "allow_http": "true"}
+    dataset = lance.write_dataset(pq.read_table(data), uri, storage_options=options)
+    dataset.create_index("vector", "IVF_PQ", num_partitions=64, num_sub_vectors=dim // 4)
 
 
 def run(cli, env, *args):
@@ -111,6 +159,7 @@ def main():
 
         proxy.faults = {"delay_seconds": args.latency_ms / 1000}
         rows = []
+        results_by_name = {}
         for name, command in operations:
             results = {}
             for label, settings in CONFIGURATIONS:
@@ -127,6 +176,7 @@ def main():
                 mib = statistics.median(m[1] for m in measured) / (1 << 20)
                 seconds = statistics.median(m[2] for m in measured)
                 results[label] = (requests, mib, seconds, measured[0][3])
+            results_by_name[name] = results
             answers = {r[3] for r in results.values()}
             base = results["no cache"]
             for label, (requests, mib, seconds, _) in results.items():
@@ -134,6 +184,45 @@ def main():
                             f"{base[2] / seconds:.2f}x |")
             if len(answers) != 1 and "k-NN" not in name:  # a join prints where it wrote
                 rows.append(f"| {name} | ANSWERS DIFFER between configurations | | | | |")
+        peers = []
+        if lance_available():
+            import lance
+            proxy.faults = {}
+            write_lance(data, f"s3://{BUCKET}/lance-items", endpoint, args.dim)
+            proxy.faults = {"delay_seconds": args.latency_ms / 1000}
+            ours = {name: results_by_name[name]["cache, 256 KiB chunks"]
+                    for name in ("search, 1 query", "batch search, 100 queries")}
+            for name, count in (("search, 1 query", 0), ("batch search, 100 queries", 100)):
+                measured = []
+                for _ in range(args.repeat):
+                    before = dict(proxy.counters)
+                    result = subprocess.run(
+                        [sys.executable, "-c", LANCE_SEARCH, f"s3://{BUCKET}/lance-items",
+                         store.proxied_endpoint, queries, str(count)],
+                        capture_output=True, text=True, timeout=1800, env=env)
+                    if result.returncode != 0:
+                        raise SystemExit(f"lance search failed: {result.stderr}")
+                    seconds = json.loads(result.stdout.splitlines()[-1])["seconds"]
+                    measured.append((proxy.counters["requests"] - before["requests"],
+                                     proxy.counters["bytes_answered"] - before["bytes_answered"],
+                                     seconds))
+                requests = statistics.median(m[0] for m in measured)
+                mib = statistics.median(m[1] for m in measured) / (1 << 20)
+                seconds = statistics.median(m[2] for m in measured)
+                tessera = ours[name]
+                peers.append(f"| {name} | tessera (256 KiB chunks) | {tessera[0]:.0f} | "
+                             f"{tessera[1]:.2f} | {tessera[2]:.2f} | {seconds / tessera[2]:.2f}x |")
+                peers.append(f"| {name} | Lance {lance.__version__} | {requests:.0f} | {mib:.2f} | "
+                             f"{seconds:.2f} | 1.00x |")
+    peer_table = [] if not peers else [
+        "",
+        "Peer on the same store and proxy (Lance: one query at a time in one process; its seconds "
+        "exclude Python's start and import, tessera's include its whole process):",
+        "",
+        "| operation | system | requests | MiB answered | seconds | speed vs Lance |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *peers,
+    ]
     table = "\n".join([
         f"Object storage reads: {args.rows} x {args.dim} vectors, IVF_PQ (64 partitions), "
         f"{args.latency_ms:g} ms added to every request; medians of {args.repeat} runs, each "
@@ -142,6 +231,7 @@ def main():
         "| operation | reads | requests | MiB answered | seconds | speed-up vs no cache |",
         "| --- | --- | --- | --- | --- | --- |",
         *rows,
+        *peer_table,
     ])
     print(table)
     if args.out:

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,7 @@ class CountingFile : public arrow::io::RandomAccessFile {
   arrow::Result<std::shared_ptr<arrow::Buffer>> ReadAt(int64_t position, int64_t nbytes) override {
     ++reads;
     if (delay.count() > 0) std::this_thread::sleep_for(delay);  // a store far away
+    if (throws) throw std::runtime_error("inner read failed");
     return reader_.ReadAt(position, nbytes);
   }
   arrow::Result<int64_t> ReadAt(int64_t position, int64_t nbytes, void* out) override {
@@ -47,6 +49,7 @@ class CountingFile : public arrow::io::RandomAccessFile {
 
   std::atomic<int> reads{0};
   std::chrono::milliseconds delay{0};
+  std::atomic<bool> throws{false};
 
  private:
   arrow::io::BufferReader reader_;
@@ -184,7 +187,7 @@ TEST(CachedObjectFile, AFailedFetchIsNotWaitedForForever) {
   const auto bytes = Bytes(16 * 1024);
   auto inner = std::make_shared<CountingFile>(bytes);
   ObjectCache cache(1 << 20);
-  // Promised longer than it is: every fetch of chunk 1 fails, each thread's in turn.
+  // Promised longer than it is: the fetch of chunk 2 fails, and its waiters get its failure.
   CachedObjectFile file(inner, "store/b/m", "s3://b/m", 3 * 8192, &cache, 8192, Unchanged());
   std::vector<std::thread> threads;
   std::atomic<int> corrupt{0};
@@ -196,6 +199,33 @@ TEST(CachedObjectFile, AFailedFetchIsNotWaitedForForever) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(corrupt.load(), 4);
+}
+
+TEST(CachedObjectFile, AFetchThatThrowsStillWakesItsWaiters) {
+  const auto bytes = Bytes(16 * 1024);
+  auto inner = std::make_shared<CountingFile>(bytes);
+  inner->delay = std::chrono::milliseconds(50);
+  inner->throws = true;
+  ObjectCache cache(1 << 20);
+  CachedObjectFile file(inner, "store/b/n", "s3://b/n", bytes->size(), &cache, 8192, Unchanged());
+  std::atomic<int> finished{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      try {
+        auto read = file.ReadAt(100, 100);
+        if (!read.ok()) ++finished;
+      } catch (const std::runtime_error&) {
+        ++finished;  // the fetching thread's exception is its own
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(finished.load(), 4) << "no thread waits for the abandoned fetch forever";
+  inner->throws = false;
+  inner->delay = std::chrono::milliseconds(0);
+  auto again = file.ReadAt(100, 100);
+  ASSERT_TRUE(again.ok()) << again.status();
 }
 
 TEST(ObjectCache, EvictsTheLeastRecentlyUsedBeyondItsCapacity) {

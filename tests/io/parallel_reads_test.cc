@@ -1,7 +1,7 @@
 // Concurrent reads of object storage (io/parallel_reads.h): every read runs once, up to
 // ReadParallelism() at once (more than the cores: the reads wait on a store), the first error by
-// index is returned after all ran, a nested call runs, and the caller's operation control
-// (cancellation) is the readers' too.
+// index is returned and no read starts after it, a nested call runs, and the caller's operation
+// control (cancellation) is the readers' too.
 #include "tessera/io/parallel_reads.h"
 
 #include <gtest/gtest.h>
@@ -39,16 +39,30 @@ TEST(ParallelReads, RunsEveryReadOnceWithManyInFlight) {
   EXPECT_LE(most.load(), ReadParallelism());
 }
 
-TEST(ParallelReads, ReturnsTheFirstErrorByIndexAfterEveryReadRan) {
+TEST(ParallelReads, StopsStartingReadsAfterAFailureAndReturnsTheFirstByIndex) {
   std::atomic<int> ran{0};
-  auto status = ParallelReads(20, [&](int64_t i) -> arrow::Status {
+  auto status = ParallelReads(200, [&](int64_t i) -> arrow::Status {
     ++ran;
-    if (i == 7) return NotFound("read 7");
-    if (i == 13) return Unavailable("read 13");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (i == 3) return NotFound("read 3");
+    if (i == 5) return Unavailable("read 5");
     return arrow::Status::OK();
   });
-  EXPECT_EQ(ran.load(), 20);
   EXPECT_EQ(KindOf(status), ErrorKind::kNotFound) << status;
+  EXPECT_LT(ran.load(), 200) << "no read starts once one failed";
+}
+
+TEST(ParallelReads, ACancelledOperationStartsNoRead) {
+  util::OperationControl control;
+  control.RequestCancel();
+  const util::ControlScope scope(&control);
+  std::atomic<int> ran{0};
+  auto status = ParallelReads(10, [&](int64_t) {
+    ++ran;
+    return arrow::Status::OK();
+  });
+  EXPECT_EQ(KindOf(status), ErrorKind::kCancelled) << status;
+  EXPECT_EQ(ran.load(), 0);
 }
 
 TEST(ParallelReads, AReadThatThrowsFailsAndANestedCallRuns) {

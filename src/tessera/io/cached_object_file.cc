@@ -104,30 +104,51 @@ arrow::Result<std::shared_ptr<arrow::Buffer>> CachedObjectFile::ReadAt(int64_t p
 }
 
 arrow::Result<CachedObjectFile::Piece> CachedObjectFile::Obtain(int64_t i, int64_t last) {
-  while (true) {
-    if (auto chunk = cache_->Get(cache_key_, i)) return Piece{std::move(chunk), i + 1};
-    // Another thread fetching the chunk is waited for, then the cache asked again (its fetch
-    // may have failed: this thread then fetches it itself).
-    if (!cache_->Claim(cache_key_, i)) continue;
-    std::vector<int64_t> claimed{i};
-    auto release = [&]() {
-      for (int64_t chunk : claimed) cache_->Release(cache_key_, chunk);
-    };
-    if (auto chunk = cache_->Get(cache_key_, i)) {  // cached between the look and the claim
-      release();
-      return Piece{std::move(chunk), i + 1};
-    }
-    // The missing chunks after i that no other thread fetches join the run.
-    int64_t end = i + 1;
-    while (end <= last && cache_->Get(cache_key_, end) == nullptr &&
-           cache_->TryClaim(cache_key_, end)) {
-      claimed.push_back(end++);
-    }
-    auto run = FetchRun(i, end);
-    release();
-    ARROW_RETURN_NOT_OK(run.status());
-    return Piece{std::move(*run), end};
+  if (auto chunk = cache_->Get(cache_key_, i)) return Piece{std::move(chunk), i + 1};
+  auto flight = std::make_shared<ObjectCache::Flight>(i);
+  if (auto other = cache_->Claim(cache_key_, i, flight)) {
+    // Another thread fetches the chunk: its result, failure included, is this read's too.
+    auto [status, bytes] = other->Wait();
+    ARROW_RETURN_NOT_OK(status);
+    const int64_t offset = (i - other->first()) * chunk_bytes_;
+    const int64_t length = std::min(chunk_bytes_, bytes->size() - offset);
+    if (length <= 0) return Shorter(i * chunk_bytes_, chunk_bytes_, 0);
+    return Piece{arrow::SliceBuffer(bytes, offset, length), i + 1};
   }
+  // This thread's flight lands whatever happens (an exception included): a waiter must never
+  // wait for a fetch nobody makes.
+  struct Landing {
+    ObjectCache* cache;
+    const std::string& key;
+    const std::shared_ptr<ObjectCache::Flight>& flight;
+    std::vector<int64_t> chunks;
+    bool landed = false;
+    void Land(arrow::Status status, std::shared_ptr<arrow::Buffer> bytes) {
+      landed = true;
+      cache->Land(key, chunks, flight, std::move(status), std::move(bytes));
+    }
+    ~Landing() {
+      if (!landed) Land(arrow::Status::IOError("the fetch of ", key, " was abandoned"), nullptr);
+    }
+  } landing{cache_, cache_key_, flight, {i}};
+  if (auto chunk = cache_->Get(cache_key_, i)) {  // cached between the look and the claim
+    landing.Land(arrow::Status::OK(), chunk);
+    return Piece{std::move(chunk), i + 1};
+  }
+  // The missing chunks after i that no other thread fetches join the run.
+  int64_t end = i + 1;
+  while (end <= last && cache_->Get(cache_key_, end) == nullptr) {
+    landing.chunks.push_back(end);
+    if (cache_->Claim(cache_key_, end, flight) != nullptr) {
+      landing.chunks.pop_back();
+      break;
+    }
+    ++end;
+  }
+  auto run = FetchRun(i, end);
+  landing.Land(run.status(), run.ok() ? *run : nullptr);
+  ARROW_RETURN_NOT_OK(run.status());
+  return Piece{std::move(*run), end};
 }
 
 arrow::Result<int64_t> CachedObjectFile::ReadAt(int64_t position, int64_t nbytes, void* out) {

@@ -5,7 +5,8 @@
 //
 // A read needing chunks that are not cached fetches each run of consecutive missing chunks
 // with one ranged read: reads closer than a chunk are coalesced, and a large read is one
-// request. A chunk another thread is fetching is waited for, never fetched twice. The chunk size is
+// request. A chunk another thread is fetching is waited for and taken from that fetch, not
+// requested again. The chunk size is
 // TESSERA_S3_READ_CHUNK_BYTES (default 256 KiB): larger merges more reads per request, at the price
 // of bytes read and not used. A read served from one chunk is a zero-copy slice of it.
 //
@@ -54,9 +55,9 @@ class CachedObjectFile : public arrow::io::RandomAccessFile {
  private:
   // Bytes [begin, begin + length) from the object; Corrupt if it has fewer.
   arrow::Result<std::shared_ptr<arrow::Buffer>> Fetch(int64_t begin, int64_t length) const;
-  // Bytes of chunks [i, end): chunk i from the cache, or as another thread fetched it, or
-  // fetched now with the chunks after it up to `last` that are missing and that no other thread
-  // fetches (ObjectCache::Claim), so that concurrent readers never fetch a chunk twice.
+  // Bytes of chunks [i, end): chunk i from the cache, or from the fetch another thread is
+  // making of it (its failure too), or fetched now with the chunks after it up to `last` that
+  // are missing and that no other thread fetches (ObjectCache::Claim).
   struct Piece {
     std::shared_ptr<arrow::Buffer> bytes;
     int64_t end;

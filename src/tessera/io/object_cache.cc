@@ -45,25 +45,40 @@ void ObjectCache::Put(const std::string& object, int64_t chunk,
   }
 }
 
-bool ObjectCache::Claim(const std::string& object, int64_t chunk) {
-  const std::string key = ChunkKey(object, chunk);
+std::pair<arrow::Status, std::shared_ptr<arrow::Buffer>> ObjectCache::Flight::Wait() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (claimed_.insert(key).second) return true;
-  released_.wait(lock, [&] { return claimed_.count(key) == 0; });
-  return false;
+  finished_.wait(lock, [&] { return done_; });
+  return {status_, bytes_};
 }
 
-bool ObjectCache::TryClaim(const std::string& object, int64_t chunk) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return claimed_.insert(ChunkKey(object, chunk)).second;
-}
-
-void ObjectCache::Release(const std::string& object, int64_t chunk) {
+void ObjectCache::Flight::Finish(arrow::Status status, std::shared_ptr<arrow::Buffer> bytes) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    claimed_.erase(ChunkKey(object, chunk));
+    status_ = std::move(status);
+    bytes_ = std::move(bytes);
+    done_ = true;
   }
-  released_.notify_all();
+  finished_.notify_all();
+}
+
+std::shared_ptr<ObjectCache::Flight> ObjectCache::Claim(const std::string& object, int64_t chunk,
+                                                        const std::shared_ptr<Flight>& flight) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [found, inserted] = flights_.emplace(ChunkKey(object, chunk), flight);
+  return inserted ? nullptr : found->second;
+}
+
+void ObjectCache::Land(const std::string& object, const std::vector<int64_t>& chunks,
+                       const std::shared_ptr<Flight>& flight, arrow::Status status,
+                       std::shared_ptr<arrow::Buffer> bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int64_t chunk : chunks) {
+      auto found = flights_.find(ChunkKey(object, chunk));
+      if (found != flights_.end() && found->second == flight) flights_.erase(found);
+    }
+  }
+  flight->Finish(std::move(status), std::move(bytes));
 }
 
 std::optional<int64_t> ObjectCache::SizeOf(const std::string& object) {

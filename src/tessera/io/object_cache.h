@@ -13,6 +13,7 @@
 #pragma once
 
 #include <arrow/buffer.h>
+#include <arrow/status.h>
 
 #include <condition_variable>
 #include <cstdint>
@@ -22,7 +23,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace tessera::io {
 
@@ -40,15 +42,34 @@ class ObjectCache {
   std::shared_ptr<arrow::Buffer> Get(const std::string& object, int64_t chunk);
   void Put(const std::string& object, int64_t chunk, std::shared_ptr<arrow::Buffer> bytes);
 
-  // Fetches in flight, so that threads missing the same chunk send one request for it (a search
-  // reads many partitions of one file from several threads at once). Claim makes the caller the
-  // fetcher of chunk `chunk` of `object` and returns true, or waits until the thread fetching it
-  // releases it and returns false (Get it then; a failed fetch leaves it missing). TryClaim
-  // never waits: false when another thread fetches the chunk. A claim is released, fetched or
-  // not, by Release. Claim only while holding no claim (no two threads then wait on each other).
-  bool Claim(const std::string& object, int64_t chunk);
-  bool TryClaim(const std::string& object, int64_t chunk);
-  void Release(const std::string& object, int64_t chunk);
+  // A fetch in flight: chunks [first, first + n) of one object, fetched by one thread. Threads
+  // missing one of those chunks wait for it and take their chunk from its result, failure
+  // included, instead of sending the same request (a search reads many partitions of one file
+  // from several threads at once).
+  class Flight {
+   public:
+    explicit Flight(int64_t first) : first_(first) {}
+    int64_t first() const { return first_; }
+    // Waits until the fetch ends: its status and, on success, the bytes of its chunks.
+    std::pair<arrow::Status, std::shared_ptr<arrow::Buffer>> Wait();
+    void Finish(arrow::Status status, std::shared_ptr<arrow::Buffer> bytes);
+
+   private:
+    const int64_t first_;
+    std::mutex mutex_;
+    std::condition_variable finished_;
+    bool done_ = false;
+    arrow::Status status_;
+    std::shared_ptr<arrow::Buffer> bytes_;
+  };
+  // Registers `flight` as the fetch of chunk `chunk` of `object` and returns null, or returns
+  // the flight already fetching it. Never waits.
+  std::shared_ptr<Flight> Claim(const std::string& object, int64_t chunk,
+                                const std::shared_ptr<Flight>& flight);
+  // Ends `flight`'s claims on `chunks` of `object` and finishes it: its waiters wake.
+  void Land(const std::string& object, const std::vector<int64_t>& chunks,
+            const std::shared_ptr<Flight>& flight, arrow::Status status,
+            std::shared_ptr<arrow::Buffer> bytes);
 
   std::optional<int64_t> SizeOf(const std::string& object);
   void SetSize(const std::string& object, int64_t size);
@@ -66,8 +87,7 @@ class ObjectCache {
   std::list<Entry> recency_;  // most recently used first
   std::unordered_map<std::string, std::list<Entry>::iterator> entries_;
   int64_t cached_bytes_ = 0;
-  std::unordered_set<std::string> claimed_;  // chunk keys being fetched
-  std::condition_variable released_;
+  std::unordered_map<std::string, std::shared_ptr<Flight>> flights_;  // by chunk key
   std::unordered_map<std::string, int64_t> sizes_;
   std::list<std::string> size_order_;  // oldest first
 };

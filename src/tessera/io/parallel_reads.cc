@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -14,7 +16,7 @@ namespace tessera::io {
 int ReadParallelism() {
   static const int parallelism = [] {
     const int64_t asked = util::IntegerFromEnvironment("TESSERA_S3_READ_PARALLELISM", 8, 1);
-    return asked <= 256 ? static_cast<int>(asked) : 8;
+    return static_cast<int>(std::min<int64_t>(asked, 256));
   }();
   return parallelism;
 }
@@ -23,20 +25,40 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
   if (count <= 0) return arrow::Status::OK();
   std::vector<arrow::Status> errors(static_cast<size_t>(count));
   std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
   util::OperationControl* control = util::CurrentControl();
+  const std::string operation(util::CurrentOperation());
   auto work = [&]() {
+    const util::OperationName name(operation);
     const util::ControlScope scope(control);
-    for (int64_t i = next++; i < count; i = next++) {
-      errors[static_cast<size_t>(i)] =
-          util::GuardExceptions(util::CurrentOperation(), [&] { return read(i); });
+    // After a failure or a cancellation no new read starts: the first error is the answer.
+    for (int64_t i = next++; i < count && !failed.load(); i = next++) {
+      arrow::Status status = util::CheckCancelled();
+      if (status.ok()) status = util::GuardExceptions(operation, [&] { return read(i); });
+      if (!status.ok()) {
+        errors[static_cast<size_t>(i)] = std::move(status);
+        failed = true;
+      }
     }
   };
-  const int64_t threads = std::min<int64_t>(count, ReadParallelism());
   std::vector<std::thread> helpers;
-  helpers.reserve(static_cast<size_t>(threads - 1));
-  for (int64_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    ~JoinAll() {
+      for (auto& thread : threads) thread.join();
+    }
+  } join_all{helpers};
+  const int64_t wanted = std::min<int64_t>(count, ReadParallelism()) - 1;
+  try {
+    helpers.reserve(static_cast<size_t>(wanted));
+    for (int64_t t = 0; t < wanted; ++t) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started, and this one, do the reads.
+  } catch (const std::bad_alloc&) {
+  }
   work();
   for (auto& helper : helpers) helper.join();
+  helpers.clear();
   for (auto& error : errors) {
     if (!error.ok()) return error;
   }

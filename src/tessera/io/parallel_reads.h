@@ -9,8 +9,9 @@
 //
 // Threads are started per call and joined before it returns: no pool outlives a call, and a
 // read that itself calls ParallelReads simply starts threads of its own (no deadlock on a
-// shared pool). The caller's current OperationControl (cancellation, progress) is each
-// thread's while it runs reads; a read that throws returns the exception as its error.
+// shared pool); when no thread can be started the calling thread does every read. The caller's
+// current operation and OperationControl are each thread's while it runs reads; a read that
+// throws returns the exception as its error.
 #pragma once
 
 #include <arrow/status.h>
@@ -20,11 +21,12 @@
 
 namespace tessera::io {
 
-// TESSERA_S3_READ_PARALLELISM when a positive integer (at most 256), else 8.
+// TESSERA_S3_READ_PARALLELISM when a positive integer (capped at 256), else 8.
 int ReadParallelism();
 
-// Runs read(i) for every i in [0, count), at most ReadParallelism() at once; returns the first
-// error by index (every read runs even after an error). count <= 1 runs on the calling thread.
+// Runs read(i) for i in [0, count), at most ReadParallelism() at once, until one fails or the
+// current operation is cancelled: no read starts after that, and the first error by index is
+// returned. count <= 1 runs on the calling thread.
 arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int64_t)>& read);
 
 }  // namespace tessera::io

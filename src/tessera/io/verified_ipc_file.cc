@@ -69,7 +69,16 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
     return file_->CorruptError(
         Concat("has no record batch ", index, " (it has ", reader_->num_record_batches(), ")"));
   }
-  auto batch = reader_->ReadRecordBatch(index);
+  arrow::Result<std::shared_ptr<arrow::RecordBatch>> batch;
+  if (first_read_done_.load(std::memory_order_acquire)) {
+    batch = reader_->ReadRecordBatch(index);
+  } else {
+    // Arrow's reader notes on its first read that it has read the dictionaries (a plain
+    // field): the first read is made by one thread, the others wait for it.
+    std::lock_guard<std::mutex> lock(first_read_mutex_);
+    batch = reader_->ReadRecordBatch(index);
+    if (batch.ok()) first_read_done_.store(true, std::memory_order_release);
+  }
   if (!batch.ok()) {
     if (!IsDamage(batch.status())) {
       return batch.status();

@@ -11,7 +11,9 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,8 @@ class VerifiedIpcFile {
   arrow::Status VerifyFooter() const;
   std::shared_ptr<VerifiedFile> file_;
   std::shared_ptr<arrow::ipc::RecordBatchFileReader> reader_;
+  mutable std::mutex first_read_mutex_;
+  mutable std::atomic<bool> first_read_done_{false};
 };
 
 }  // namespace tessera::io

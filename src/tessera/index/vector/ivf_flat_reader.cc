@@ -96,7 +96,7 @@ arrow::Result<std::vector<ScoredRow>> IvfFlatReader::Search(const VectorQuery& q
   const QueryDistance distance(model_.metric(), query.vector, dim());
   const std::vector<int> probed = model_.Probe(query.vector, query.nprobes);
   ARROW_RETURN_NOT_OK(partitions_->Prefetch(probed));
-  if (graphs_ != nullptr) ARROW_RETURN_NOT_OK(graphs_->file->Prefetch(probed));
+  if (graph) ARROW_RETURN_NOT_OK(graph->Prefetch(probed, *partitions_));
   for (int partition : probed) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);

@@ -97,6 +97,18 @@ class PartitionGraphSearch {
 
   bool UsesGraph(int64_t partition_size) const { return partition_size > ef_; }
 
+  // Fetches ahead, on object storage, the graphs of the `probed` partitions of `partitions`
+  // that the search will walk (IvfPartitions::Prefetch); nothing on local storage.
+  arrow::Status Prefetch(const std::vector<int>& probed, const IvfPartitions& partitions) const {
+    if (!graphs_.file->remote()) return arrow::Status::OK();
+    std::vector<int> walked;
+    for (int partition : probed) {
+      ARROW_RETURN_NOT_OK(partitions.Verify(partition));
+      if (UsesGraph(partitions.size(partition))) walked.push_back(partition);
+    }
+    return graphs_.file->Prefetch(walked);
+  }
+
   // Searches the graph of `partition` (rows of `partitions`) and offers the rows it finds to
   // `best`. distances(nodes, count, out): the query's distances to `count` rows of the
   // partition. Rows outside the query's range or rejected by its accept callback are walked

@@ -124,6 +124,7 @@ arrow::Result<std::unique_ptr<IvfPartitions>> IvfPartitions::Open(const io::Stor
                    num_partitions);
   }
   partitions->partitions_.resize(static_cast<size_t>(num_partitions));
+  partitions->locks_ = std::make_unique<std::mutex[]>(static_cast<size_t>(num_partitions));
   partitions->verified_ = std::make_unique<io::BlockFlags>(static_cast<uint64_t>(num_partitions));
   partitions->where_ = where;
   partitions->layout_ = layout;
@@ -156,7 +157,7 @@ arrow::Status IvfPartitions::Verify(int partition) const {
   }
   const auto flag = static_cast<uint64_t>(partition);
   if (verified_->IsSet(flag)) return arrow::Status::OK();
-  std::lock_guard<std::mutex> lock(locks_[static_cast<size_t>(partition) % kLockStripes]);
+  std::lock_guard<std::mutex> lock(locks_[static_cast<size_t>(partition)]);
   if (verified_->IsSet(flag)) return arrow::Status::OK();
   const Partition& entry = partitions_[static_cast<size_t>(partition)];
   if (entry.batch == nullptr) ARROW_RETURN_NOT_OK(Load(partition));

@@ -26,7 +26,6 @@
 #include <arrow/record_batch.h>
 #include <arrow/result.h>
 
-#include <array>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -89,8 +88,8 @@ class IvfPartitionWriter {
 };
 
 // An open partitions file: pointers into its memory map, each partition's set the first time
-// it is used. Safe to share between threads: a partition is loaded once, under a lock of its
-// own, before any accessor reads it.
+// it is verified. Safe to share between threads: a partition is loaded once, under a lock of
+// its own, before any accessor reads it.
 class IvfPartitions {
  public:
   // Corrupt when the file does not hold `num_partitions` valid partitions of dimension `dim`.
@@ -108,6 +107,8 @@ class IvfPartitions {
   // (io::ParallelReads), so that their round trips overlap; on local storage nothing (a
   // partition's first use maps it). Returns what Verify would.
   arrow::Status Prefetch(const std::vector<int>& partitions) const;
+  // Whether the file is on object storage (Prefetch fetches there).
+  bool remote() const { return remote_; }
   // Corrupt naming the file, for `what` is wrong with it.
   arrow::Status CorruptError(const std::string& what) const {
     return file_->file().CorruptError(what);
@@ -145,8 +146,9 @@ class IvfPartitions {
   PartitionLayout layout_;
   bool remote_ = false;  // on object storage
   mutable std::vector<Partition> partitions_;
-  static constexpr size_t kLockStripes = 64;
-  mutable std::array<std::mutex, kLockStripes> locks_;  // partition p's: locks_[p % stripes]
+  // Partition p's lock, held while it loads: one each, so that loads of different partitions
+  // (network round trips on object storage) never wait for each other.
+  std::unique_ptr<std::mutex[]> locks_;
 };
 
 }  // namespace tessera::index::vector

@@ -58,7 +58,7 @@ arrow::Result<std::vector<ScoredRow>> IvfQuantizedReader::Search(const VectorQue
   std::vector<uint8_t> gathered;  // the codes of the rows a graph walk scores
   const std::vector<int> probed = model_.ivf.Probe(vector, query.nprobes);
   ARROW_RETURN_NOT_OK(partitions_->Prefetch(probed));
-  if (graphs_ != nullptr) ARROW_RETURN_NOT_OK(graphs_->file->Prefetch(probed));
+  if (graph) ARROW_RETURN_NOT_OK(graph->Prefetch(probed, *partitions_));
   for (int partition : probed) {
     ARROW_RETURN_NOT_OK(partitions_->Verify(partition));
     const int64_t size = partitions_->size(partition);

@@ -23,6 +23,13 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
                            "' is not a vector column");
   }
   result.dim_ = static_cast<const arrow::FixedSizeListType&>(*type).list_size();
+  const auto value_type = static_cast<const arrow::FixedSizeListType&>(*type).value_type()->id();
+  if (value_type != arrow::Type::FLOAT && value_type != arrow::Type::HALF_FLOAT) {
+    return InvalidArgument(
+        "column '", schema->field(column_index)->name(), "' holds ",
+        static_cast<const arrow::FixedSizeListType&>(*type).value_type()->ToString(),
+        ", not float32 or float16");
+  }
   for (const auto& source : fragments) {
     const uint32_t id = source.id();
     if (result.fragments_.contains(id)) continue;
@@ -104,7 +111,8 @@ arrow::Result<RawVectors::Fetched> RawVectors::FetchOnDemand(
   while (i < addresses.size()) {
     const uint32_t fragment_id = dataset::FragmentOf(addresses[i]);
     auto found = fragments_.find(fragment_id);
-    if (found == fragments_.end() || !found->second.on_demand) {
+    if (found == fragments_.end() || !found->second.on_demand ||
+        found->second.rows_per_batch == 0) {
       ++i;
       continue;
     }
