@@ -70,15 +70,19 @@ arrow::Result<std::shared_ptr<arrow::RecordBatch>> VerifiedIpcFile::ReadBatchUnv
         Concat("has no record batch ", index, " (it has ", reader_->num_record_batches(), ")"));
   }
   arrow::Result<std::shared_ptr<arrow::RecordBatch>> batch;
-  if (first_read_done_.load(std::memory_order_acquire)) {
-    batch = reader_->ReadRecordBatch(index);
-  } else {
+  bool read = false;
+  if (!first_read_done_.load(std::memory_order_acquire)) {
     // Arrow's reader notes on its first read that it has read the dictionaries (a plain
-    // field): the first read is made by one thread, the others wait for it.
+    // field): the first read is made by one thread; the others wait for it, then read at once
+    // (not one after the other under the lock: on object storage each read is a round trip).
     std::lock_guard<std::mutex> lock(first_read_mutex_);
-    batch = reader_->ReadRecordBatch(index);
-    if (batch.ok()) first_read_done_.store(true, std::memory_order_release);
+    if (!first_read_done_.load(std::memory_order_relaxed)) {
+      batch = reader_->ReadRecordBatch(index);
+      read = true;
+      if (batch.ok()) first_read_done_.store(true, std::memory_order_release);
+    }
   }
+  if (!read) batch = reader_->ReadRecordBatch(index);
   if (!batch.ok()) {
     if (!IsDamage(batch.status())) {
       return batch.status();
