@@ -15,7 +15,8 @@
 // another file of the same size).
 //
 // The parsed footer, and the offset indexes read so far (external_pages.h), are shared by every
-// reader of the process through a small cache keyed by (location, size, modification time), so
+// reader of the process through a small cache keyed by (location, size, modification time;
+// for an object also its ETag), so
 // repeated queries do not parse them again; registration
 // and checks of the footer's digest parse it anew. Every row group read checks first that the
 // file still has the size and time it had when opened (Stale otherwise): a file rewritten in

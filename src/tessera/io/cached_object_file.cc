@@ -110,6 +110,9 @@ arrow::Result<CachedObjectFile::Piece> CachedObjectFile::Obtain(int64_t i, int64
     // Another thread fetches the chunk: its result, failure included, is this read's too.
     auto [status, bytes] = other->Wait();
     ARROW_RETURN_NOT_OK(status);
+    // The cached copy when there is one: a slice of the other thread's run would keep its whole
+    // run alive outside the cache's budget.
+    if (auto chunk = cache_->Get(cache_key_, i)) return Piece{std::move(chunk), i + 1};
     const int64_t offset = (i - other->first()) * chunk_bytes_;
     const int64_t length = std::min(chunk_bytes_, bytes->size() - offset);
     if (length <= 0) return Shorter(i * chunk_bytes_, chunk_bytes_, 0);
@@ -128,7 +131,9 @@ arrow::Result<CachedObjectFile::Piece> CachedObjectFile::Obtain(int64_t i, int64
       cache->Land(key, chunks, flight, std::move(status), std::move(bytes));
     }
     ~Landing() {
-      if (!landed) Land(arrow::Status::IOError("the fetch of ", key, " was abandoned"), nullptr);
+      if (!landed) {
+        Land(Error(ErrorKind::kInternal, "the fetch of ", key, " was abandoned"), nullptr);
+      }
     }
   } landing{cache_, cache_key_, flight, {i}};
   if (auto chunk = cache_->Get(cache_key_, i)) {  // cached between the look and the claim

@@ -5,7 +5,9 @@
 // checksum, deletion, transaction and segment files get fresh uuid names, and a manifest's name
 // is its version, created once by a conditional put. (cleanup deletes objects; a reader still
 // holding a removed version may then be served its bytes from here, which are the bytes it
-// would have read.) Keys are "<store>/<bucket>/<key>", so two stores never share entries.
+// would have read.) Keys are "<store>/<bucket>/<key>", so two stores never share entries. The
+// one kind of object that may change, an external Parquet object (docs/objstore.md), is keyed
+// "<store>/<bucket>/<key>#<ETag>" and read pinned to that ETag: its entries are of one version.
 //
 // Bytes are kept in chunks (a file's bytes [i·chunk, (i+1)·chunk), or a whole object read at
 // once) and evicted least recently used beyond the capacity; sizes are kept for up to 64 Ki

@@ -45,7 +45,9 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
   struct JoinAll {
     std::vector<std::thread>& threads;
     ~JoinAll() {
-      for (auto& thread : threads) thread.join();
+      for (auto& thread : threads) {
+        if (thread.joinable()) thread.join();
+      }
     }
   } join_all{helpers};
   const int64_t wanted = std::min<int64_t>(count, ReadParallelism()) - 1;
@@ -58,7 +60,6 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
   }
   work();
   for (auto& helper : helpers) helper.join();
-  helpers.clear();
   for (auto& error : errors) {
     if (!error.ok()) return error;
   }

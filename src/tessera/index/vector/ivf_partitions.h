@@ -87,8 +87,9 @@ class IvfPartitionWriter {
   std::shared_ptr<arrow::ipc::RecordBatchWriter> writer_;
 };
 
-// An open partitions file: pointers into its memory map, each partition's set the first time
-// it is verified. Safe to share between threads: a partition is loaded once, under a lock of
+// An open partitions file: pointers into its partitions' buffers (its memory map on local
+// storage, fetched bytes on object storage), each partition's set the first time it is
+// verified. Safe to share between threads: a partition is loaded once, under a lock of
 // its own, before any accessor reads it.
 class IvfPartitions {
  public:
