@@ -313,6 +313,10 @@ arrow::Result<std::vector<std::shared_ptr<arrow::RecordBatch>>> ExternalParquetF
     auto parquet_reader = parquet::ParquetFileReader::Open(input_, reader_properties, metadata_);
     parquet::ArrowReaderProperties properties = parquet::default_arrow_reader_properties();
     properties.set_use_threads(false);  // the callers already read batches on several threads
+    // An object's reads go through the process cache, which coalesces them already; pre-buffering
+    // would issue them on Arrow's IO threads, where each signed request leaves OpenSSL state
+    // that is never freed (the threads outlive the process's cleanup).
+    if (!etag_.empty()) properties.set_pre_buffer(false);
     // Pieces of the size the caller slices: decoded in pieces, a row group's values are never
     // reallocated as they grow, and a batch that is one piece is taken without a copy.
     properties.set_batch_size(piece_rows);

@@ -1,5 +1,7 @@
 #include "tessera/io/parallel_reads.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
 #include <atomic>
 #include <string>
@@ -41,6 +43,11 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
       }
     }
   };
+  // A helper frees OpenSSL's state of its thread (signed requests allocate some) before it ends.
+  auto run_helper = [&]() {
+    work();
+    OPENSSL_thread_stop();
+  };
   std::vector<std::thread> helpers;
   struct JoinAll {
     std::vector<std::thread>& threads;
@@ -53,7 +60,7 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
   const int64_t wanted = std::min<int64_t>(count, ReadParallelism()) - 1;
   try {
     helpers.reserve(static_cast<size_t>(wanted));
-    for (int64_t t = 0; t < wanted; ++t) helpers.emplace_back(work);
+    for (int64_t t = 0; t < wanted; ++t) helpers.emplace_back(run_helper);
   } catch (const std::system_error&) {
     // No more threads to be had: the ones started, and this one, do the reads.
   } catch (const std::bad_alloc&) {
