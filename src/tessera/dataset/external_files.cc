@@ -35,14 +35,12 @@ std::string Absolute(const std::string& path) {
 // directories, and dropping a SQL table removes the whole directory): refused, comparing the
 // canonical paths, so that a symbolic link cannot hide where the file really is.
 arrow::Status CheckOutsideDataset(const io::Storage& storage, const std::string& path) {
-  if (IsObjectLocation(path) || !storage.is_local()) {
-    // Local files and objects never share a place; an object is inside a dataset on object
-    // storage when its URI extends the dataset's root.
-    const std::string& root = storage.root();
-    if (storage.is_local() || !IsObjectLocation(path) || path.rfind(root + "/", 0) != 0) {
-      return arrow::Status::OK();
-    }
-    return InvalidArgument("external file ", path, " lies under dataset ", root,
+  const bool object = IsObjectLocation(path);
+  if (object == storage.is_local()) return arrow::Status::OK();  // never in the same place
+  if (object) {
+    // An object is inside a dataset on object storage when its URI extends the dataset's root.
+    if (path.rfind(storage.root() + "/", 0) != 0) return arrow::Status::OK();
+    return InvalidArgument("external file ", path, " lies under dataset ", storage.root(),
                            ", which tessera manages and may remove objects from; keep external "
                            "files outside its prefix");
   }
@@ -103,6 +101,11 @@ bool IsListOfFloats(const arrow::DataType& type) {
 }
 
 }  // namespace
+
+bool ReadsFromObjectStorage(const io::Storage& storage, const format::Fragment& fragment) {
+  return !storage.is_local() ||
+         (IsExternal(fragment) && IsObjectLocation(fragment.files(0).external().location()));
+}
 
 arrow::Result<std::string> NormalizedExternalLocation(const std::string& path_or_uri) {
   if (IsObjectLocation(path_or_uri)) {

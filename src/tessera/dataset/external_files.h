@@ -42,6 +42,10 @@ inline bool IsExternal(const format::Fragment& fragment) {
   return fragment.files_size() == 1 && fragment.files(0).has_external();
 }
 
+// Whether `fragment` of a dataset on `storage` is read from object storage: the dataset is
+// there, or the fragment is an external object. Such reads wait on the store, not the CPU.
+bool ReadsFromObjectStorage(const io::Storage& storage, const format::Fragment& fragment);
+
 // The files named by `patterns`, each a path or a glob(3) pattern (its matches sorted), in the
 // order given and each once, made absolute. InvalidArgument naming a pattern that matches no
 // file; NotFound for a path that does not exist.

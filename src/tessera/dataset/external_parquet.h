@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "tessera/format/manifest.pb.h"
+#include "tessera/io/s3_settings.h"
 
 namespace tessera::dataset {
 
@@ -58,9 +59,7 @@ int64_t ColumnChunkStart(const parquet::ColumnChunkMetaData& chunk);
 bool IsFailureToRead(const arrow::Status& status);
 
 // Whether an external file's location names an object (`s3://`) rather than a local path.
-inline bool IsObjectLocation(const std::string& location) {
-  return location.rfind("s3://", 0) == 0;
-}
+inline bool IsObjectLocation(const std::string& location) { return io::IsS3Uri(location); }
 
 class ExternalParquetFile {
  public:

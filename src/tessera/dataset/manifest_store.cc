@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "tessera/dataset/external_parquet.h"
 #include "tessera/format/parse_message.h"
 #include "tessera/format/paths.h"
 #include "tessera/io/framed_file.h"
@@ -40,7 +41,7 @@ uint32_t FormatVersionFor(const format::Manifest& manifest) {
   for (const auto& fragment : manifest.fragments()) {
     for (const auto& file : fragment.files()) {
       if (!file.has_external()) continue;
-      if (file.external().location().rfind("s3://", 0) == 0) return kExternalObjectsFormatVersion;
+      if (IsObjectLocation(file.external().location())) return kExternalObjectsFormatVersion;
       needed = kExternalFilesFormatVersion;
     }
   }

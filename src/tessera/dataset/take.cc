@@ -5,13 +5,11 @@
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/external_files.h"
-#include "tessera/dataset/external_parquet.h"
 #include "tessera/dataset/fragment_reader.h"
 #include "tessera/dataset/read_statistics.h"
 #include "tessera/dataset/scanner.h"
 #include "tessera/io/parallel_reads.h"
 #include "tessera/status.h"
-#include "tessera/util/thread_pool.h"
 
 namespace tessera::dataset {
 
@@ -120,12 +118,11 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
     std::vector<int64_t> positions;
   };
   std::vector<FragmentTake> takes;
-  bool remote = !storage.is_local();  // some fragment is read from object storage
+  bool remote = false;  // some fragment is read from object storage
   for (auto& [fragment_id, requests] : by_fragment) {
     const format::Fragment& fragment = manifest.fragments(fragment_index[fragment_id]);
     ARROW_ASSIGN_OR_RAISE(const FragmentReader* reader, readers(fragment, column_indices));
-    remote = remote ||
-             (IsExternal(fragment) && IsObjectLocation(fragment.files(0).external().location()));
+    remote = remote || ReadsFromObjectStorage(storage, fragment);
     std::sort(requests.begin(), requests.end(),
               [](const Request& a, const Request& b) { return a.offset < b.offset; });
     FragmentTake take{reader, {}, {}};
@@ -173,17 +170,8 @@ arrow::Result<std::shared_ptr<arrow::Table>> TakeRows(const io::Storage& storage
                                            /*whole_batches=*/false));
     return arrow::Status::OK();
   };
-  if (!remote) {
-    ARROW_RETURN_NOT_OK(util::ParallelFor(static_cast<int64_t>(runs.size()),
-                                          [&](int64_t begin, int64_t end) -> arrow::Status {
-                                            for (int64_t r = begin; r < end; ++r)
-                                              ARROW_RETURN_NOT_OK(read_run(r));
-                                            return arrow::Status::OK();
-                                          }));
-  } else {
-    // Reads of object storage wait on the store, not the CPU: more at once than cores.
-    ARROW_RETURN_NOT_OK(io::ParallelReads(static_cast<int64_t>(runs.size()), read_run));
-  }
+  // Reads of object storage wait on the store, not the CPU: more at once than cores.
+  ARROW_RETURN_NOT_OK(io::ReadEach(static_cast<int64_t>(runs.size()), remote, read_run));
   std::vector<RowOfBatches> sources(row_addresses.size());
   for (size_t r = 0; r < runs.size(); ++r) {
     const Run& run = runs[r];

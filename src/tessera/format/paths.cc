@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "tessera/io/s3_settings.h"
 #include "tessera/status.h"
 
 namespace tessera::format {
@@ -143,7 +144,7 @@ arrow::Status CheckManifestNames(const Manifest& manifest, std::string_view mani
         // Read, never written or removed: any absolute path or s3:// URI without a NUL will
         // do (a malformed URI is refused when the file is opened).
         const std::string& location = file.external().location();
-        const bool object = location.rfind("s3://", 0) == 0;
+        const bool object = io::IsS3Uri(location);
         if (!file.path().empty() || location.empty() || (location[0] != '/' && !object) ||
             location.find('\0') != std::string::npos) {
           return fail(where + " names external file", location,

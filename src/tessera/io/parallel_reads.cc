@@ -12,6 +12,7 @@
 #include "tessera/util/environment.h"
 #include "tessera/util/exception_guard.h"
 #include "tessera/util/operation_control.h"
+#include "tessera/util/thread_pool.h"
 
 namespace tessera::io {
 
@@ -71,6 +72,15 @@ arrow::Status ParallelReads(int64_t count, const std::function<arrow::Status(int
     if (!error.ok()) return error;
   }
   return arrow::Status::OK();
+}
+
+arrow::Status ReadEach(int64_t count, bool remote,
+                       const std::function<arrow::Status(int64_t)>& read) {
+  if (remote) return ParallelReads(count, read);
+  return util::ParallelFor(count, [&](int64_t begin, int64_t end) -> arrow::Status {
+    for (int64_t i = begin; i < end; ++i) ARROW_RETURN_NOT_OK(read(i));
+    return arrow::Status::OK();
+  });
 }
 
 }  // namespace tessera::io

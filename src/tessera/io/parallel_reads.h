@@ -24,6 +24,12 @@ namespace tessera::io {
 // TESSERA_S3_READ_PARALLELISM when a positive integer (capped at 256), else 8.
 int ReadParallelism();
 
+// Runs read(i) for every i in [0, count): as ParallelReads when `remote` (the reads wait on
+// object storage), else on the engine's threads (util::ParallelFor). The reads of a take or a
+// refinement, whose fragments may lie either side.
+arrow::Status ReadEach(int64_t count, bool remote,
+                       const std::function<arrow::Status(int64_t)>& read);
+
 // Runs read(i) for i in [0, count), at most ReadParallelism() at once, until one fails or the
 // current operation is cancelled: no read starts after that, and the first error by index is
 // returned. count <= 1 runs on the calling thread.

@@ -28,6 +28,10 @@ struct S3Location {
   std::string FilesystemPath() const;
 };
 
+// Whether `text` is an S3 URI (`s3://...`) rather than a local path: how a dataset root and an
+// external file's location tell object storage from a local filesystem.
+inline bool IsS3Uri(std::string_view text) { return text.substr(0, 5) == "s3://"; }
+
 // InvalidArgument naming the URI (user information masked) when it is not `s3://bucket[/prefix]`
 // with a valid bucket name.
 arrow::Result<S3Location> ParseS3Uri(std::string_view uri);

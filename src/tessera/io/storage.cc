@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tessera/io/fault_injection.h"
+#include "tessera/io/s3_settings.h"
 #include "tessera/io/s3_store.h"
 #include "tessera/io/uuid.h"
 #include "tessera/io/write_errors.h"
@@ -93,7 +94,7 @@ arrow::Result<std::shared_ptr<Storage>> Storage::Open(std::string_view uri_or_pa
     return std::shared_ptr<Storage>(new Storage(std::make_shared<arrow::fs::LocalFileSystem>(),
                                                 absolute, absolute, /*is_local=*/true));
   }
-  if (text.rfind("s3://", 0) == 0) {
+  if (IsS3Uri(text)) {
     ARROW_ASSIGN_OR_RAISE(auto store, S3Store::Open(text));
     std::shared_ptr<Storage> storage(new Storage(store->filesystem(),
                                                  store->location().FilesystemPath(),

@@ -2,12 +2,10 @@
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/external_files.h"
-#include "tessera/dataset/external_parquet.h"
 #include "tessera/io/parallel_reads.h"
 
 #include "tessera/index/vector/simd/kernels.h"
 #include "tessera/status.h"
-#include "tessera/util/thread_pool.h"
 
 namespace tessera::index::vector {
 
@@ -37,9 +35,7 @@ arrow::Result<RawVectors> RawVectors::Open(const io::Storage& storage,
                           dataset::FragmentReader::Open(storage, source, schema, {column_index}));
     Fragment fragment;
     fragment.rows_per_batch = reader->rows_per_batch();
-    const bool remote =
-        !storage.is_local() || (dataset::IsExternal(source) &&
-                                dataset::IsObjectLocation(source.files(0).external().location()));
+    const bool remote = dataset::ReadsFromObjectStorage(storage, source);
     fragment.on_demand = (reader->external() || remote) && !verify_all;
     result.reads_on_demand_ = result.reads_on_demand_ || fragment.on_demand;
     result.remote_ = result.remote_ || (fragment.on_demand && remote);
@@ -139,16 +135,7 @@ arrow::Result<RawVectors::Fetched> RawVectors::FetchOnDemand(
         run.fragment->reader->ReadRowsOfBatch(static_cast<int>(run.batch_index), run.rows));
     return arrow::Status::OK();
   };
-  if (remote_) {
-    ARROW_RETURN_NOT_OK(io::ParallelReads(static_cast<int64_t>(runs.size()), read_run));
-  } else {
-    ARROW_RETURN_NOT_OK(util::ParallelFor(static_cast<int64_t>(runs.size()),
-                                          [&](int64_t begin, int64_t end) -> arrow::Status {
-                                            for (int64_t r = begin; r < end; ++r)
-                                              ARROW_RETURN_NOT_OK(read_run(r));
-                                            return arrow::Status::OK();
-                                          }));
-  }
+  ARROW_RETURN_NOT_OK(io::ReadEach(static_cast<int64_t>(runs.size()), remote_, read_run));
   Fetched fetched;
   for (size_t r = 0; r < runs.size(); ++r) {
     const Run& run = runs[r];
