@@ -1,7 +1,6 @@
 // tessera: the command-line interface (docs/cli.md). Thin: it parses arguments, calls the
 // library and prints. Exit codes: 0 success, 1 error (printed as "error: <Kind>: <message>"),
 // 2 usage error, 130 cancelled by Ctrl-C.
-#include <arrow/compute/initialize.h>
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -54,13 +53,12 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
 
-  arrow::Status status = arrow::compute::Initialize();
+  // Arrow's compute functions are registered by the library where it first needs them
+  // (expr::EnsureComputeInitialized, about 2 ms), not here: most commands never do.
   // The library turns exceptions into errors where it allocates much; this is the last net,
   // for the command's own work (std::bad_alloc: ResourceExhausted, anything else: Internal).
-  if (status.ok()) {
-    status = tessera::util::GuardExceptions("running 'tessera" + SelectedCommand(app) + "'",
-                                            [&] { return commands.RunSelected(); });
-  }
+  const arrow::Status status = tessera::util::GuardExceptions(
+      "running 'tessera" + SelectedCommand(app) + "'", [&] { return commands.RunSelected(); });
   if (!status.ok()) return tessera::cli::ReportError(status);
   return 0;
 }

@@ -1,6 +1,5 @@
 #include "tessera/dataset/dataset.h"
 
-#include <arrow/compute/initialize.h>
 #include <unistd.h>
 
 #include "tessera/dataset/cleanup.h"
@@ -13,6 +12,7 @@
 #include "tessera/dataset/scanner.h"
 #include "tessera/dataset/schema_rules.h"
 #include "tessera/dataset/take.h"
+#include "tessera/expr/evaluator.h"
 #include "tessera/expr/filter.h"
 #include "tessera/format/paths.h"
 #include "tessera/format/schema_codec.h"
@@ -24,14 +24,9 @@ namespace tessera::dataset {
 
 namespace {
 
-arrow::Status InitializeCompute() {
-  static const arrow::Status status = arrow::compute::Initialize();
-  return status;
-}
-
 arrow::Status CheckSource(const std::shared_ptr<arrow::RecordBatchReader>& source) {
   if (source == nullptr) return InvalidArgument("no source of rows given");
-  return InitializeCompute();
+  return expr::EnsureComputeInitialized();
 }
 
 }  // namespace
@@ -137,7 +132,7 @@ arrow::Result<std::vector<format::Fragment>> RegisterExternalFiles(
 arrow::Result<std::shared_ptr<Dataset>> Dataset::CreateExternal(
     std::string_view uri, const std::vector<std::string>& files, const ExternalOptions& external,
     const WriteOptions& options) {
-  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_RETURN_NOT_OK(expr::EnsureComputeInitialized());
   ARROW_ASSIGN_OR_RAISE(auto storage, io::Storage::Open(uri));
   ARROW_RETURN_NOT_OK(CheckNoDataset(*storage));
   std::shared_ptr<arrow::Schema> schema;
@@ -214,7 +209,6 @@ arrow::Result<std::vector<VersionInfo>> ListVersionsOf(
 arrow::Result<std::shared_ptr<Dataset>> Dataset::Open(std::string_view uri,
                                                       std::optional<uint64_t> version,
                                                       bool check_external_files) {
-  ARROW_RETURN_NOT_OK(InitializeCompute());
   uint64_t latest = 0;
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri, &latest));
   if (!version) version = latest;
@@ -349,7 +343,7 @@ arrow::Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
 }
 
 arrow::Result<std::vector<VersionInfo>> Dataset::ListVersionsAt(std::string_view uri) {
-  ARROW_RETURN_NOT_OK(InitializeCompute());
+  ARROW_RETURN_NOT_OK(expr::EnsureComputeInitialized());
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
   return ListVersionsOf(storage);
 }
@@ -362,7 +356,6 @@ arrow::Result<CleanupReport> Dataset::Cleanup(const CleanupOptions& options) con
 
 arrow::Result<CleanupReport> Dataset::CleanupAt(std::string_view uri,
                                                 const CleanupOptions& options) {
-  ARROW_RETURN_NOT_OK(InitializeCompute());
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
   return CleanupDataset(*storage, options);
 }

@@ -2,7 +2,6 @@
 
 #include <arrow/builder.h>
 #include <arrow/compute/api.h>
-#include <arrow/compute/initialize.h>
 #include <arrow/io/memory.h>
 #include <arrow/ipc/reader.h>
 #include <arrow/ipc/writer.h>
@@ -10,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "tessera/expr/evaluator.h"
 #include "tessera/io/checksum.h"
 #include "tessera/status.h"
 
@@ -70,9 +70,7 @@ StatisticsCollector::StatisticsCollector(std::shared_ptr<arrow::Schema> schema)
 }
 
 arrow::Status StatisticsCollector::Add(const arrow::RecordBatch& batch) {
-  // The kernels below are registered by Initialize (done once; writers of datasets have).
-  static const arrow::Status initialized = arrow::compute::Initialize();
-  ARROW_RETURN_NOT_OK(initialized);
+  ARROW_RETURN_NOT_OK(expr::EnsureComputeInitialized());  // the kernels below
   for (Column& column : columns_) {
     const std::shared_ptr<arrow::Array>& values = batch.column(column.position);
     column.null_count += static_cast<uint64_t>(values->null_count());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "tessera/expr/evaluator.h"
 #include "tessera/expr/function_families.h"
 #include "tessera/expr/temporal.h"
 #include "tessera/expr/types.h"
@@ -137,6 +138,7 @@ const char* ComparisonKernel(CompareOp op) {
 
 arrow::Result<Datum> CompareValues(CompareOp op, const Datum& left, const Datum& right,
                                    int64_t length) {
+  RETURN_NOT_OK(EnsureComputeInitialized());  // callers outside evaluation (the planner) too
   const auto& left_type = left.type();
   const auto& right_type = right.type();
   const TypeFamily left_family = FamilyOf(*left_type);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/expr/diagnostics.h"
+#include "tessera/expr/evaluator.h"
 #include "tessera/status.h"
 
 namespace tessera::expr {
@@ -206,6 +207,7 @@ arrow::Result<LikeMatcher> TranslateLike(std::string_view pattern, std::string_v
 
 arrow::Result<arrow::Datum> MatchLike(const std::shared_ptr<arrow::Array>& strings,
                                       const LikeMatcher& matcher) {
+  RETURN_NOT_OK(EnsureComputeInitialized());  // callers outside evaluation (n-gram indexes) too
   if (matcher.kernel == LikeMatcher::Kernel::kEqual) {
     return compute::CallFunction("equal",
                                  {strings, StringScalarOf(*strings->type(), matcher.text)});
@@ -227,6 +229,7 @@ arrow::Result<arrow::Datum> MatchLikeRows(const std::shared_ptr<arrow::Array>& s
                                           const std::shared_ptr<arrow::Array>& patterns,
                                           std::string_view pattern_column, std::string_view escape,
                                           bool case_insensitive) {
+  RETURN_NOT_OK(EnsureComputeInitialized());
   const int64_t rows = strings->length();
   // The rows of each distinct pattern, in order of first appearance.
   std::unordered_map<std::string_view, size_t> group_of;
