@@ -2,9 +2,12 @@
 # Process start against the libraries' own start (docs/benchmarks.md, "Process start"): how long
 # `tessera --help` and a count of a 1,000-row dataset take, next to programs that do nothing but
 # link the shared libraries tessera links (an empty main printing one Arrow type), one library
-# set more per line (OpenBLAS is not among them: it is opened by the commands that use it). What the libraries cost before main runs is a floor no change inside
-# tessera can lower. Medians of RUNS (default 40) runs, each a fresh process. Builds the CLI
-# first; the probes are compiled into bench/.results/startup/ (git-ignored).
+# set more per line (OpenBLAS, libcurl, libstemmer and libedit are not among them: the commands
+# that use them open them, util/shared_library.h). What the libraries cost before main runs is
+# a floor no change inside tessera can lower. Medians of RUNS (default 40) rounds, each round
+# running every process once in turn (fresh processes; interleaved, so that all lines share
+# the machine's state of the moment). Builds the CLI first; the probes are compiled into
+# bench/.results/startup/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${TESSERA_BENCH_BUILD_DIR:-build}
@@ -30,7 +33,7 @@ probes=(
   "+ protobuf|-lprotobuf"
   "+ OpenSSL|-lssl -lcrypto"
   "+ ICU|-licuuc -licui18n"
-  "+ libstemmer, libedit, CRoaring|-lstemmer -ledit -lroaring"
+  "+ CRoaring|-lroaring"
 )
 libraries=""
 commands=()
@@ -53,14 +56,15 @@ commands+=("$build_dir/tessera --help" "$build_dir/tessera count $work/small"
 import statistics, subprocess, sys, time
 runs, count = int(sys.argv[1]), int(sys.argv[2])
 names, commands = sys.argv[3:3 + count], sys.argv[3 + count:]
+times = [[] for _ in commands]
+for _ in range(runs):
+    for i, command in enumerate(commands):
+        start = time.perf_counter()
+        subprocess.run(command.split(), check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        times[i].append((time.perf_counter() - start) * 1e3)
 print("| process | median ms | min ms |")
 print("| --- | ---: | ---: |")
-for name, command in zip(names, commands):
-    argv = command.split()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append((time.perf_counter() - start) * 1e3)
-    print("| %s | %.1f | %.1f |" % (name, statistics.median(times), min(times)))
+for name, samples in zip(names, times):
+    print("| %s | %.1f | %.1f |" % (name, statistics.median(samples), min(samples)))
 EOF

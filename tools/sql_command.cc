@@ -13,6 +13,10 @@
 #include <editline/readline.h>
 #include <unistd.h>
 
+#ifndef TESSERA_EDIT_LIBRARY
+#define TESSERA_EDIT_LIBRARY "libedit.so.2"
+#endif
+
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -24,6 +28,7 @@
 #include "tessera/sql/errors.h"
 #include "tessera/sql/parser.h"
 #include "tessera/sql/session.h"
+#include "tessera/util/shared_library.h"
 #include "value_text.h"
 
 namespace tessera::cli {
@@ -136,13 +141,40 @@ std::string HistoryPath() {
   return home == nullptr ? std::string() : std::string(home) + "/.tessera_sql_history";
 }
 
+// libedit's readline interface, opened when a prompt starts (util/shared_library.h): the other
+// commands never need it, and a linked libedit cost every process at start.
+struct LineEditor {
+  decltype(&readline) read_line = nullptr;
+  decltype(&add_history) add_entry = nullptr;
+  decltype(&using_history) start_history = nullptr;
+  decltype(&read_history) load_history = nullptr;
+  decltype(&write_history) save_history = nullptr;
+};
+
+arrow::Result<LineEditor> OpenLineEditor() {
+  ARROW_ASSIGN_OR_RAISE(
+      auto library,
+      util::SharedLibrary::Open({TESSERA_EDIT_LIBRARY, "libedit.so.2"}, ErrorKind::kUnsupported,
+                                "libedit, which the interactive SQL prompt needs,",
+                                "install libedit2, or pass statements with -e, "
+                                "--file or on standard input"));
+  LineEditor editor;
+  library.Bind(&editor.read_line, "readline");
+  library.Bind(&editor.add_entry, "add_history");
+  library.Bind(&editor.start_history, "using_history");
+  library.Bind(&editor.load_history, "read_history");
+  library.Bind(&editor.save_history, "write_history");
+  ARROW_RETURN_NOT_OK(library.Complete());
+  return editor;
+}
+
 // Statements from a terminal, with line editing and history (libedit): lines collected until
 // one ends with ';'. Sets *at_end at end of input (Ctrl-D).
-std::string ReadInteractive(bool* at_end) {
+std::string ReadInteractive(const LineEditor& editor, bool* at_end) {
   std::string script;
   const char* prompt = "tessera> ";
   while (true) {
-    char* raw = readline(prompt);
+    char* raw = editor.read_line(prompt);
     if (raw == nullptr) {
       *at_end = true;
       return script;
@@ -156,7 +188,7 @@ std::string ReadInteractive(bool* at_end) {
     if (line[end] == ';') {
       std::string entry = script;
       while (!entry.empty() && (entry.back() == '\n' || entry.back() == ' ')) entry.pop_back();
-      add_history(entry.c_str());
+      editor.add_entry(entry.c_str());
       return script;
     }
   }
@@ -194,17 +226,18 @@ arrow::Status RunSql(const SqlArguments& arguments) {
     return run(text.str());
   }
   // Interactive: an error is printed and the prompt continues, as in the mysql client.
+  ARROW_ASSIGN_OR_RAISE(const LineEditor editor, OpenLineEditor());
   const std::string history = HistoryPath();
-  using_history();
-  if (!history.empty()) read_history(history.c_str());
+  editor.start_history();
+  if (!history.empty()) editor.load_history(history.c_str());
   bool at_end = false;
   while (!at_end) {
-    const std::string script = ReadInteractive(&at_end);
+    const std::string script = ReadInteractive(editor, &at_end);
     if (script.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     const auto status = run(script);
     if (!status.ok()) std::cerr << sql::FormatSqlError(status) << "\n\n";
   }
-  if (!history.empty()) write_history(history.c_str());
+  if (!history.empty()) editor.save_history(history.c_str());
   std::cout << "Bye\n";
   return arrow::Status::OK();
 }

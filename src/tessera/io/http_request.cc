@@ -1,7 +1,6 @@
 #include "tessera/io/http_request.h"
 
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "tessera/status.h"
+#include "tessera/util/shared_library.h"
 
 namespace tessera::io {
 
@@ -30,33 +30,22 @@ struct Curl {
 };
 
 arrow::Result<Curl> OpenCurl() {
-  void* library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    const char* message = dlerror();
-    return Unsupported("libcurl, which commits on object storage need, cannot be loaded (",
-                       message ? message : "no message",
-                       "); install libcurl4 (scripts/bootstrap.sh does)");
-  }
+  ARROW_ASSIGN_OR_RAISE(auto library,
+                        util::SharedLibrary::Open({"libcurl.so.4"}, ErrorKind::kUnsupported,
+                                                  "libcurl, which commits on object storage need,",
+                                                  "install libcurl4 (scripts/bootstrap.sh does)"));
   Curl curl;
-  bool complete = true;
-  auto find = [&](auto* slot, const char* name) {
-    void* symbol = dlsym(library, name);
-    complete = complete && symbol != nullptr;
-    *slot = reinterpret_cast<std::remove_pointer_t<decltype(slot)>>(symbol);
-  };
-  find(&curl.global_init, "curl_global_init");
-  find(&curl.easy_init, "curl_easy_init");
-  find(&curl.easy_setopt, "curl_easy_setopt");
-  find(&curl.easy_perform, "curl_easy_perform");
-  find(&curl.easy_getinfo, "curl_easy_getinfo");
-  find(&curl.easy_cleanup, "curl_easy_cleanup");
-  find(&curl.easy_reset, "curl_easy_reset");
-  find(&curl.easy_strerror, "curl_easy_strerror");
-  find(&curl.slist_append, "curl_slist_append");
-  find(&curl.slist_free_all, "curl_slist_free_all");
-  if (!complete) {
-    return Unsupported("the libcurl loaded lacks a function tessera needs");
-  }
+  library.Bind(&curl.global_init, "curl_global_init");
+  library.Bind(&curl.easy_init, "curl_easy_init");
+  library.Bind(&curl.easy_setopt, "curl_easy_setopt");
+  library.Bind(&curl.easy_perform, "curl_easy_perform");
+  library.Bind(&curl.easy_getinfo, "curl_easy_getinfo");
+  library.Bind(&curl.easy_cleanup, "curl_easy_cleanup");
+  library.Bind(&curl.easy_reset, "curl_easy_reset");
+  library.Bind(&curl.easy_strerror, "curl_easy_strerror");
+  library.Bind(&curl.slist_append, "curl_slist_append");
+  library.Bind(&curl.slist_free_all, "curl_slist_free_all");
+  ARROW_RETURN_NOT_OK(library.Complete());
   if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     return Error(ErrorKind::kInternal, "libcurl failed to initialize");
   }

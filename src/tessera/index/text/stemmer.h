@@ -14,9 +14,12 @@ struct sb_stemmer;
 
 namespace tessera::index::text {
 
+struct Snowball;  // libstemmer's functions (stemmer.cc)
+
 class Stemmer {
  public:
-  // InvalidArgument listing the stemmer languages when `language` (lower case) has none.
+  // InvalidArgument listing the stemmer languages when `language` (lower case) has none;
+  // Internal when libstemmer cannot be loaded.
   static arrow::Result<std::unique_ptr<Stemmer>> Make(std::string_view language);
   ~Stemmer();
   Stemmer(const Stemmer&) = delete;
@@ -27,7 +30,8 @@ class Stemmer {
   std::string_view Stem(std::string_view word);
 
  private:
-  explicit Stemmer(sb_stemmer* stemmer) : stemmer_(stemmer) {}
+  Stemmer(const Snowball& snowball, sb_stemmer* stemmer) : snowball_(snowball), stemmer_(stemmer) {}
+  const Snowball& snowball_;
   sb_stemmer* stemmer_;
 };
 
