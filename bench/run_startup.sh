@@ -2,12 +2,12 @@
 # Process start against the libraries' own start (docs/benchmarks.md, "Process start"): how long
 # `tessera --help` and a count of a 1,000-row dataset take, next to programs that do nothing but
 # link the shared libraries tessera links (an empty main printing one Arrow type), one library
-# set more per line (OpenBLAS, libcurl, libstemmer and libedit are not among them: the commands
-# that use them open them, util/shared_library.h). What the libraries cost before main runs is
+# set more per line (OpenBLAS, libcurl, ICU, libstemmer and libedit are not among them: the
+# commands that use them open them, util/shared_library.h). What the libraries cost before main runs is
 # a floor no change inside tessera can lower. Medians of RUNS (default 40) rounds, each round
 # running every process once in turn (fresh processes; interleaved, so that all lines share
 # the machine's state of the moment). Builds the CLI first; the probes are compiled into
-# bench/.results/startup/ (git-ignored).
+# bench/.results/startup/ (git-ignored). STARTUP_BASELINE (below) adds another build's lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${TESSERA_BENCH_BUILD_DIR:-build}
@@ -32,7 +32,6 @@ probes=(
   "+ arrow_compute, arrow_acero|-l:libarrow_compute.so.2600 -l:libarrow_acero.so.2600"
   "+ protobuf|-lprotobuf"
   "+ OpenSSL|-lssl -lcrypto"
-  "+ ICU|-licuuc -licui18n"
   "+ CRoaring|-lroaring"
 )
 libraries=""
@@ -49,9 +48,14 @@ for i in "${!probes[@]}"; do
 done
 rm -rf "$work/small"
 "$build_dir/tessera" gen --dataset "$work/small" --rows 1000 --dim 8 > /dev/null
-names+=("tessera --help" "tessera count (1,000 rows)" "tessera count --where 'id < 10'")
-commands+=("$build_dir/tessera --help" "$build_dir/tessera count $work/small"
-  "$build_dir/tessera count $work/small --where id<10")
+# The same three processes of another build, in the same rounds: STARTUP_BASELINE=path/to/tessera
+# (for example a build of an earlier commit).
+for binary in "$build_dir/tessera" ${STARTUP_BASELINE:+"$STARTUP_BASELINE"}; do
+  label=tessera
+  [[ "$binary" == "$build_dir/tessera" ]] || label="baseline ($binary)"
+  names+=("$label --help" "$label count (1,000 rows)" "$label count --where 'id < 10'")
+  commands+=("$binary --help" "$binary count $work/small" "$binary count $work/small --where id<10")
+done
 .venv/bin/python - "$runs" "${#names[@]}" "${names[@]}" "${commands[@]}" << 'EOF'
 import statistics, subprocess, sys, time
 runs, count = int(sys.argv[1]), int(sys.argv[2])

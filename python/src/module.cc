@@ -5,6 +5,7 @@
 #include "bindings.h"
 #include "control.h"
 #include "errors.h"
+#include "tessera/expr/evaluator.h"
 
 NB_MODULE(_native, module) {
   module.doc() = "tessera's engine, called by the tessera package; use tessera, not this module.";
@@ -16,4 +17,7 @@ NB_MODULE(_native, module) {
   tessera::python::BindSearch(module);
   tessera::python::BindTextSearch(module);
   tessera::python::BindSql(module);
+  // Arrow registers its compute functions without locking out readers: do it at import, before
+  // Python threads can use the engine at once, not on the first call that needs them.
+  tessera::python::Check(tessera::expr::EnsureComputeInitialized());
 }

@@ -26,9 +26,9 @@ TEST(SharedLibrary, OpensTheFirstPathThatLoadsAndBindsTypedFunctions) {
 }
 
 TEST(SharedLibrary, ALibraryThatDoesNotLoadIsAnErrorNamingEveryPathTriedAndTheFix) {
-  auto library = SharedLibrary::Open({"libno-such-library.so.9", "libnor-this.so.1"},
-                                     ErrorKind::kUnsupported, "libexample, which X needs,",
-                                     "install libexample1");
+  auto library =
+      SharedLibrary::Open({"libno-such-library.so.9", "libnor-this.so.1"}, ErrorKind::kUnsupported,
+                          "libexample, which X needs,", "install libexample1");
   ASSERT_FALSE(library.ok());
   EXPECT_EQ(KindOf(library.status()), ErrorKind::kUnsupported);
   const std::string message = library.status().message();
@@ -40,8 +40,8 @@ TEST(SharedLibrary, ALibraryThatDoesNotLoadIsAnErrorNamingEveryPathTriedAndTheFi
 }
 
 TEST(SharedLibrary, MissingSymbolsAreAnErrorOfTheLibrarysKindNamingThem) {
-  ASSERT_OK_AND_ASSIGN(auto library,
-                       SharedLibrary::Open({"libm.so.6"}, ErrorKind::kInternal, "libm", "none"));
+  ASSERT_OK_AND_ASSIGN(auto library, SharedLibrary::Open({"libm.so.6"}, ErrorKind::kInternal,
+                                                         "libm, which Y needs,", "install libm6"));
   double (*cosine)(double) = nullptr;
   void (*missing)() = nullptr;
   void (*also_missing)() = nullptr;
@@ -52,10 +52,11 @@ TEST(SharedLibrary, MissingSymbolsAreAnErrorOfTheLibrarysKindNamingThem) {
   const arrow::Status complete = library.Complete();
   ASSERT_FALSE(complete.ok());
   EXPECT_EQ(KindOf(complete), ErrorKind::kInternal);
-  EXPECT_NE(complete.message().find("libm.so.6 lacks tessera_no_such_function, "
-                                    "tessera_nor_this_one"),
+  EXPECT_NE(complete.message().find("libm, which Y needs, loaded from libm.so.6 lacks "
+                                    "tessera_no_such_function, tessera_nor_this_one"),
             std::string::npos)
       << complete.message();
+  EXPECT_NE(complete.message().find("install libm6"), std::string::npos) << complete.message();
 }
 
 }  // namespace

@@ -343,7 +343,6 @@ arrow::Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
 }
 
 arrow::Result<std::vector<VersionInfo>> Dataset::ListVersionsAt(std::string_view uri) {
-  ARROW_RETURN_NOT_OK(expr::EnsureComputeInitialized());
   ARROW_ASSIGN_OR_RAISE(auto storage, OpenExistingStorage(uri));
   return ListVersionsOf(storage);
 }

@@ -1097,13 +1097,15 @@ class Binder {
 
 arrow::Result<NodePtr> Bind(const SyntaxNode& tree, const std::shared_ptr<arrow::Schema>& schema,
                             const SourceText& text) {
-  const StatementClock clock;  // now() is one instant throughout the filter
+  RETURN_NOT_OK(EnsureComputeInitialized());  // checks of patterns and casts of literals
+  const StatementClock clock;                 // now() is one instant throughout the filter
   return Binder(schema, text).Predicate(tree);
 }
 
 arrow::Result<NodePtr> BindValue(const SyntaxNode& tree,
                                  const std::shared_ptr<arrow::Schema>& schema,
                                  const SourceText& text) {
+  RETURN_NOT_OK(EnsureComputeInitialized());
   const StatementClock clock;
   return Binder(schema, text).Value(tree);
 }

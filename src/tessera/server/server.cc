@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tessera/expr/evaluator.h"
 #include "tessera/server/connection.h"
 #include "tessera/server/protocol.h"
 #include "tessera/server/server_state.h"
@@ -83,6 +84,9 @@ arrow::Result<std::unique_ptr<Server>> Server::Start(ServerOptions options) {
   if (options.statement_threads == 0 || options.max_connections == 0) {
     return InvalidArgument("statement_threads and max_connections must be at least 1");
   }
+  // Arrow registers its compute functions without locking out readers: do it before any
+  // connection's thread looks one up, not on the first statement that needs them.
+  RETURN_NOT_OK(expr::EnsureComputeInitialized());
   ARROW_ASSIGN_OR_RAISE(auto catalog,
                         sql::Catalog::Open(options.catalog_root, options.catalog_name));
   if (options.tls_cert.empty() != options.tls_key.empty()) {

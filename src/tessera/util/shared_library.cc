@@ -20,7 +20,7 @@ arrow::Result<SharedLibrary> SharedLibrary::Open(const std::vector<std::string>&
   std::string tried;
   for (const std::string& path : paths) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle != nullptr) return SharedLibrary(handle, path, kind);
+    if (handle != nullptr) return SharedLibrary(handle, path, kind, what, fix);
     tried += (tried.empty() ? "" : "; ") + path + ": " + LoaderMessage();
   }
   return Error(kind, what, " cannot be loaded (", tried, "); ", fix);
@@ -34,8 +34,8 @@ void* SharedLibrary::Find(const char* name) {
 
 arrow::Status SharedLibrary::Complete() const {
   if (missing_.empty()) return arrow::Status::OK();
-  return Error(kind_, "the library loaded from ", path_, " lacks ", missing_,
-               ", which tessera needs; install the version it was built with");
+  return Error(kind_, what_, " loaded from ", path_, " lacks ", missing_,
+               " (another version than tessera was built with?); ", fix_);
 }
 
 }  // namespace tessera::util

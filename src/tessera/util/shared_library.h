@@ -24,9 +24,8 @@ class SharedLibrary {
  public:
   // The first of `paths` the dynamic loader opens (RTLD_NOW | RTLD_LOCAL). Error of `kind`:
   // "<what> cannot be loaded (<path>: <loader's message>; ...); <fix>".
-  static arrow::Result<SharedLibrary> Open(const std::vector<std::string>& paths,
-                                           ErrorKind kind, std::string_view what,
-                                           std::string_view fix);
+  static arrow::Result<SharedLibrary> Open(const std::vector<std::string>& paths, ErrorKind kind,
+                                           std::string_view what, std::string_view fix);
 
   // Points `*function` at the symbol `name`, or at nullptr (remembered for Complete) when the
   // library lacks it.
@@ -35,20 +34,23 @@ class SharedLibrary {
     *function = reinterpret_cast<Function*>(Find(name));
   }
 
-  // OK when every Bind found its symbol; else an error of Open's kind naming the library's
-  // file and the symbols it lacks.
+  // OK when every Bind found its symbol; else an error of Open's kind naming the library, its
+  // file, the symbols it lacks and Open's fix.
   arrow::Status Complete() const;
 
   const std::string& path() const { return path_; }
 
  private:
-  SharedLibrary(void* handle, std::string path, ErrorKind kind)
-      : handle_(handle), path_(std::move(path)), kind_(kind) {}
+  SharedLibrary(void* handle, std::string path, ErrorKind kind, std::string_view what,
+                std::string_view fix)
+      : handle_(handle), path_(std::move(path)), kind_(kind), what_(what), fix_(fix) {}
   void* Find(const char* name);
 
   void* handle_;
   std::string path_;
   ErrorKind kind_;
+  std::string what_;  // Open's description of the library and who needs it
+  std::string fix_;
   std::string missing_;  // names Bind did not find, comma-separated
 };
 

@@ -104,6 +104,9 @@ arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::s
 
   auto language = params.find("language");
   options.language = language == params.end() ? "english" : LowerAscii(language->second);
+  // The languages are libstemmer's: a library that cannot be loaded is said so, not as an
+  // empty list of languages.
+  RETURN_NOT_OK(StemmersAvailable());
   if (!HasStemmer(options.language) && !HasStopWordList(options.language)) {
     return InvalidArgument("index parameter 'language' of ", family, " must be one of ",
                            Join(StemmerLanguages()), ", got '", options.language, "'");

@@ -76,6 +76,8 @@ std::vector<std::string> StemmerLanguages() {
   return languages;
 }
 
+arrow::Status StemmersAvailable() { return LoadSnowball().status(); }
+
 bool HasStemmer(std::string_view language) {
   static const std::vector<std::string> languages = ListStemmers();
   return std::binary_search(languages.begin(), languages.end(), language);

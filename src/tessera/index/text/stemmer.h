@@ -35,7 +35,11 @@ class Stemmer {
   sb_stemmer* stemmer_;
 };
 
-// Whether `language` (lower case) has a Snowball stemmer.
+// Whether `language` (lower case) has a Snowball stemmer; false for every language when
+// libstemmer cannot be loaded, which StemmersAvailable reports.
 bool HasStemmer(std::string_view language);
+
+// OK when libstemmer is loaded (on first call); Internal naming the file and the fix if not.
+arrow::Status StemmersAvailable();
 
 }  // namespace tessera::index::text

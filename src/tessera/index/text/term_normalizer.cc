@@ -1,11 +1,10 @@
 #include "tessera/index/text/term_normalizer.h"
 
-#include <unicode/normalizer2.h>
-#include <unicode/uchar.h>
-#include <unicode/unistr.h>
+#include <unicode/utf16.h>
 
 #include <array>
 
+#include "tessera/index/text/icu_library.h"
 #include "tessera/index/text/utf8.h"
 
 namespace tessera::index::text {
@@ -134,8 +133,9 @@ std::string_view LatinBase(UChar32 c) {
 // Simple case folding; a character folding has no simple mapping for but lower case has
 // (U+0130 İ, whose folding is two characters) takes its lower case, so that no capital survives.
 UChar32 FoldCase(UChar32 c) {
-  const UChar32 folded = u_foldCase(c, U_FOLD_CASE_DEFAULT);
-  return folded != c ? folded : u_tolower(c);
+  const IcuLibrary& icu = Icu();
+  const UChar32 folded = icu.fold_case(c, U_FOLD_CASE_DEFAULT);
+  return folded != c ? folded : icu.to_lower(c);
 }
 
 }  // namespace
@@ -160,19 +160,24 @@ std::string TermNormalizer::Transform(UChar32 code_point) const {
   };
   // A combining accent of decomposed text ("e" + U+0301) goes like a precomposed one's.
   if (IsCombiningDiacritic(folded)) return out;
+  // A decomposition is at most 18 UTF-16 units (U+FDFA's compatibility one).
+  const IcuLibrary& icu = Icu();
+  std::array<UChar, 64> decomposition;
   UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkd = icu::Normalizer2::getNFKDInstance(status);
-  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(status);
-  icu::UnicodeString decomposition;
-  if (U_FAILURE(status) || !nfkd->getDecomposition(folded, decomposition)) {
+  const UNormalizer2* nfkd = icu.nfkd_instance(&status);
+  const UNormalizer2* nfd = icu.nfd_instance(&status);
+  const int32_t length =
+      U_FAILURE(status) ? -1
+                        : icu.decomposition(nfkd, folded, decomposition.data(),
+                                            static_cast<int32_t>(decomposition.size()), &status);
+  if (U_FAILURE(status) || length < 0) {
     append_base(folded);
     return out;
   }
   bool dropped = false;
-  std::string decomposed;
-  for (int32_t i = 0; i < decomposition.length();) {
-    const UChar32 c = decomposition.char32At(i);
-    i += U16_LENGTH(c);
+  for (int32_t i = 0; i < length;) {
+    UChar32 c = 0;
+    U16_NEXT(decomposition.data(), i, length, c);
     if (IsCombiningDiacritic(c)) {
       dropped = true;
       continue;
@@ -181,8 +186,12 @@ std::string TermNormalizer::Transform(UChar32 code_point) const {
   }
   // A canonical decomposition that removed no accent (a Hangul syllable into its jamo, a kana
   // and its voicing mark) only changes the spelling: keep the composed character.
-  icu::UnicodeString canonical;
-  if (!dropped && nfd->getDecomposition(folded, canonical)) {
+  std::array<UChar, 64> canonical;
+  status = U_ZERO_ERROR;
+  if (!dropped &&
+      icu.decomposition(nfd, folded, canonical.data(), static_cast<int32_t>(canonical.size()),
+                        &status) >= 0 &&
+      U_SUCCESS(status)) {
     out.clear();
     append_base(folded);
   }

@@ -1,7 +1,5 @@
 #include "tessera/index/text/tokenizers.h"
 
-#include <unicode/brkiter.h>
-#include <unicode/locid.h>
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
 #include <unicode/utypes.h>
@@ -10,6 +8,7 @@
 #include <climits>
 
 #include "tessera/index/text/character_classes.h"
+#include "tessera/index/text/icu_library.h"
 #include "tessera/index/text/utf8.h"
 #include "tessera/status.h"
 
@@ -130,25 +129,28 @@ class NgramTokenizer final : public Tokenizer {
 
 class IcuTokenizer final : public Tokenizer {
  public:
-  explicit IcuTokenizer(std::unique_ptr<icu::BreakIterator> words) : words_(std::move(words)) {}
+  IcuTokenizer(const IcuLibrary& icu, UBreakIterator* words) : icu_(icu), words_(words) {}
+  ~IcuTokenizer() override { icu_.break_close(words_); }
+  IcuTokenizer(const IcuTokenizer&) = delete;
+  IcuTokenizer& operator=(const IcuTokenizer&) = delete;
 
   uint32_t Tokenize(std::string_view text, const TokenSink& sink) override {
     if (text.empty()) return 0;
-    // BreakIterator's offsets are 32-bit: a value beyond 2 GiB is segmented up to there.
+    // The break iterator's offsets are 32-bit: a value beyond 2 GiB is segmented up to there.
     if (text.size() > static_cast<size_t>(INT32_MAX)) text = text.substr(0, INT32_MAX);
     UErrorCode status = U_ZERO_ERROR;
     UText utext = UTEXT_INITIALIZER;
     // A UText over the UTF-8 bytes, no copy: ICU's indices are byte offsets into `text`, and
     // it reads an ill-formed sequence as U+FFFD.
-    utext_openUTF8(&utext, text.data(), static_cast<int64_t>(text.size()), &status);
+    icu_.text_open_utf8(&utext, text.data(), static_cast<int64_t>(text.size()), &status);
     if (U_FAILURE(status)) return 0;
-    words_->setText(&utext, status);
+    icu_.break_set_text(words_, &utext, &status);
     uint32_t ordinal = 0;
     if (U_SUCCESS(status)) {
-      int32_t begin = words_->first();
-      for (int32_t end = words_->next(); end != icu::BreakIterator::DONE;
-           begin = end, end = words_->next()) {
-        const int32_t rule = words_->getRuleStatus();
+      int32_t begin = icu_.break_first(words_);
+      for (int32_t end = icu_.break_next(words_); end != UBRK_DONE;
+           begin = end, end = icu_.break_next(words_)) {
+        const int32_t rule = icu_.break_rule_status(words_);
         if (rule < UBRK_WORD_NONE_LIMIT || rule >= UBRK_WORD_IDEO_LIMIT) continue;
         // A word never holds U+FFFD (an ill-formed sequence): split around any.
         ForEachRun(
@@ -159,19 +161,23 @@ class IcuTokenizer final : public Tokenizer {
     }
     // Forget the text: the iterator must not keep pointing at memory the caller owns.
     UErrorCode reset_status = U_ZERO_ERROR;
-    utext_openUTF8(&utext, "", 0, &reset_status);
-    words_->setText(&utext, reset_status);
-    utext_close(&utext);
+    icu_.text_open_utf8(&utext, "", 0, &reset_status);
+    icu_.break_set_text(words_, &utext, &reset_status);
+    icu_.text_close(&utext);
     return ordinal;
   }
 
  private:
-  std::unique_ptr<icu::BreakIterator> words_;
+  const IcuLibrary& icu_;
+  UBreakIterator* words_;
 };
 
 }  // namespace
 
 arrow::Result<std::unique_ptr<Tokenizer>> Tokenizer::Make(const AnalyzerOptions& options) {
+  // Character classes and word boundaries are ICU's: fail here, with the reason, if it is not
+  // there (icu_library.h).
+  ARROW_ASSIGN_OR_RAISE(const IcuLibrary* icu, LoadIcu());
   switch (options.tokenizer) {
     case TokenizerKind::kSimple:
       return std::make_unique<SimpleTokenizer>();
@@ -188,14 +194,15 @@ arrow::Result<std::unique_ptr<Tokenizer>> Tokenizer::Make(const AnalyzerOptions&
       }
       return std::make_unique<NgramTokenizer>(options.ngram_min, options.ngram_max);
     case TokenizerKind::kIcu: {
+      // The root locale's word rules ("": root), as for every language.
       UErrorCode status = U_ZERO_ERROR;
-      std::unique_ptr<icu::BreakIterator> words(
-          icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
+      UBreakIterator* words = icu->break_open(UBRK_WORD, "", nullptr, 0, &status);
       if (U_FAILURE(status) || words == nullptr) {
+        if (words != nullptr) icu->break_close(words);
         return Error(ErrorKind::kInternal,
-                     "cannot create ICU's word break iterator: ", u_errorName(status));
+                     "cannot create ICU's word break iterator: ", icu->error_name(status));
       }
-      return std::make_unique<IcuTokenizer>(std::move(words));
+      return std::make_unique<IcuTokenizer>(*icu, words);
     }
   }
   return InvalidArgument("unknown tokenizer kind ", static_cast<int>(options.tokenizer));
