@@ -24,11 +24,10 @@ namespace {
 arrow::Result<IcuLibrary> OpenIcu() {
   ARROW_ASSIGN_OR_RAISE(
       auto library,
-      util::SharedLibrary::Open({TESSERA_ICU_UC_LIBRARY, "libicuuc.so." U_ICU_VERSION_SHORT},
-                                ErrorKind::kInternal,
-                                "ICU's common library, which full-text analysis needs,",
-                                "install libicu" U_ICU_VERSION_SHORT
-                                " (scripts/bootstrap.sh installs libicu-dev)"));
+      util::SharedLibrary::Open(
+          {TESSERA_ICU_UC_LIBRARY, "libicuuc.so." U_ICU_VERSION_SHORT}, ErrorKind::kInternal,
+          "ICU's common library, which full-text analysis needs,",
+          "install libicu" U_ICU_VERSION_SHORT " (scripts/bootstrap.sh installs libicu-dev)"));
   IcuLibrary icu;
 #define TESSERA_BIND_ICU(slot, function) library.Bind(&icu.slot, TESSERA_ICU_SYMBOL(function))
   TESSERA_BIND_ICU(char_type, u_charType);
