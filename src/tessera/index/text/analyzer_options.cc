@@ -104,10 +104,10 @@ arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::s
 
   auto language = params.find("language");
   options.language = language == params.end() ? "english" : LowerAscii(language->second);
-  // The languages are libstemmer's: a library that cannot be loaded is said so, not as an
-  // empty list of languages.
-  RETURN_NOT_OK(StemmersAvailable());
+  // The languages listed are libstemmer's: a library that cannot be loaded is said so, not as
+  // an empty list (analyzers that do not stem work without it).
   if (!HasStemmer(options.language) && !HasStopWordList(options.language)) {
+    RETURN_NOT_OK(StemmersAvailable());
     return InvalidArgument("index parameter 'language' of ", family, " must be one of ",
                            Join(StemmerLanguages()), ", got '", options.language, "'");
   }
@@ -124,6 +124,7 @@ arrow::Result<AnalyzerOptions> ParseAnalyzerOptions(const Params& params, std::s
     (key == "stem" ? options.stem : options.remove_stop_words) = value;
   }
   if (options.stem && !HasStemmer(options.language)) {
+    RETURN_NOT_OK(StemmersAvailable());
     return InvalidArgument("index parameter 'stem' of ", family,
                            ": there is no Snowball stemmer for '", options.language,
                            "'; set stem=false or language to one of ", Join(StemmerLanguages()));

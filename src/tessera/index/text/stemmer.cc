@@ -16,7 +16,8 @@
 namespace tessera::index::text {
 
 // libstemmer's functions, from the library opened on first use (util/shared_library.h): only
-// analyzers that stem need it, and a linked one cost every process at start.
+// commands that analyze text need it (to stem, or to list the languages when options are
+// checked), and a linked one cost every process at start.
 struct Snowball {
   decltype(&sb_stemmer_list) list = nullptr;
   decltype(&sb_stemmer_new) create = nullptr;
