@@ -39,24 +39,27 @@ K = 10
 # so queries are new points of the same distribution, never copies of rows.
 DATASETS = {
     "1m": dict(name="1m-128", rows=1_000_000, dim=128, latent_dim=16, seed=7, queries=1000,
-               nlist=1024, pq_m=16, nbits=8, nprobes=[1, 2, 4, 8, 16, 32, 64, 128]),
+               nlist=1024, pq_m=16, pq_m4=32, nbits=8, nprobes=[1, 2, 4, 8, 16, 32, 64, 128]),
     "768": dict(name="100k-768", rows=100_000, dim=768, latent_dim=32, seed=11, queries=1000,
-                nlist=256, pq_m=48, nbits=8, nprobes=[1, 2, 4, 8, 16, 32, 64]),
+                nlist=256, pq_m=48, pq_m4=96, nbits=8, nprobes=[1, 2, 4, 8, 16, 32, 64]),
     # Real text: WordNet's 117,659 glosses embedded with WordLlama (256-d, unit length), queried
     # with 1,000 synsets' words embedded the same way (examples/python/wordnet_glosses.py).
     "wordnet": dict(name="wordnet-256", rows=117_659, dim=256, source="wordnet", seed=5,
-                    queries=1000, nlist=256, pq_m=32, nbits=8,
+                    queries=1000, nlist=256, pq_m=32, pq_m4=64, nbits=8,
                     nprobes=[1, 2, 4, 8, 16, 32, 64, 128]),
     "quick": dict(name="quick-50k-128", rows=50_000, dim=128, latent_dim=16, seed=3,
-                  queries=300, nlist=128, pq_m=16, nbits=8, nprobes=[1, 2, 4, 8, 16, 32]),
+                  queries=300, nlist=128, pq_m=16, pq_m4=32, nbits=8, nprobes=[1, 2, 4, 8, 16, 32]),
 }
 # Shared by every system: k-means iterations, training vectors per partition, seed.
 MAX_ITERS = 25
 SAMPLE_RATE = 256
 TRAIN_SEED = 42
+# IVF_PQ4 is IVF_PQ with 4-bit codes (faiss: IndexIVFPQFastScan) and pq_m4 = 2 × pq_m
+# sub-vectors: the same bytes per row as IVF_PQ's 8-bit codes.
 # Refine factors of the quantized indexes (1 = no re-ranking).
-REFINE = {"IVF_FLAT": [1], "IVF_PQ": [1, 10], "IVF_SQ": [1, 4], "IVF_RQ": [1, 10]}
-INDEX_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_SQ", "IVF_RQ"]
+REFINE = {"IVF_FLAT": [1], "IVF_PQ": [1, 10], "IVF_PQ4": [1, 10], "IVF_SQ": [1, 4],
+          "IVF_RQ": [1, 10]}
+INDEX_TYPES = ["IVF_FLAT", "IVF_PQ", "IVF_PQ4", "IVF_SQ", "IVF_RQ"]
 # Bits per dimension of IVF_RQ (RaBitQ) in every system: one (faiss's and tessera's default;
 # pylance's is 5, so it is passed to every system).
 RQ_BITS = 1
@@ -160,6 +163,8 @@ def worker_faiss_build(spec):
         index = faiss.IndexIVFFlat(quantizer, d, spec["nlist"])
     elif itype == "IVF_PQ":
         index = faiss.IndexIVFPQ(quantizer, d, spec["nlist"], spec["pq_m"], spec["nbits"])
+    elif itype == "IVF_PQ4":
+        index = faiss.IndexIVFPQFastScan(quantizer, d, spec["nlist"], spec["pq_m4"], 4)
     elif itype == "IVF_RQ":
         # faiss's RaBitQ: queries rounded to 4 bits (its default in 1.15, set to be sure; as
         # tessera's at one bit per dimension).
@@ -310,12 +315,16 @@ def worker_lance_build(spec):
     import lance
     ds = lance.dataset(spec["lance_path"])
     kwargs = dict(num_partitions=spec["nlist"], max_iters=MAX_ITERS, sample_rate=SAMPLE_RATE)
-    if spec["index"] == "IVF_PQ":
+    index_type = spec["index"]
+    if index_type == "IVF_PQ":
         kwargs.update(num_sub_vectors=spec["pq_m"], num_bits=spec["nbits"])
+    elif index_type == "IVF_PQ4":
+        index_type = "IVF_PQ"
+        kwargs.update(num_sub_vectors=spec["pq_m4"], num_bits=4)
     elif spec["index"] == "IVF_RQ":
         kwargs.update(num_bits=RQ_BITS)
     t0 = time.perf_counter()
-    ds = ds.create_index("vector", spec["index"], name="vidx", metric="l2", replace=True,
+    ds = ds.create_index("vector", index_type, name="vidx", metric="l2", replace=True,
                          **kwargs)
     build_s = time.perf_counter() - t0
     uuids = [i["uuid"] for i in ds.list_indices() if i["name"] == "vidx"]
@@ -568,7 +577,7 @@ class Bench:
     def add_curves(self, system, index, variant, build, queries, index_bytes, notes=""):
         for rf in sorted({p["refine_factor"] for p in queries["batch"]["points"]}):
             label = f"{system} {index}" + (f" {variant}" if variant else "") + \
-                (f" rf={rf}" if rf != 1 or index in ("IVF_PQ", "IVF_SQ", "IVF_RQ") else "")
+                (f" rf={rf}" if rf != 1 or index in ("IVF_PQ", "IVF_PQ4", "IVF_SQ", "IVF_RQ") else "")
             points = []
             for mode in ("single", "batch"):
                 for p in queries[mode]["points"]:
@@ -613,7 +622,7 @@ class Bench:
         log(f"faiss {index}: build")
         build, wall, rss = self.worker("faiss_build", {
             "data": str(self.data), "index": index, "nlist": cfg["nlist"], "pq_m": cfg["pq_m"],
-            "nbits": cfg["nbits"], "threads": self.threads, "index_path": str(path),
+            "pq_m4": cfg["pq_m4"], "nbits": cfg["nbits"], "threads": self.threads, "index_path": str(path),
             "centroids_path": str(self.run_dir / f"faiss-centroids-{cfg['nlist']}.npy"),
             "refine_path": str(refine_path) if refine_path else ""}, thread_env(self.threads))
         build.update(wall_s=wall, rss_mib=rss)
@@ -651,7 +660,7 @@ class Bench:
         log(f"lance {index}: build")
         build, wall, rss = self.worker("lance_build", {
             "lance_path": str(path), "index": index, "nlist": cfg["nlist"], "pq_m": cfg["pq_m"],
-            "nbits": cfg["nbits"]}, thread_env(self.threads))
+            "pq_m4": cfg["pq_m4"], "nbits": cfg["nbits"]}, thread_env(self.threads))
         build.update(wall_s=wall, rss_mib=rss)
         log(f"lance {index}: queries")
         spec = self.query_spec({"lance_path": str(path), "index": index,
@@ -688,12 +697,16 @@ class Bench:
         log(f"tessera {index}: build")
         params = {"metric": "l2", "num_partitions": cfg["nlist"], "sample_rate": SAMPLE_RATE,
                   "max_iters": MAX_ITERS, "seed": TRAIN_SEED}
+        index_type = index
         if index == "IVF_PQ":
             params.update(num_sub_vectors=cfg["pq_m"], num_bits=cfg["nbits"])
+        elif index == "IVF_PQ4":
+            index_type = "IVF_PQ"
+            params.update(num_sub_vectors=cfg["pq_m4"], num_bits=4)
         elif index == "IVF_RQ":
             params.update(num_bits=RQ_BITS)
         cmd = [self.tessera, "index", "create", path, "--name", "vidx", "--column", "vector",
-               "--type", index, "--replace"]
+               "--type", index_type, "--replace"]
         for k, v in params.items():
             cmd += ["--param", f"{k}={v}"]
         wall, rss, _ = run_child(cmd, self.log_path, thread_env(self.threads))
@@ -885,7 +898,7 @@ def plot(bench, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     colors = {"tessera": "tab:red", "faiss": "tab:blue", "lance": "tab:green"}
-    markers = {"IVF_FLAT": "o", "IVF_PQ": "s", "IVF_SQ": "^", "IVF_RQ": "D"}
+    markers = {"IVF_FLAT": "o", "IVF_PQ": "s", "IVF_PQ4": "P", "IVF_SQ": "^", "IVF_RQ": "D"}
     fig, axes = plt.subplots(1, 2, figsize=(14, 7), sharex=True)
     for ax, key, title in ((axes[0], "single_qps", "single thread, one query at a time"),
                            (axes[1], "batch_qps", f"batch, {bench.threads} threads")):

@@ -176,6 +176,133 @@ TEST(ProductQuantizer, ScoresEqualDistancesToTheDecodedVectors) {
   }
 }
 
+// 4-bit codes (fast scan), of residuals or of the vectors: scores are within the byte tables'
+// rounding of the distances to the decoded vectors; stored codes
+// (blocks of 32 rows, then the rest row-major) load back to what Encode wrote; a partition scored
+// in pieces that start at multiples of 32 rows scores exactly as a whole.
+TEST(ProductQuantizer, FourBitFastScanApproximatesDecodedVectorsInAnyBlockAlignedPieces) {
+  constexpr int kDim = 24;
+  constexpr int kRows = 1200;
+  constexpr int kSubVectors = 12;
+  for (const auto& [metric, residual] :
+       std::vector<std::pair<Metric, bool>>{{Metric::kL2, true},
+                                            {Metric::kDot, true},
+                                            {Metric::kCosine, true},
+                                            {Metric::kL2, false},
+                                            {Metric::kDot, false},
+                                            {Metric::kCosine, false}}) {
+    auto sample = RandomVectors(kRows, kDim, 14);
+    if (metric == Metric::kCosine) {
+      for (int i = 0; i < kRows; ++i) Normalize(sample.data() + i * kDim, kDim);
+    }
+    std::vector<float> centroids(sample.begin(), sample.begin() + 3 * kDim);
+    ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(metric, kDim, centroids));
+    std::vector<int32_t> partitions(kRows);
+    ASSERT_OK(ivf.AssignBatch(sample.data(), kRows, partitions.data()));
+    ProductQuantizerOptions options;
+    options.num_sub_vectors = kSubVectors;
+    options.num_bits = 4;
+    options.residual = residual;
+    options.max_iterations = 8;
+    ASSERT_OK_AND_ASSIGN(
+        auto pq, ProductQuantizer::Train(ivf, sample.data(), partitions.data(), kRows, options));
+    EXPECT_EQ(pq.code_size(), kSubVectors / 2);
+    EXPECT_EQ(pq.row_block(), 32);
+    EXPECT_EQ(pq.codebook_size(), 16);
+    ASSERT_OK_AND_ASSIGN(auto restored, ProductQuantizer::Deserialize(pq.Serialize(), kDim, "t"));
+    EXPECT_EQ(restored.Serialize(), pq.Serialize());
+    EXPECT_EQ(restored.bits(), 4);
+    EXPECT_EQ(restored.residual(), residual);
+    const int code_size = pq.code_size();
+    std::vector<uint8_t> codes(static_cast<size_t>(kRows) * code_size);
+    ASSERT_OK(pq.Encode(ivf, sample.data(), partitions.data(), kRows, codes.data()));
+
+    auto query = RandomVectors(1, kDim, 15);
+    if (metric == Metric::kCosine) Normalize(query.data(), kDim);
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) pq.PrepareSearch(ivf);
+      auto scorer = pq.Prepare(ivf, query.data());
+      for (int p = 0; p < 3; ++p) {
+        std::vector<uint8_t> rows;
+        for (int i = 0; i < kRows; ++i) {
+          if (partitions[i] != p) continue;
+          rows.insert(rows.end(), codes.begin() + i * code_size,
+                      codes.begin() + (i + 1) * code_size);
+        }
+        const int64_t count = static_cast<int64_t>(rows.size()) / code_size;
+        ASSERT_GT(count % 32, 0) << "the partition should end with a partial block";
+        ASSERT_GT(count, 64);
+        std::vector<uint8_t> stored(rows.size());
+        std::vector<uint8_t> loaded(rows.size());
+        pq.StoreCodes(rows.data(), count, stored.data());
+        EXPECT_NE(stored, rows);
+        pq.LoadCodes(stored.data(), count, loaded.data());
+        EXPECT_EQ(loaded, rows);
+
+        std::vector<float> whole(static_cast<size_t>(count));
+        scorer->Score(p, stored.data(), count, whole.data());
+        // Pieces of 32 and 64 rows, then the rest (full blocks and the row-major tail).
+        std::vector<float> pieces(static_cast<size_t>(count));
+        for (int64_t first = 0, size = 32; first < count; first += size, size *= 2) {
+          if (first + size > count || size > 64) size = count - first;
+          scorer->Score(p, stored.data() + first * code_size, size, pieces.data() + first);
+        }
+        for (int64_t r = 0; r < count; ++r) {
+          ASSERT_EQ(pieces[r], whole[r]) << "row " << r;
+        }
+
+        // The float table of (query, partition), to bound the byte tables' rounding: m / 2 steps
+        // of widest range / 255. Residual l2 subtracts the partition's centroid.
+        const float* centroid = centroids.data() + p * kDim;
+        double widest = 0;
+        for (int j = 0; j < kSubVectors; ++j) {
+          double low = INFINITY;
+          double high = -INFINITY;
+          for (int c = 0; c < 16; ++c) {
+            double entry = 0;
+            for (int d = 0; d < pq.sub_dim(); ++d) {
+              const int at = j * pq.sub_dim() + d;
+              const double e = pq.codebook(j)[c * pq.sub_dim() + d];
+              const double target = query[at] - (residual ? centroid[at] : 0.0f);
+              entry += metric == Metric::kL2 ? (target - e) * (target - e) : -query[at] * e;
+            }
+            low = std::min(low, entry);
+            high = std::max(high, entry);
+          }
+          widest = std::max(widest, high - low);
+        }
+        const double rounding = kSubVectors * 0.5 * widest / 255.0;
+        std::vector<float> decoded(static_cast<size_t>(count) * kDim);
+        ASSERT_OK(pq.Decode(ivf, p, rows.data(), count, decoded.data()));
+        for (int64_t r = 0; r < count; ++r) {
+          const float* vector = decoded.data() + r * kDim;
+          double expected = metric == Metric::kL2 ? SquaredDistance(query.data(), vector, kDim)
+                                                  : -Dot(query.data(), vector, kDim);
+          if (metric == Metric::kCosine) expected += 1.0;
+          EXPECT_NEAR(whole[r], expected,
+                      rounding * 1.01 + 1e-4 * std::max(1.0, std::fabs(expected)))
+              << MetricName(metric) << " residual " << residual << " partition " << p << " row "
+              << r << " pass " << pass;
+        }
+      }
+    }
+  }
+  // Odd sub-vector counts cannot pair their nibbles; other bit widths do not exist.
+  const auto sample = RandomVectors(100, kDim, 16);
+  ASSERT_OK_AND_ASSIGN(auto ivf, IvfModel::Make(Metric::kL2, kDim, std::vector<float>(kDim, 0)));
+  const std::vector<int32_t> partitions(100, 0);
+  ProductQuantizerOptions odd;
+  odd.num_sub_vectors = 3;
+  odd.num_bits = 4;
+  auto rejected = ProductQuantizer::Train(ivf, sample.data(), partitions.data(), 100, odd);
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_EQ(KindOf(rejected.status()), ErrorKind::kInvalidArgument);
+  ProductQuantizerOptions five;
+  five.num_sub_vectors = 4;
+  five.num_bits = 5;
+  EXPECT_FALSE(ProductQuantizer::Train(ivf, sample.data(), partitions.data(), 100, five).ok());
+}
+
 TEST(ProductQuantizer, CodebooksDoNotDependOnTheThreadCount) {
   constexpr int kDim = 32;
   constexpr int kRows = 3000;
@@ -222,7 +349,8 @@ dataset::WriteOptions Files() {
   return options;
 }
 
-// IVF_RQ with num_bits b is named "IVF_RQ/b" (default: 1 bit).
+// IVF_RQ or IVF_PQ with num_bits b is named "IVF_RQ/b", "IVF_PQ/b" (defaults: 1 and 8 bits);
+// "IVF_PQ/bv" encodes the vectors instead of their residuals (residual=false).
 std::string FamilyName(const std::string& family) { return family.substr(0, family.find('/')); }
 
 // A directory name for `family`.
@@ -236,8 +364,15 @@ IndexSpec Spec(const std::string& family, Metric metric = Metric::kL2) {
   spec.params = {
       {"metric", std::string(MetricName(metric))}, {"num_partitions", "16"}, {"max_iters", "15"}};
   if (family == "IVF_PQ") spec.params["num_sub_vectors"] = "8";
+  // 4-bit codes: twice the sub-vectors in the same 8 bytes a row.
+  if (family.rfind("IVF_PQ/4", 0) == 0) spec.params["num_sub_vectors"] = "16";
   if (family.find('/') != std::string::npos) {
-    spec.params["num_bits"] = family.substr(family.find('/') + 1);
+    std::string bits = family.substr(family.find('/') + 1);
+    if (bits.back() == 'v') {
+      spec.params["residual"] = "false";
+      bits.pop_back();
+    }
+    spec.params["num_bits"] = bits;
   }
   return spec;
 }
@@ -273,7 +408,25 @@ TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
   EXPECT_NE(not_dividing.status().message().find("must divide the vector dimension 48"),
             std::string::npos)
       << not_dividing.status().message();
-  EXPECT_FALSE(pq->Validate(*column, {{"num_bits", "4"}}).ok());
+  EXPECT_EQ(normalized.at("residual"), "true");
+  ASSERT_OK_AND_ASSIGN(normalized,
+                       pq->Validate(*column, {{"num_bits", "4"}, {"residual", "FALSE"}}));
+  EXPECT_EQ(normalized.at("num_bits"), "4");
+  EXPECT_EQ(normalized.at("num_sub_vectors"), "6");
+  EXPECT_EQ(normalized.at("residual"), "false");
+  for (const Params& bad : std::vector<Params>{{{"num_bits", "5"}},
+                                               {{"num_bits", "16"}},
+                                               {{"residual", "maybe"}},
+                                               {{"num_bits", "4"}, {"num_sub_vectors", "3"}}}) {
+    auto rejected = pq->Validate(*column, bad);
+    ASSERT_FALSE(rejected.ok());
+    EXPECT_EQ(KindOf(rejected.status()), ErrorKind::kInvalidArgument);
+  }
+  ASSERT_OK_AND_ASSIGN(const IndexFamily* hnsw_pq, GetFamily("IVF_HNSW_PQ"));
+  auto graph_four = hnsw_pq->Validate(*column, {{"num_bits", "4"}});
+  ASSERT_FALSE(graph_four.ok());
+  EXPECT_NE(graph_four.status().message().find("for IVF_PQ"), std::string::npos)
+      << graph_four.status().message();
   ASSERT_OK_AND_ASSIGN(const IndexFamily* sq, GetFamily("IVF_SQ"));
   auto unknown = sq->Validate(*column, {{"num_sub_vectors", "8"}});
   ASSERT_FALSE(unknown.ok());
@@ -315,6 +468,16 @@ TEST(IvfQuantizedFamilies, RecallAtFewProbesWithAndWithoutRefinement) {
       {"IVF_PQ", Metric::kL2, 1, 0.50},
       {"IVF_PQ", Metric::kL2, 10, 0.90},
       {"IVF_PQ", Metric::kCosine, 10, 0.9},
+      {"IVF_PQ/4", Metric::kL2, 1, 0.55},
+      {"IVF_PQ/4", Metric::kL2, 10, 0.92},
+      {"IVF_PQ/4", Metric::kDot, 10, 0.9},
+      {"IVF_PQ/4", Metric::kCosine, 10, 0.9},
+      // Codes of the vectors: worse than residuals on these tightly clustered rows.
+      {"IVF_PQ/4v", Metric::kL2, 1, 0.40},
+      {"IVF_PQ/4v", Metric::kL2, 10, 0.9},
+      {"IVF_PQ/4v", Metric::kCosine, 10, 0.7},
+      {"IVF_PQ/8v", Metric::kL2, 1, 0.35},
+      {"IVF_PQ/8v", Metric::kDot, 10, 0.9},
       {"IVF_SQ", Metric::kDot, 4, 0.9},
       // One bit per rotated dimension: 8 bytes a row at 32 dimensions padded to 64 (IVF_PQ: 8).
       {"IVF_RQ", Metric::kL2, 1, 0.30},
@@ -358,8 +521,8 @@ bool SameRows(const std::vector<ScoredRow>& a, const std::vector<ScoredRow>& b) 
 
 TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
   TempDirectory directory;
-  for (const std::string family :
-       {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3", "IVF_HNSW_SQ", "IVF_HNSW_FLAT"}) {
+  for (const std::string family : {"IVF_FLAT", "IVF_SQ", "IVF_PQ", "IVF_PQ/4", "IVF_PQ/4v",
+                                   "IVF_RQ", "IVF_RQ/3", "IVF_HNSW_SQ", "IVF_HNSW_FLAT"}) {
     auto data = Indexed(directory.Child(DirectoryName(family)), family);
     // An unindexed fragment and deletions in both parts.
     ASSERT_OK_AND_ASSIGN(
@@ -405,7 +568,8 @@ TEST(IvfQuantizedFamilies, BatchSearchAnswersEachQueryLikeASingleSearch) {
 // distance window and the accept callback answers each as its Search does, bit for bit.
 TEST(IvfQuantizedFamilies, ReaderBatchAnswersEachQueryAsSearch) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+  for (const std::string family :
+       {"IVF_SQ", "IVF_PQ", "IVF_PQ/4", "IVF_PQ/4v", "IVF_RQ", "IVF_RQ/3"}) {
     auto data = Indexed(directory.Child(DirectoryName(family)), family);
     ASSERT_EQ(data->manifest().indexes_size(), 1);
     ASSERT_EQ(data->manifest().indexes(0).segments_size(), 1);
@@ -445,7 +609,8 @@ TEST(IvfQuantizedFamilies, ReaderBatchAnswersEachQueryAsSearch) {
 
 TEST(IvfQuantizedFamilies, MergedSegmentsAnswerLikeTheirInputs) {
   TempDirectory directory;
-  for (const std::string family : {"IVF_SQ", "IVF_PQ", "IVF_RQ", "IVF_RQ/3"}) {
+  for (const std::string family :
+       {"IVF_SQ", "IVF_PQ", "IVF_PQ/4", "IVF_PQ/4v", "IVF_RQ", "IVF_RQ/3"}) {
     auto data = Indexed(directory.Child(DirectoryName(family)), family);
     ASSERT_OK_AND_ASSIGN(
         data,
@@ -480,6 +645,10 @@ TEST(IvfQuantizedFamilies, MergedSegmentsAnswerLikeTheirInputs) {
     data = report.dataset;
     ASSERT_OK_AND_ASSIGN(described, DescribeIndex(*data, "vec_idx"));
     ASSERT_EQ(described.segments.size(), 1u) << family;
+    if (family == "IVF_PQ/4") {
+      EXPECT_EQ(described.segments[0].details().at("num_bits"), "4");
+      EXPECT_EQ(described.segments[0].details().at("code_size"), "8");
+    }
     ASSERT_OK_AND_ASSIGN(auto prepared, query::PreparedNearest::Make(*data, options));
     for (size_t q = 0; q < queries.size(); ++q) {
       ASSERT_OK_AND_ASSIGN(auto after, prepared->Search(queries[q].data()));

@@ -107,6 +107,8 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.smallest, nullptr);
   EXPECT_NE(table.indexes_at_most, nullptr);
   EXPECT_NE(table.bit_plane_dot_batch, nullptr);
+  EXPECT_NE(table.pq4_fast_scan, nullptr);
+  EXPECT_NE(table.pq4_quantize_tables, nullptr);
 }
 
 TEST_P(SimdKernelsTest, FloatKernelsMatchScalarWithinRounding) {
@@ -483,6 +485,94 @@ TEST_P(SimdKernelsTest, BitPlaneDotsCountEveryPairOfPlanesExactly) {
   }
 }
 
+// Kernels::pq4_fast_scan's sums, computed from the definition: row i of block b has code j in
+// the low (j even) or high (j odd) nibble of byte j / 2 of pair-major row i. With step 1 and
+// offset 0 the output is the sum itself; with others, one fused multiply-add of it.
+TEST_P(SimdKernelsTest, FastScanSumsEveryRowsTableBytesExactly) {
+  std::mt19937_64 random(83);
+  // One to 128 pairs (the most: sums up to 256 × 255), odd and even block counts (AVX-512 takes
+  // blocks two at a time), all-0xff tables for the largest sums.
+  for (int pairs : {1, 2, 3, 8, 24, 128}) {
+    for (int64_t blocks : {1, 2, 3, 6}) {
+      for (bool largest : {false, true}) {
+        std::vector<uint8_t> codes(static_cast<size_t>(blocks) * 32 * pairs);
+        std::vector<uint8_t> luts(static_cast<size_t>(pairs) * 32);
+        for (auto& byte : codes) byte = static_cast<uint8_t>(random());
+        for (auto& byte : luts) byte = largest ? 0xff : static_cast<uint8_t>(random());
+        std::vector<float> sums(static_cast<size_t>(blocks) * 32 + 1, 7.0f);
+        std::vector<float> scaled(sums.size(), 7.0f);
+        kernels().pq4_fast_scan(codes.data(), blocks, pairs, luts.data(), 0.0f, 1.0f, sums.data());
+        kernels().pq4_fast_scan(codes.data(), blocks, pairs, luts.data(), -3.25f, 0.0371f,
+                                scaled.data());
+        for (int64_t b = 0; b < blocks; ++b) {
+          for (int i = 0; i < 32; ++i) {
+            uint32_t expected = 0;
+            for (int j = 0; j < 2 * pairs; ++j) {
+              const uint8_t byte = codes[static_cast<size_t>(b * 32 * pairs + (j / 2) * 32 + i)];
+              expected += luts[static_cast<size_t>(j) * 16 + ((byte >> (4 * (j % 2))) & 0x0f)];
+            }
+            const size_t at = static_cast<size_t>(b * 32 + i);
+            ASSERT_EQ(sums[at], static_cast<float>(expected))
+                << pairs << " pairs, " << blocks << " blocks, block " << b << " row " << i;
+            ASSERT_EQ(scaled[at], std::fma(0.0371f, static_cast<float>(expected), -3.25f));
+          }
+        }
+        EXPECT_EQ(sums.back(), 7.0f);  // nothing written past the last block
+        EXPECT_EQ(scaled.back(), 7.0f);
+      }
+    }
+  }
+}
+
+// pq4_quantize_tables at every level equals the scalar reference byte for byte, and the
+// reference follows its definition: each table's smallest entry becomes 0, the widest table's
+// largest 255, and halves round to even.
+TEST_P(SimdKernelsTest, FastScanTablesQuantizeLikeTheScalarReference) {
+  std::mt19937_64 random(89);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int m : {1, 2, 7, 64}) {
+    std::vector<float> table(static_cast<size_t>(m) * 16);
+    for (float& entry : table) entry = normal(random);
+    std::vector<uint8_t> luts(table.size());
+    std::vector<uint8_t> reference(table.size());
+    std::vector<float> lowest(static_cast<size_t>(m));
+    std::vector<float> reference_lowest(static_cast<size_t>(m));
+    const float widest = kernels().pq4_quantize_tables(table.data(), m, luts.data(), lowest.data());
+    const float reference_widest =
+        scalar().pq4_quantize_tables(table.data(), m, reference.data(), reference_lowest.data());
+    EXPECT_EQ(widest, reference_widest);
+    EXPECT_EQ(lowest, reference_lowest);
+    EXPECT_EQ(luts, reference) << m << " tables";
+    bool full = false;
+    for (int j = 0; j < m; ++j) {
+      const auto row = std::vector<float>(table.begin() + j * 16, table.begin() + (j + 1) * 16);
+      EXPECT_EQ(lowest[j], *std::min_element(row.begin(), row.end()));
+      EXPECT_EQ(*std::min_element(luts.begin() + j * 16, luts.begin() + (j + 1) * 16), 0);
+      full = full || *std::max_element(luts.begin() + j * 16, luts.begin() + (j + 1) * 16) == 255;
+    }
+    EXPECT_TRUE(full);
+  }
+  // Entries that land exactly half way: 0.5 → 0, 1.5 → 2, 2.5 → 2 (a range of 255 scales by 1).
+  std::vector<float> halves(16, 0.0f);
+  halves[1] = 0.5f;
+  halves[2] = 1.5f;
+  halves[3] = 2.5f;
+  halves[4] = 255.0f;
+  std::vector<uint8_t> luts(16);
+  float lowest = 0;
+  EXPECT_EQ(kernels().pq4_quantize_tables(halves.data(), 1, luts.data(), &lowest), 255.0f);
+  EXPECT_EQ(luts[1], 0);
+  EXPECT_EQ(luts[2], 2);
+  EXPECT_EQ(luts[3], 2);
+  EXPECT_EQ(luts[4], 255);
+  // One value everywhere: no range, every byte 0.
+  std::vector<float> flat(32, 4.0f);
+  std::vector<uint8_t> zero(32, 9);
+  float flat_lowest[2];
+  EXPECT_EQ(kernels().pq4_quantize_tables(flat.data(), 2, zero.data(), flat_lowest), 0.0f);
+  EXPECT_EQ(zero, std::vector<uint8_t>(32, 0));
+}
+
 TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   const std::vector<float> floats(16, 1.0f);
   const std::vector<uint8_t> codes(16, 1);
@@ -499,6 +589,9 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   std::vector<uint64_t> bit_dots(4, 5);
   kernels().bit_plane_dot_batch(codes.data(), 16, 0, 1, codes.data(), 4, 2, bit_dots.data());
   for (uint64_t value : bit_dots) EXPECT_EQ(value, 5u);
+  std::vector<float> sums(4, 9.0f);
+  kernels().pq4_fast_scan(codes.data(), 0, 8, codes.data(), 0.0f, 1.0f, sums.data());
+  for (float value : sums) EXPECT_EQ(value, 9.0f);
   EXPECT_EQ(kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data()),
             INFINITY);
   std::vector<int32_t> indexes(4, -1);

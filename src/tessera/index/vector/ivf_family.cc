@@ -40,6 +40,7 @@ constexpr std::string_view kMaxItersKey = "max_iters";
 constexpr std::string_view kSeedKey = "seed";
 constexpr std::string_view kNumSubVectorsKey = "num_sub_vectors";
 constexpr std::string_view kNumBitsKey = "num_bits";
+constexpr std::string_view kResidualKey = "residual";
 constexpr std::string_view kHnswMKey = "m";
 constexpr std::string_view kEfConstructionKey = "ef_construction";
 
@@ -164,7 +165,8 @@ class IvfFamily final : public IndexFamily {
     };
     if (kind_ == IvfKind::kProduct8) {
       normalized[std::string(kNumSubVectorsKey)] = std::to_string(options.num_sub_vectors);
-      normalized[std::string(kNumBitsKey)] = "8";
+      normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
+      normalized[std::string(kResidualKey)] = options.residual ? "true" : "false";
     }
     if (kind_ == IvfKind::kRabit) {
       normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
@@ -225,6 +227,8 @@ class IvfFamily final : public IndexFamily {
       ARROW_RETURN_NOT_OK(ivf.AssignBatch(sample.vectors.data(), sample.rows, partitions.data()));
       ProductQuantizerOptions pq;
       pq.num_sub_vectors = options.num_sub_vectors;
+      pq.num_bits = options.num_bits;
+      pq.residual = options.residual;
       pq.max_iterations = std::min(options.max_iterations, kCodebookIterations);
       pq.seed = options.seed ^ kCodebookStream;
       ARROW_ASSIGN_OR_RAISE(
@@ -321,6 +325,7 @@ class IvfFamily final : public IndexFamily {
                                 /*verify_all=*/true));
     }
     std::vector<float> gathered;
+    std::vector<uint8_t> stored;  // a partition's codes as its scorer reads them
     for (int p = 0; p < ivf.num_partitions(); ++p) {
       const auto& partition_rows = rows.row_addresses[p];
       const void* payload = rows.payloads[p].data();
@@ -337,6 +342,11 @@ class IvfFamily final : public IndexFamily {
           if (vector != destination) std::copy(vector, vector + dim, destination);
         }
         payload = gathered.data();
+      } else if (decoded.quantizer->row_block() > 1) {
+        stored.resize(rows.payloads[p].size());
+        decoded.quantizer->StoreCodes(rows.payloads[p].data(),
+                                      static_cast<int64_t>(partition_rows.size()), stored.data());
+        payload = stored.data();
       }
       ARROW_RETURN_NOT_OK(writer->Write(partition_rows.data(), payload,
                                         static_cast<int64_t>(partition_rows.size())));
@@ -433,6 +443,9 @@ class IvfFamily final : public IndexFamily {
     uint64_t num_vectors = 0;
     std::vector<uint64_t> row_addresses;
     std::vector<uint8_t> payloads;
+    // Codes stored in blocks (4-bit PQ) are concatenated row-major, then stored again.
+    const bool blocked = model.quantizer != nullptr && model.quantizer->row_block() > 1;
+    std::vector<uint8_t> stored;
     for (int p = 0; p < model.ivf.num_partitions(); ++p) {
       row_addresses.clear();
       payloads.clear();
@@ -441,7 +454,19 @@ class IvfFamily final : public IndexFamily {
         const size_t size = static_cast<size_t>(source->size(p));
         row_addresses.insert(row_addresses.end(), source->row_addresses(p),
                              source->row_addresses(p) + size);
+        const size_t at = payloads.size();
         payloads.insert(payloads.end(), source->codes(p), source->codes(p) + size * row_bytes);
+        if (blocked) {
+          stored.assign(payloads.begin() + static_cast<std::ptrdiff_t>(at), payloads.end());
+          model.quantizer->LoadCodes(stored.data(), static_cast<int64_t>(size),
+                                     payloads.data() + at);
+        }
+      }
+      if (blocked) {
+        stored.resize(payloads.size());
+        model.quantizer->StoreCodes(payloads.data(), static_cast<int64_t>(row_addresses.size()),
+                                    stored.data());
+        payloads.swap(stored);
       }
       num_vectors += row_addresses.size();
       ARROW_RETURN_NOT_OK(writer->Write(row_addresses.data(), payloads.data(),
@@ -607,7 +632,10 @@ class IvfFamily final : public IndexFamily {
       details["code_size"] = std::to_string(model.quantizer->code_size());
     }
     if (kind_ == IvfKind::kProduct8) {
-      details["num_sub_vectors"] = std::to_string(model.quantizer->code_size());
+      const auto& pq = static_cast<const ProductQuantizer&>(*model.quantizer);
+      details["num_sub_vectors"] = std::to_string(pq.num_sub_vectors());
+      details["num_bits"] = std::to_string(pq.bits());
+      details["residual"] = pq.residual() ? "true" : "false";
     }
     if (model.graph) {
       details["m"] = std::to_string(model.graph->m);
@@ -642,10 +670,22 @@ class IvfFamily final : public IndexFamily {
                              decoded.ivf.dim(), "; column '", ColumnName(input), "' has dimension ",
                              dim);
     }
-    if (kind_ == IvfKind::kProduct8 && decoded.quantizer->code_size() != options.num_sub_vectors) {
-      return InvalidArgument("the model given to index '", input.index_name, "' has ",
-                             decoded.quantizer->code_size(), " sub-vectors; the index uses ",
-                             options.num_sub_vectors);
+    if (kind_ == IvfKind::kProduct8) {
+      const auto& pq = static_cast<const ProductQuantizer&>(*decoded.quantizer);
+      if (pq.num_sub_vectors() != options.num_sub_vectors) {
+        return InvalidArgument("the model given to index '", input.index_name, "' has ",
+                               pq.num_sub_vectors(), " sub-vectors; the index uses ",
+                               options.num_sub_vectors);
+      }
+      if (pq.bits() != options.num_bits) {
+        return InvalidArgument("the model given to index '", input.index_name, "' has ", pq.bits(),
+                               "-bit codes; the index uses num_bits ", options.num_bits);
+      }
+      if (pq.residual() != options.residual) {
+        return InvalidArgument("the model given to index '", input.index_name, "' has codes of ",
+                               pq.residual() ? "residuals" : "vectors",
+                               "; the index uses residual ", options.residual ? "true" : "false");
+      }
     }
     if (decoded.graph && (decoded.graph->m != options.m ||
                           decoded.graph->ef_construction != options.ef_construction)) {
@@ -694,7 +734,7 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
       family == kIvfHnswFlatFamily || family == kIvfHnswSqFamily || family == kIvfHnswPqFamily;
   std::vector<std::string_view> known{kMetricKey, kNumPartitionsKey, kSampleRateKey, kMaxItersKey,
                                       kSeedKey};
-  if (product) known.insert(known.end(), {kNumSubVectorsKey, kNumBitsKey});
+  if (product) known.insert(known.end(), {kNumSubVectorsKey, kNumBitsKey, kResidualKey});
   if (rabit) known.push_back(kNumBitsKey);
   if (graph) known.insert(known.end(), {kHnswMKey, kEfConstructionKey});
   ARROW_RETURN_NOT_OK(RejectUnknownParams(params, family, known));
@@ -722,8 +762,27 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
                              "vector dimension ", dim, ", got ", sub_vectors,
                              "; pick a divisor such as ", DefaultSubVectors(dim));
     }
-    ARROW_RETURN_NOT_OK(IntegerParam(params, family, kNumBitsKey, 8, 8, 8).status());
     options.num_sub_vectors = static_cast<int>(sub_vectors);
+    ARROW_ASSIGN_OR_RAISE(int64_t bits, IntegerParam(params, family, kNumBitsKey, 8, 1, 8));
+    if (graph && bits != 8) {
+      // 4-bit codes are scanned in blocks of 32 rows; a graph walk scores rows one at a time.
+      return InvalidArgument("index parameter 'num_bits' of ", family, " must be 8, got ", bits,
+                             "; 4-bit codes (fast scan) are for IVF_PQ");
+    }
+    if (bits != 8 && bits != 4) {
+      return InvalidArgument("index parameter 'num_bits' of ", family, " must be 8 or 4, got ",
+                             bits);
+    }
+    if (bits == 4 && (sub_vectors % 2 != 0 || sub_vectors > kPq4MaxSubVectors)) {
+      return InvalidArgument("index parameter 'num_sub_vectors' of ", family,
+                             " with num_bits 4 must be even and at most ", kPq4MaxSubVectors,
+                             " (two 4-bit codes share a byte), got ", sub_vectors,
+                             "; pick an even divisor of the dimension ", dim);
+    }
+    options.num_bits = static_cast<int>(bits);
+    ARROW_ASSIGN_OR_RAISE(std::string residual,
+                          ChoiceParam(params, family, kResidualKey, "true", {"true", "false"}));
+    options.residual = residual == "true";
   }
   if (graph) {
     ARROW_ASSIGN_OR_RAISE(

@@ -27,7 +27,11 @@
 // IVF_PQ only:
 //   num_sub_vectors  sub-vectors per vector; must divide the dimension. Default: dim / 8 when 8
 //                    divides dim, else dim / 4, else dim / 2, else dim.
-//   num_bits         bits per sub-vector code: 8 (the only value supported)
+//   num_bits         bits per sub-vector code: 8 (default) or 4 (fast scan: codes stored in
+//                    blocks of 32 rows, tables quantized to bytes, product_quantizer.h;
+//                    num_sub_vectors must then be even and at most 256). IVF_HNSW_PQ: 8 only.
+//   residual         true (default): codes of the vector minus its partition's centroid;
+//                    false: codes of the vector itself (one query table for all partitions)
 // IVF_HNSW_FLAT / IVF_HNSW_SQ / IVF_HNSW_PQ: IVF_FLAT / IVF_SQ / IVF_PQ (and their parameters)
 // with an HNSW graph per partition (ivf_graphs.h), searched instead of scanning the partition:
 //   m                links per node, [2, 256] (2m on level 0)            default 16
@@ -42,9 +46,9 @@
 // quantized families: IvfQuantizedModel, ivf_quantized_model.h) and partitions.arrow
 // (ivf_partitions.h; IVF_FLAT stores vectors, the others codes). Details: metric,
 // num_partitions, dim, num_vectors (non-null vectors stored), and for the quantized families
-// code_size (and IVF_PQ num_sub_vectors, IVF_RQ num_bits). SegmentMeta.num_rows counts every
-// physical row of the covered fragments, null or deleted ones included. Segments of one model merge
-// by concatenating their partitions.
+// code_size (and IVF_PQ num_sub_vectors and num_bits, IVF_RQ num_bits). SegmentMeta.num_rows counts
+// every physical row of the covered fragments, null or deleted ones included. Segments of one model
+// merge by concatenating their partitions (4-bit PQ codes row-major, then stored in blocks again).
 #pragma once
 
 #include <arrow/result.h>
@@ -75,7 +79,8 @@ struct IvfOptions {
   int max_iterations = 50;
   uint64_t seed = 42;
   int num_sub_vectors = 0;  // IVF_PQ
-  int num_bits = 1;         // IVF_RQ
+  int num_bits = 1;         // IVF_RQ (default 1); IVF_PQ: 8 or 4
+  bool residual = true;     // IVF_PQ
   int m = kDefaultHnswM;    // IVF_HNSW_*
   int ef_construction = kDefaultEfConstruction;
 };

@@ -129,7 +129,7 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> IvfFlatReader::SearchBatch(
   // Graph searches share nothing between queries: one search per query, in parallel.
   if (graphs_ != nullptr) return VectorSegmentReader::SearchBatch(queries, count);
   return SearchPartitionTiles(
-      queries, count, model_, *partitions_, int64_t{4} * dim(), meta_.index_name(),
+      queries, count, model_, *partitions_, int64_t{4} * dim(), /*row_block=*/1, meta_.index_name(),
       [&](int64_t, int64_t) -> TileScore {
         return [&](int64_t q, int partition, int64_t first, int64_t rows, float* out) {
           DistancesTo(model_.metric(), queries[q].vector,

@@ -112,8 +112,8 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> IvfQuantizedReader::SearchBat
   }
   const int code_size = model_.quantizer->code_size();
   return SearchPartitionTiles(
-      searched.data(), count, model_.ivf, *partitions_, code_size, meta_.index_name(),
-      [&](int64_t begin, int64_t end) -> TileScore {
+      searched.data(), count, model_.ivf, *partitions_, code_size, model_.quantizer->row_block(),
+      meta_.index_name(), [&](int64_t begin, int64_t end) -> TileScore {
         // The block's scorers, each prepared at its query's first partition.
         auto scorers = std::make_shared<std::vector<std::unique_ptr<QueryScorer>>>(
             static_cast<size_t>(end - begin));

@@ -57,14 +57,25 @@ TopRows::TopRows(const VectorQuery& query)
 
 void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64_t count) {
   if (query_.k <= 0) return;
-  // Rows farther than the worst kept row (and NaN) fail one comparison: the common case.
+  // Rows farther than the worst kept row (and NaN) fail one comparison: the common case. The
+  // comparison runs in SIMD over chunks against the bound at the chunk's start (it only
+  // shrinks), and the rows it lets through are checked one by one against the current bound:
+  // the rows kept are those of a row-by-row loop.
   float bound = best_.full() ? best_.worst().distance : INFINITY;
-  for (int64_t i = 0; i < count; ++i) {
-    if (!(distances[i] <= bound)) continue;
-    const ScoredRow candidate{row_addresses[i], distances[i]};
-    if (!best_.Improves(candidate) || !Qualifies(candidate)) continue;
-    best_.Add(candidate);
-    if (best_.full()) bound = best_.worst().distance;
+  constexpr int64_t kChunk = 256;
+  int32_t nearer[kChunk];
+  const simd::Kernels& kernels = simd::ActiveKernels();
+  for (int64_t first = 0; first < count; first += kChunk) {
+    const int64_t found =
+        kernels.indexes_at_most(distances + first, std::min(kChunk, count - first), bound, nearer);
+    for (int64_t c = 0; c < found; ++c) {
+      const int64_t i = first + nearer[c];
+      if (!(distances[i] <= bound)) continue;
+      const ScoredRow candidate{row_addresses[i], distances[i]};
+      if (!best_.Improves(candidate) || !Qualifies(candidate)) continue;
+      best_.Add(candidate);
+      if (best_.full()) bound = best_.worst().distance;
+    }
   }
 }
 
@@ -110,7 +121,8 @@ arrow::Result<std::vector<std::vector<int>>> ProbeQueries(const IvfModel& model,
 
 arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     const VectorQuery* queries, int64_t count, const IvfModel& model,
-    const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
+    const IvfPartitions& partitions, int64_t row_bytes, int row_block,
+    const std::string& index_name,
     const std::function<TileScore(int64_t begin, int64_t end)>& make_score) {
   if (count <= 0) return std::vector<std::vector<ScoredRow>>();
   for (int64_t q = 0; q < count; ++q) {
@@ -132,8 +144,9 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     }
     ARROW_RETURN_NOT_OK(partitions.Prefetch(wanted));
   }
+  const int64_t block = std::max(row_block, 1);
   const int64_t tile_rows =
-      std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(row_bytes, 1));
+      std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(row_bytes, 1) / block) * block;
   const int num_partitions = model.num_partitions();
   std::vector<std::vector<ScoredRow>> results(static_cast<size_t>(count));
   // Blocks of at least a few queries; ParallelFor makes about four per thread.

@@ -86,7 +86,9 @@ using TileScore =
 //    list cut to the query's own: the lists are in probe order), or one by one where OpenBLAS
 //    cannot be loaded;
 //  - blocks of queries run in parallel; a block visits the partitions its queries probe, in
-//    increasing order, each in tiles of about 64 KiB of row data (`row_bytes` a row), and
+//    increasing order, each in tiles of about 64 KiB of row data (`row_bytes` a row; a tile
+//    starts at a multiple of `row_block` rows and holds a multiple of them, or ends the
+//    partition: Quantizer::row_block), and
 //    scores every tile for each of the block's queries that probe it while the tile is in
 //    cache: a partition is read from memory once per block, not once per query;
 //  - make_score(begin, end) makes the scorer of the block of queries [begin, end), which may
@@ -100,7 +102,8 @@ using TileScore =
 // named depends on how the queries split into blocks). No query (count <= 0): no answer.
 arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
     const VectorQuery* queries, int64_t count, const IvfModel& model,
-    const IvfPartitions& partitions, int64_t row_bytes, const std::string& index_name,
+    const IvfPartitions& partitions, int64_t row_bytes, int row_block,
+    const std::string& index_name,
     const std::function<TileScore(int64_t begin, int64_t end)>& make_score);
 
 // Exact distances (vector::Distance) of `query` to `count` contiguous rows.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -35,7 +36,9 @@ class QueryScorer {
  public:
   virtual ~QueryScorer() = default;
   // out[i]: the approximate distance of the `count` codes of partition `partition`, code i at
-  // codes + i × code_size.
+  // codes + i × code_size. For a quantizer whose row_block() exceeds 1, `codes` are stored codes
+  // (Quantizer::StoreCodes) of rows [first, first + count) of the partition, `first` a multiple
+  // of row_block(), and the range ends at a multiple of row_block() or at the partition's end.
   virtual void Score(int partition, const uint8_t* codes, int64_t count, float* out) = 0;
 };
 
@@ -54,6 +57,17 @@ class Quantizer {
 
   // Bytes of one row's code.
   virtual int code_size() const = 0;
+
+  // How a partition's codes are stored. Encode writes codes row-major (code i at i ×
+  // code_size()); StoreCodes rearranges one partition's row-major codes into the layout its
+  // scorer reads, LoadCodes undoes it (merges concatenate partitions row-major). A stored
+  // partition of n rows is n × code_size() bytes in blocks of row_block() rows (the last one
+  // n mod row_block() rows when that is not 0): the block of rows [r, r + b) takes bytes
+  // [r × code_size(), (r + b) × code_size()), laid out as the quantizer chooses. A quantizer
+  // whose row_block() is 1 stores codes as Encode writes them.
+  virtual int row_block() const { return 1; }
+  virtual void StoreCodes(const uint8_t* rows, int64_t count, uint8_t* stored) const;
+  virtual void LoadCodes(const uint8_t* stored, int64_t count, uint8_t* rows) const;
   // The quantizer's parameters, to be stored in the model (see ivf_quantized_model.h).
   virtual std::string Serialize() const = 0;
 
@@ -62,9 +76,9 @@ class Quantizer {
   virtual arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                                int64_t count, uint8_t* codes) const = 0;
 
-  // The vectors x̂ that `count` codes of partition `partition` stand for (dim floats each; unit
-  // length space for cosine), for building graphs over codes (ivf_graphs.h). Unsupported by
-  // quantizers that no graph family uses.
+  // The vectors x̂ that `count` row-major codes of partition `partition` stand for (dim floats
+  // each; unit length space for cosine), for building graphs over codes (ivf_graphs.h). Unsupported
+  // by quantizers that no graph family uses.
   virtual arrow::Status Decode(const IvfModel& ivf, int partition, const uint8_t* codes,
                                int64_t count, float* out) const;
 
@@ -75,6 +89,14 @@ class Quantizer {
   // The scorer of `query` (dim floats, unit length for cosine).
   virtual std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const = 0;
 };
+
+inline void Quantizer::StoreCodes(const uint8_t* rows, int64_t count, uint8_t* stored) const {
+  std::memcpy(stored, rows, static_cast<size_t>(count) * static_cast<size_t>(code_size()));
+}
+
+inline void Quantizer::LoadCodes(const uint8_t* stored, int64_t count, uint8_t* rows) const {
+  std::memcpy(rows, stored, static_cast<size_t>(count) * static_cast<size_t>(code_size()));
+}
 
 inline arrow::Status Quantizer::Decode(const IvfModel&, int, const uint8_t*, int64_t,
                                        float*) const {

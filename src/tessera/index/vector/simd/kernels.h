@@ -9,6 +9,8 @@
 // against the scalar one on random inputs, odd dimensions included):
 //  - integer kernels (dot_u8_s8*, bit_plane_dot_batch) are exact at every level: bit-equal;
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
+//  - pq4_fast_scan sums bytes exactly in uint16 and scales the sum by one fused multiply-add,
+//    pq4_quantize_tables only compares, subtracts, multiplies and rounds: bit-equal;
 //  - l2_squared_transposed and inner_product_transposed sum in order of d with one fused
 //    multiply-add per term at every level: bit-equal;
 //  - smallest and indexes_at_most compare only: exact at every level;
@@ -38,6 +40,10 @@ Level ActiveLevel();
 // The rule ActiveLevel() applies: `requested` (the TESSERA_SIMD text, null when unset) lowers
 // `detected` and never raises it; an unparsable request leaves `detected`.
 Level ChooseLevel(Level detected, const char* requested);
+
+// The most pairs of 4-bit sub-quantizer codes a pq4_fast_scan row may have: 256 sums of bytes
+// stay below 2^16.
+inline constexpr int kPq4MaxPairs = 128;
 
 struct Kernels {
   Level level = Level::kScalar;
@@ -95,6 +101,22 @@ struct Kernels {
   // out[i] = Σ_{j=0..m-1} table[j·256 + codes[i·m + j]], added in order of j.
   void (*pq_adc_batch)(const uint8_t* codes, int64_t count, int m, const float* table,
                        float* out) = nullptr;
+
+  // 4-bit product quantization, fast scan: `num_blocks` blocks of 32 rows, each row 2 × pairs
+  // sub-quantizer codes of 4 bits. A block is stored pair-major, 32 × pairs bytes: byte i of pair
+  // p (at block + p·32 + i) holds row i's code of sub-quantizer 2p in its low nibble and of
+  // 2p + 1 in its high nibble. luts holds 2 × pairs tables of 16 unsigned bytes (sub-quantizer j
+  // at luts + j·16), so a table fits one 128-bit register and a byte shuffle looks up 16 or 32
+  // rows at once. With S = Σ_j luts[j·16 + code j of row i of block b], exact in uint16 (pairs
+  // ≤ kPq4MaxPairs): out[b·32 + i] = fma(step, S, offset), one rounding.
+  void (*pq4_fast_scan)(const uint8_t* blocks, int64_t num_blocks, int pairs, const uint8_t* luts,
+                        float offset, float step, float* out) = nullptr;
+  // The byte tables of pq4_fast_scan from m float tables of 16 entries (sub-quantizer j at
+  // table + j·16): lowest[j] = the smallest entry of table j, W = the widest range of any table
+  // (largest − smallest entry), and luts[j·16 + c] = min(round((table − lowest[j]) · (255 / W)),
+  // 255), rounded half to even (0 when W is 0). Returns W. Exact at every level: the same IEEE
+  // operations per entry.
+  float (*pq4_quantize_tables)(const float* table, int m, uint8_t* luts, float* lowest) = nullptr;
 
   // Bit-plane inner products (RaBitQ): `count` codes `stride` bytes apart, each starting with
   // `code_planes` planes of `plane_bytes` bytes (plane b at code + b·plane_bytes), against a query

@@ -449,6 +449,98 @@ TESSERA_AVX2 int64_t IndexesAtMost(const float* values, int64_t count, float bou
   return found;
 }
 
+// Kernels::pq4_fast_scan. Per pair of sub-quantizers, one load of the block's 32 code bytes and
+// two byte shuffles look up 32 rows each. The looked-up bytes are summed in 16-bit lanes
+// without unpacking: `total` adds each 16-bit lane as it is (odd row · 256 + even row, modulo
+// 2^16) and `odd` adds its high byte, so the even rows' sum is total − 256 · odd, exact because
+// it is below 2^16.
+TESSERA_AVX2 void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pairs,
+                              const uint8_t* luts, float offset, float step, float* out) {
+  const __m256i nibble = _mm256_set1_epi8(0x0f);
+  const __m256 offsets = _mm256_set1_ps(offset);
+  const __m256 steps = _mm256_set1_ps(step);
+  for (int64_t b = 0; b < num_blocks; ++b) {
+    const uint8_t* block = blocks + b * 32 * pairs;
+    __m256i total = _mm256_setzero_si256();
+    __m256i odd = _mm256_setzero_si256();
+    for (int p = 0; p < pairs; ++p) {
+      const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + p * 32));
+      const __m256i low_table = _mm256_broadcastsi128_si256(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(luts + 32 * p)));
+      const __m256i high_table = _mm256_broadcastsi128_si256(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(luts + 32 * p + 16)));
+      const __m256i low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(codes, nibble));
+      const __m256i high =
+          _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(codes, 4), nibble));
+      total = _mm256_add_epi16(total, _mm256_add_epi16(low, high));
+      odd = _mm256_add_epi16(
+          odd, _mm256_add_epi16(_mm256_srli_epi16(low, 8), _mm256_srli_epi16(high, 8)));
+    }
+    const __m256i even = _mm256_sub_epi16(total, _mm256_slli_epi16(odd, 8));
+    // 16-bit lane k holds rows 2k (even) and 2k + 1 (odd); interleaving puts rows 0–7 and 16–23
+    // in `first`, 8–15 and 24–31 in `second`.
+    const __m256i first = _mm256_unpacklo_epi16(even, odd);
+    const __m256i second = _mm256_unpackhi_epi16(even, odd);
+    const __m256i rows[2] = {_mm256_permute2x128_si256(first, second, 0x20),
+                             _mm256_permute2x128_si256(first, second, 0x31)};
+    float* row_out = out + b * 32;
+    for (int half = 0; half < 2; ++half) {
+      for (int quarter = 0; quarter < 2; ++quarter) {
+        const __m128i sums = quarter == 0 ? _mm256_castsi256_si128(rows[half])
+                                          : _mm256_extracti128_si256(rows[half], 1);
+        const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(sums));
+        _mm256_storeu_ps(row_out + half * 16 + quarter * 8,
+                         _mm256_fmadd_ps(steps, values, offsets));
+      }
+    }
+  }
+}
+
+TESSERA_AVX2 inline float Lowest16(__m256 a, __m256 b) {
+  __m128 four = _mm256_castps256_ps128(_mm256_min_ps(a, b));
+  four = _mm_min_ps(four, _mm256_extractf128_ps(_mm256_min_ps(a, b), 1));
+  four = _mm_min_ps(four, _mm_movehl_ps(four, four));
+  return _mm_cvtss_f32(_mm_min_ss(four, _mm_movehdup_ps(four)));
+}
+
+TESSERA_AVX2 inline float Highest16(__m256 a, __m256 b) {
+  __m128 four = _mm256_castps256_ps128(_mm256_max_ps(a, b));
+  four = _mm_max_ps(four, _mm256_extractf128_ps(_mm256_max_ps(a, b), 1));
+  four = _mm_max_ps(four, _mm_movehl_ps(four, four));
+  return _mm_cvtss_f32(_mm_max_ss(four, _mm_movehdup_ps(four)));
+}
+
+// Kernels::pq4_quantize_tables: VCVTPS2DQ rounds half to even (the default rounding mode).
+TESSERA_AVX2 float Pq4QuantizeTables(const float* table, int m, uint8_t* luts, float* lowest) {
+  float widest = 0.0f;
+  for (int j = 0; j < m; ++j) {
+    const __m256 a = _mm256_loadu_ps(table + j * 16);
+    const __m256 b = _mm256_loadu_ps(table + j * 16 + 8);
+    lowest[j] = Lowest16(a, b);
+    widest = std::max(widest, Highest16(a, b) - lowest[j]);
+  }
+  const __m256 scale = _mm256_set1_ps(widest > 0.0f ? 255.0f / widest : 0.0f);
+  const __m256i most = _mm256_set1_epi32(255);
+  for (int j = 0; j < m; ++j) {
+    const __m256 low = _mm256_set1_ps(lowest[j]);
+    const __m256i a =
+        _mm256_min_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(
+                             _mm256_sub_ps(_mm256_loadu_ps(table + j * 16), low), scale)),
+                         most);
+    const __m256i b =
+        _mm256_min_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(
+                             _mm256_sub_ps(_mm256_loadu_ps(table + j * 16 + 8), low), scale)),
+                         most);
+    // 16-bit packing works per 128-bit lane (a0–3 b0–3 | a4–7 b4–7): reorder the 64-bit
+    // quarters, then pack to bytes.
+    const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(luts + j * 16),
+        _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1)));
+  }
+  return widest;
+}
+
 }  // namespace
 
 TESSERA_POPCNT void PopcntBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count,
@@ -476,6 +568,8 @@ const Kernels& Avx2Kernels() {
     table.dot_u8_s8 = DotU8S8;
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
+    table.pq4_fast_scan = Pq4FastScan;
+    table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
     return table;
   }();

@@ -3,6 +3,7 @@
 // compiler can keep in vector registers at the baseline ISA (and which round closer to the
 // exact sum than one running total); integer and PQ kernels define the exact results the SIMD
 // levels must reproduce.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -147,6 +148,50 @@ float PqAdcRow(const uint8_t* row, int m, const float* table) {
   return sum;
 }
 
+// The reference of Kernels::pq4_fast_scan: row by row, sub-quantizer by sub-quantizer.
+void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pairs, const uint8_t* luts,
+                 float offset, float step, float* out) {
+  for (int64_t b = 0; b < num_blocks; ++b) {
+    const uint8_t* block = blocks + b * 32 * pairs;
+    for (int i = 0; i < 32; ++i) {
+      uint32_t sum = 0;
+      for (int p = 0; p < pairs; ++p) {
+        const uint8_t byte = block[p * 32 + i];
+        sum += luts[(2 * p) * 16 + (byte & 0x0f)];
+        sum += luts[(2 * p + 1) * 16 + (byte >> 4)];
+      }
+      out[b * 32 + i] = std::fma(step, static_cast<float>(sum), offset);
+    }
+  }
+}
+
+float Pq4QuantizeTables(const float* table, int m, uint8_t* luts, float* lowest) {
+  float widest = 0.0f;
+  for (int j = 0; j < m; ++j) {
+    const float* row = table + j * 16;
+    float low = row[0];
+    float high = row[0];
+    for (int c = 1; c < 16; ++c) {
+      low = std::min(low, row[c]);
+      high = std::max(high, row[c]);
+    }
+    lowest[j] = low;
+    widest = std::max(widest, high - low);
+  }
+  const float scale = widest > 0.0f ? 255.0f / widest : 0.0f;
+  // Adding and subtracting 1.5 · 2^23 rounds a value in [0, 2^22) to an integer, half to even
+  // (the SIMD levels' conversion); the baseline ISA has no FMA to fuse the product into it.
+  constexpr float kRound = 12582912.0f;
+  for (int j = 0; j < m; ++j) {
+    for (int c = 0; c < 16; ++c) {
+      const float scaled = (table[j * 16 + c] - lowest[j]) * scale;
+      const float level = std::min((scaled + kRound) - kRound, 255.0f);
+      luts[j * 16 + c] = static_cast<uint8_t>(level);
+    }
+  }
+  return widest;
+}
+
 }  // namespace
 
 void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float* table,
@@ -253,6 +298,8 @@ const Kernels& ScalarKernels() {
     table.dot_u8_s8 = DotU8S8;
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
+    table.pq4_fast_scan = Pq4FastScan;
+    table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PortableBitPlaneDotBatch;
     return table;
   }();
