@@ -702,7 +702,8 @@ class Bench:
             params.update(num_sub_vectors=cfg["pq_m"], num_bits=cfg["nbits"])
         elif index == "IVF_PQ4":
             index_type = "IVF_PQ"
-            params.update(num_sub_vectors=cfg["pq_m4"], num_bits=4)
+            # Codes of the vectors, as faiss's IndexIVFPQFastScan (by_residual false).
+            params.update(num_sub_vectors=cfg["pq_m4"], num_bits=4, residual="false")
         elif index == "IVF_RQ":
             params.update(num_bits=RQ_BITS)
         cmd = [self.tessera, "index", "create", path, "--name", "vidx", "--column", "vector",
