@@ -20,6 +20,7 @@
 #include "tessera/index/index_family.h"
 #include "tessera/index/lifecycle.h"
 #include "tessera/index/segment_meta.h"
+#include "tessera/index/vector/ivf_graphs.h"
 #include "tessera/index/vector/ivf_model.h"
 #include "tessera/index/vector/kmeans.h"
 #include "tessera/index/vector/product_quantizer.h"
@@ -655,6 +656,28 @@ TEST(IvfQuantizedFamilies, MergedSegmentsAnswerLikeTheirInputs) {
       EXPECT_TRUE(SameRows(before[q], after)) << family << " query " << q;
     }
   }
+}
+
+// A graph walks codes row by row: an IVF_HNSW_PQ model holding 4-bit codes (stored in blocks) is
+// refused before anything is built, whichever way it arrives.
+TEST(IvfQuantizedFamilies, GraphOverFourBitCodesIsRefused) {
+  TempDirectory directory;
+  auto data = dataset::Dataset::Create(
+                  directory.Child("d"),
+                  synthetic::MakeEmbeddingReader(Embeddings(600, 21)).ValueOrDie(), Files())
+                  .ValueOrDie();
+  IndexSpec four = Spec("IVF_PQ/4");
+  ASSERT_OK_AND_ASSIGN(Model inner, TrainModel(*data, four));
+  const std::string wrapped = WrapHnswModel(HnswParams{16, 100}, inner.bytes);
+  const Model graph{"IVF_HNSW_PQ", IvfModel::FingerprintOf(wrapped), wrapped};
+  IndexSpec spec{"graph_idx", "vector", "IVF_HNSW_PQ", four.params};
+  spec.params["m"] = "16";
+  spec.params["ef_construction"] = "100";
+  spec.params["num_bits"] = "8";  // as the family accepts; the model says 4
+  auto built = BuildSegment(*data, spec, {}, &graph);
+  ASSERT_FALSE(built.ok());
+  EXPECT_NE(built.status().message().find("which a graph cannot walk"), std::string::npos)
+      << built.status().ToString();
 }
 
 TEST(IvfQuantizedFamilies, DamagedModelIsCorrupt) {

@@ -606,6 +606,9 @@ class IvfFamily final : public IndexFamily {
     decoded.ivf = std::move(model.ivf);
     decoded.quantizer = std::move(model.quantizer);
     decoded.layout = PartitionLayout::Codes(decoded.quantizer->code_size());
+    if (decoded.graph && decoded.quantizer->row_block() > 1) {
+      return Corrupt(what, " holds codes stored in blocks (4-bit PQ), which a graph cannot walk");
+    }
     return decoded;
   }
 

@@ -32,6 +32,10 @@ arrow::Result<std::unique_ptr<IvfQuantizedReader>> IvfQuantizedReader::Open(
       IvfQuantizedModel model,
       IvfQuantizedModel::Deserialize(
           bytes, kind, "model " + dir.storage->AbsolutePath(dir.path + "/" + kIvfModelFile)));
+  if (graph_params && model.quantizer->row_block() > 1) {
+    return Corrupt("the model of ", segment.family(), " segment ", segment.uuid(),
+                   " holds codes stored in blocks (4-bit PQ), which a graph cannot walk");
+  }
   model.quantizer->PrepareSearch(model.ivf);
   ARROW_ASSIGN_OR_RAISE(auto partitions,
                         IvfPartitions::Open(*dir.storage, dir.path + "/" + kIvfPartitionsFile,
