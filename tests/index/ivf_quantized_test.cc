@@ -179,7 +179,7 @@ TEST(ProductQuantizer, ScoresEqualDistancesToTheDecodedVectors) {
 
 // 4-bit codes (fast scan), of residuals or of the vectors: scores are within the byte tables'
 // rounding of the distances to the decoded vectors; stored codes
-// (blocks of 32 rows, then the rest row-major) load back to what Encode wrote; a partition scored
+// (blocks of 32 rows, the last one shorter) load back to what Encode wrote; a partition scored
 // in pieces that start at multiples of 32 rows scores exactly as a whole.
 TEST(ProductQuantizer, FourBitFastScanApproximatesDecodedVectorsInAnyBlockAlignedPieces) {
   constexpr int kDim = 24;
@@ -409,12 +409,24 @@ TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
   EXPECT_NE(not_dividing.status().message().find("must divide the vector dimension 48"),
             std::string::npos)
       << not_dividing.status().message();
-  EXPECT_EQ(normalized.at("residual"), "true");
+  // The default is left out: definitions saved before the parameter existed stay equal.
+  EXPECT_EQ(normalized.count("residual"), 0u);
   ASSERT_OK_AND_ASSIGN(normalized,
                        pq->Validate(*column, {{"num_bits", "4"}, {"residual", "FALSE"}}));
   EXPECT_EQ(normalized.at("num_bits"), "4");
-  EXPECT_EQ(normalized.at("num_sub_vectors"), "6");
+  EXPECT_EQ(normalized.at("num_sub_vectors"), "12");  // 4 dimensions each: 6 bytes, as 8-bit's
   EXPECT_EQ(normalized.at("residual"), "false");
+  // Where dim / 4 is too many or odd, the default is another even count of at most 256.
+  const auto wide = arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 3072));
+  ASSERT_OK_AND_ASSIGN(normalized, pq->Validate(*wide, {{"num_bits", "4"}}));
+  EXPECT_EQ(normalized.at("num_sub_vectors"), "192");
+  const auto narrow = arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 24));
+  ASSERT_OK_AND_ASSIGN(normalized, pq->Validate(*narrow, {{"num_bits", "4"}}));
+  EXPECT_EQ(normalized.at("num_sub_vectors"), "6");
+  auto odd_count = pq->Validate(*column, {{"num_bits", "4"}, {"num_sub_vectors", "3"}});
+  ASSERT_FALSE(odd_count.ok());
+  EXPECT_NE(odd_count.status().message().find("such as 12"), std::string::npos)
+      << odd_count.status().message();
   for (const Params& bad : std::vector<Params>{{{"num_bits", "5"}},
                                                {{"num_bits", "16"}},
                                                {{"residual", "maybe"}},

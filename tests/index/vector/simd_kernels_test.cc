@@ -491,7 +491,7 @@ TEST_P(SimdKernelsTest, BitPlaneDotsCountEveryPairOfPlanesExactly) {
 TEST_P(SimdKernelsTest, FastScanSumsEveryRowsTableBytesExactly) {
   std::mt19937_64 random(83);
   // One to 128 pairs (the most: sums up to 256 × 255), odd and even block counts (AVX-512 takes
-  // blocks two at a time), all-0xff tables for the largest sums.
+  // pairs of sub-quantizers two at a time), all-0xff tables for the largest sums.
   for (int pairs : {1, 2, 3, 8, 24, 128}) {
     for (int64_t blocks : {1, 2, 3, 6}) {
       for (bool largest : {false, true}) {

@@ -118,7 +118,16 @@ std::string_view ModelFamilyOf(std::string_view bytes) {
   return {};
 }
 
-int DefaultSubVectors(int dim) {
+// The default num_sub_vectors: with 8 bits, sub-vectors of 8 dimensions (else 4, 2, 1); with 4,
+// sub-vectors of 4 dimensions (the bytes per row of 8-bit codes of 8), else of 8, 2, 16, 32 or
+// 64, of a count FourBitSubVectorsValid accepts; 0 when none is.
+int DefaultSubVectors(int dim, int bits) {
+  if (bits == 4) {
+    for (int width : {4, 8, 2, 16, 32, 64}) {
+      if (dim % width == 0 && FourBitSubVectorsValid(dim / width)) return dim / width;
+    }
+    return 0;
+  }
   for (int width : {8, 4, 2}) {
     if (dim % width == 0) return dim / width;
   }
@@ -166,7 +175,9 @@ class IvfFamily final : public IndexFamily {
     if (kind_ == IvfKind::kProduct8) {
       normalized[std::string(kNumSubVectorsKey)] = std::to_string(options.num_sub_vectors);
       normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
-      normalized[std::string(kResidualKey)] = options.residual ? "true" : "false";
+      // Only when not the default: definitions saved before the parameter existed still equal
+      // their normalized parameters.
+      if (!options.residual) normalized[std::string(kResidualKey)] = "false";
     }
     if (kind_ == IvfKind::kRabit) {
       normalized[std::string(kNumBitsKey)] = std::to_string(options.num_bits);
@@ -757,32 +768,32 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
   options.max_iterations = static_cast<int>(iterations);
   options.seed = static_cast<uint64_t>(seed);
   if (product) {
-    ARROW_ASSIGN_OR_RAISE(int64_t sub_vectors,
-                          IntegerParam(params, family, kNumSubVectorsKey, DefaultSubVectors(dim), 1,
-                                       std::max(dim, 1)));
+    ARROW_ASSIGN_OR_RAISE(std::string bits_text,
+                          ChoiceParam(params, family, kNumBitsKey, "8", {"8", "4"}));
+    const int bits = bits_text == "4" ? 4 : 8;
+    if (graph && bits != 8) {
+      // 4-bit codes are scanned in blocks of 32 rows; a graph walk scores rows one at a time.
+      return InvalidArgument("index parameter 'num_bits' of ", family,
+                             " must be 8, got 4; 4-bit codes (fast scan) are for IVF_PQ");
+    }
+    const int suggested = DefaultSubVectors(dim, bits);
+    ARROW_ASSIGN_OR_RAISE(int64_t sub_vectors, IntegerParam(params, family, kNumSubVectorsKey,
+                                                            suggested, 1, std::max(dim, 1)));
     if (dim % sub_vectors != 0) {
       return InvalidArgument("index parameter 'num_sub_vectors' of ", family, " must divide the ",
                              "vector dimension ", dim, ", got ", sub_vectors,
-                             "; pick a divisor such as ", DefaultSubVectors(dim));
+                             "; pick a divisor such as ", suggested);
     }
-    options.num_sub_vectors = static_cast<int>(sub_vectors);
-    ARROW_ASSIGN_OR_RAISE(int64_t bits, IntegerParam(params, family, kNumBitsKey, 8, 1, 8));
-    if (graph && bits != 8) {
-      // 4-bit codes are scanned in blocks of 32 rows; a graph walk scores rows one at a time.
-      return InvalidArgument("index parameter 'num_bits' of ", family, " must be 8, got ", bits,
-                             "; 4-bit codes (fast scan) are for IVF_PQ");
-    }
-    if (bits != 8 && bits != 4) {
-      return InvalidArgument("index parameter 'num_bits' of ", family, " must be 8 or 4, got ",
-                             bits);
-    }
-    if (bits == 4 && (sub_vectors % 2 != 0 || sub_vectors > kPq4MaxSubVectors)) {
+    if (bits == 4 && !FourBitSubVectorsValid(static_cast<int>(sub_vectors))) {
       return InvalidArgument("index parameter 'num_sub_vectors' of ", family,
                              " with num_bits 4 must be even and at most ", kPq4MaxSubVectors,
                              " (two 4-bit codes share a byte), got ", sub_vectors,
-                             "; pick an even divisor of the dimension ", dim);
+                             suggested > 0 ? "; pick an even divisor of the dimension such as "
+                                           : "; the dimension has no such divisor",
+                             suggested > 0 ? std::to_string(suggested) : std::string());
     }
-    options.num_bits = static_cast<int>(bits);
+    options.num_sub_vectors = static_cast<int>(sub_vectors);
+    options.num_bits = bits;
     ARROW_ASSIGN_OR_RAISE(std::string residual,
                           ChoiceParam(params, family, kResidualKey, "true", {"true", "false"}));
     options.residual = residual == "true";

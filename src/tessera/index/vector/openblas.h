@@ -6,7 +6,9 @@
 // library opened is the one the build found (TESSERA_OPENBLAS_LIBRARY, CMakeLists.txt: the
 // serial variant first), else its soname; its cblas.h gives the signatures. It is opened once
 // per process and never closed; it is set to one thread of its own, as tessera parallelizes
-// around it.
+// around it. Unless OPENBLAS_CORETYPE is set, tessera sets it before the first load to the
+// kernels its own CPU detection supports (SkylakeX with AVX-512, Haswell with AVX2): OpenBLAS's
+// own detection goes by CPU model and takes unknown ones (virtual machines) for the oldest.
 #pragma once
 
 #include <arrow/result.h>

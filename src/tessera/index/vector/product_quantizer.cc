@@ -40,17 +40,12 @@ void AddTables(const float* __restrict__ a, const float* __restrict__ b, int m,
   }
 }
 
-// One block of `rows` (≤ 32) rows of `code_size` bytes: row-major (row i's bytes at
-// i × code_size) in `row_major`, pair-major (byte p of row i at p × rows + i) in `stored`.
-void TransposeBlock(const uint8_t* row_major, int rows, int code_size, uint8_t* stored) {
-  for (int i = 0; i < rows; ++i) {
-    for (int p = 0; p < code_size; ++p) stored[p * rows + i] = row_major[i * code_size + p];
-  }
-}
-
-void UntransposeBlock(const uint8_t* stored, int rows, int code_size, uint8_t* row_major) {
-  for (int i = 0; i < rows; ++i) {
-    for (int p = 0; p < code_size; ++p) row_major[i * code_size + p] = stored[p * rows + i];
+// out[c × rows + r] = in[r × columns + c]: a byte matrix transposed. A block of `rows` codes of
+// `code_size` bytes goes row-major → stored (pair-major, product_quantizer.h) with (rows,
+// code_size), and back with (code_size, rows).
+void TransposeBytes(const uint8_t* in, int rows, int columns, uint8_t* out) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < columns; ++c) out[c * rows + r] = in[r * columns + c];
   }
 }
 
@@ -179,6 +174,12 @@ class ProductQueryScorer final : public QueryScorer {
     lut_base_ = 0.0f;
     for (float low : lowest_) lut_base_ += low;
     lut_step_ = widest > 0.0f ? widest / 255.0f : 0.0f;
+    if (!std::isfinite(widest) || !std::isfinite(lut_base_)) {
+      // A table past float's range (a query of huge values): every row is infinitely far, as
+      // the 8-bit sums say, rather than NaN (which no search keeps).
+      lut_base_ = INFINITY;
+      lut_step_ = 0.0f;
+    }
   }
 
   const ProductQuantizer& pq_;
@@ -210,7 +211,7 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Train(const IvfModel& ivf, con
     return InvalidArgument("product quantization takes 8 or 4 bits per code, not ",
                            options.num_bits);
   }
-  if (options.num_bits == 4 && (m % 2 != 0 || m > kPq4MaxSubVectors)) {
+  if (options.num_bits == 4 && !FourBitSubVectorsValid(m)) {
     return InvalidArgument("4-bit product quantization needs an even number of sub-vectors of at ",
                            "most ", kPq4MaxSubVectors, ", got ", m);
   }
@@ -282,15 +283,15 @@ arrow::Result<ProductQuantizer> ProductQuantizer::Deserialize(std::string_view b
   if (bytes.size() >= sizeof(header)) std::memcpy(header, bytes.data(), sizeof(header));
   const uint32_t m = header[1];
   const uint32_t bits = header[2] & ~kVectorCodesFlag;
-  const bool bits_ok =
-      bits == 8 || (bits == 4 && m % 2 == 0 && m <= static_cast<uint32_t>(kPq4MaxSubVectors));
+  const bool bits_ok = bits == 8 || (bits == 4 && m <= static_cast<uint32_t>(kPq4MaxSubVectors) &&
+                                     FourBitSubVectorsValid(static_cast<int>(m)));
   if (bytes.size() < sizeof(header) || header[0] != static_cast<uint32_t>(dim) || m == 0 ||
       dim % static_cast<int>(m) != 0 || !bits_ok ||
       bytes.size() !=
           sizeof(header) + sizeof(float) * (size_t{1} << bits) * static_cast<size_t>(dim)) {
     return Corrupt(what, " does not hold a product quantizer of dimension ", dim, " (",
-                   bytes.size(), " bytes, dimension ", header[0], ", ", m, " sub-vectors, ",
-                   header[2], " bits)");
+                   bytes.size(), " bytes, dimension ", header[0], ", ", m, " sub-vectors, ", bits,
+                   " bits, flags ", header[2] & ~0xffffu, ")");
   }
   ProductQuantizer pq;
   pq.dim_ = dim;
@@ -404,7 +405,7 @@ void ProductQuantizer::StoreCodes(const uint8_t* rows, int64_t count, uint8_t* s
   }
   for (int64_t first = 0; first < count; first += kPq4BlockRows) {
     const int block = static_cast<int>(std::min<int64_t>(kPq4BlockRows, count - first));
-    TransposeBlock(rows + first * code_bytes, block, code_bytes, stored + first * code_bytes);
+    TransposeBytes(rows + first * code_bytes, block, code_bytes, stored + first * code_bytes);
   }
 }
 
@@ -416,7 +417,7 @@ void ProductQuantizer::LoadCodes(const uint8_t* stored, int64_t count, uint8_t* 
   }
   for (int64_t first = 0; first < count; first += kPq4BlockRows) {
     const int block = static_cast<int>(std::min<int64_t>(kPq4BlockRows, count - first));
-    UntransposeBlock(stored + first * code_bytes, block, code_bytes, rows + first * code_bytes);
+    TransposeBytes(stored + first * code_bytes, code_bytes, block, rows + first * code_bytes);
   }
 }
 

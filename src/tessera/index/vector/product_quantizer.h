@@ -30,7 +30,8 @@
 // are stored in blocks of 32 rows (row_block()): a block is the transpose of its rows' m / 2 code
 // bytes, byte p of the 32 rows next to each other (the kernel's pair-major layout); a
 // partition's last n mod 32 rows form a shorter block laid out alike (byte p of row i at
-// p × (n mod 32) + i), which the scorer widens to 32 rows with zero codes. Exact re-ranking is the
+// p × (n mod 32) + i), which the scorer widens to 32 rows (the rows past n are not reported).
+// Exact re-ranking is the
 // planner's refine_factor on the raw vectors.
 //
 // Serialized form (little-endian): uint32 dim, uint32 m, uint32 bits (8 or 4; plus 2^16 for
@@ -50,6 +51,10 @@ namespace tessera::index::vector {
 inline constexpr int kPq4BlockRows = 32;
 // The most sub-vectors a 4-bit code may have: the fast scan's sums of m bytes stay below 2^16.
 inline constexpr int kPq4MaxSubVectors = 2 * simd::kPq4MaxPairs;
+
+// Whether m sub-vectors can take 4-bit codes: an even number (two codes share a byte) of at most
+// kPq4MaxSubVectors.
+inline bool FourBitSubVectorsValid(int m) { return m > 0 && m % 2 == 0 && m <= kPq4MaxSubVectors; }
 
 struct ProductQuantizerOptions {
   int num_sub_vectors = 16;

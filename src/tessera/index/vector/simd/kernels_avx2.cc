@@ -496,18 +496,16 @@ TESSERA_AVX2 void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pai
   }
 }
 
-TESSERA_AVX2 inline float Lowest16(__m256 a, __m256 b) {
-  __m128 four = _mm256_castps256_ps128(_mm256_min_ps(a, b));
-  four = _mm_min_ps(four, _mm256_extractf128_ps(_mm256_min_ps(a, b), 1));
-  four = _mm_min_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_min_ss(four, _mm_movehdup_ps(four)));
-}
-
-TESSERA_AVX2 inline float Highest16(__m256 a, __m256 b) {
-  __m128 four = _mm256_castps256_ps128(_mm256_max_ps(a, b));
-  four = _mm_max_ps(four, _mm256_extractf128_ps(_mm256_max_ps(a, b), 1));
-  four = _mm_max_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_max_ss(four, _mm_movehdup_ps(four)));
+// The smallest (kLargest: largest) of the 16 floats in a and b.
+template <bool kLargest>
+TESSERA_AVX2 inline float Extreme16(__m256 a, __m256 b) {
+  const auto pick = [](__m128 x, __m128 y) {
+    return kLargest ? _mm_max_ps(x, y) : _mm_min_ps(x, y);
+  };
+  const __m256 eight = kLargest ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b);
+  __m128 four = pick(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+  four = pick(four, _mm_movehl_ps(four, four));
+  return _mm_cvtss_f32(pick(four, _mm_movehdup_ps(four)));
 }
 
 // Kernels::pq4_quantize_tables: VCVTPS2DQ rounds half to even (the default rounding mode).
@@ -516,8 +514,8 @@ TESSERA_AVX2 float Pq4QuantizeTables(const float* table, int m, uint8_t* luts, f
   for (int j = 0; j < m; ++j) {
     const __m256 a = _mm256_loadu_ps(table + j * 16);
     const __m256 b = _mm256_loadu_ps(table + j * 16 + 8);
-    lowest[j] = Lowest16(a, b);
-    widest = std::max(widest, Highest16(a, b) - lowest[j]);
+    lowest[j] = Extreme16<false>(a, b);
+    widest = std::max(widest, Extreme16<true>(a, b) - lowest[j]);
   }
   const __m256 scale = _mm256_set1_ps(widest > 0.0f ? 255.0f / widest : 0.0f);
   const __m256i most = _mm256_set1_epi32(255);

@@ -186,7 +186,8 @@ float Pq4QuantizeTables(const float* table, int m, uint8_t* luts, float* lowest)
     for (int c = 0; c < 16; ++c) {
       const float scaled = (table[j * 16 + c] - lowest[j]) * scale;
       const float level = std::min((scaled + kRound) - kRound, 255.0f);
-      luts[j * 16 + c] = static_cast<uint8_t>(level);
+      // NaN (an infinite table: ∞ · 0) becomes 0, as the SIMD conversions make it.
+      luts[j * 16 + c] = level >= 0.0f ? static_cast<uint8_t>(level) : 0;
     }
   }
   return widest;
