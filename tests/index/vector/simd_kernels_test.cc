@@ -109,6 +109,7 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.bit_plane_dot_batch, nullptr);
   EXPECT_NE(table.pq4_fast_scan, nullptr);
   EXPECT_NE(table.pq4_quantize_tables, nullptr);
+  EXPECT_NE(table.pq4_fast_scan_queries, nullptr);
 }
 
 TEST_P(SimdKernelsTest, FloatKernelsMatchScalarWithinRounding) {
@@ -519,6 +520,42 @@ TEST_P(SimdKernelsTest, FastScanSumsEveryRowsTableBytesExactly) {
         }
         EXPECT_EQ(sums.back(), 7.0f);  // nothing written past the last block
         EXPECT_EQ(scaled.back(), 7.0f);
+      }
+    }
+  }
+}
+
+// pq4_fast_scan_queries gives each of its 1 to 4 queries what pq4_fast_scan gives it alone, bit
+// for bit, with odd and even pair counts.
+TEST_P(SimdKernelsTest, FastScanOfSeveralQueriesEqualsEachAlone) {
+  std::mt19937_64 random(97);
+  for (int pairs : {1, 3, 16, 33}) {
+    const int64_t blocks = 3;
+    std::vector<uint8_t> codes(static_cast<size_t>(blocks) * 32 * pairs);
+    for (auto& byte : codes) byte = static_cast<uint8_t>(random());
+    for (int queries = 1; queries <= kPq4MaxQueries; ++queries) {
+      std::vector<std::vector<uint8_t>> luts(static_cast<size_t>(queries));
+      std::vector<std::vector<float>> outs(static_cast<size_t>(queries));
+      const uint8_t* lut_pointers[kPq4MaxQueries];
+      float* out_pointers[kPq4MaxQueries];
+      float offsets[kPq4MaxQueries];
+      float steps[kPq4MaxQueries];
+      for (int i = 0; i < queries; ++i) {
+        luts[i].resize(static_cast<size_t>(pairs) * 32);
+        for (auto& byte : luts[i]) byte = static_cast<uint8_t>(random());
+        outs[i].assign(static_cast<size_t>(blocks) * 32, -1.0f);
+        lut_pointers[i] = luts[i].data();
+        out_pointers[i] = outs[i].data();
+        offsets[i] = 0.5f * static_cast<float>(i) - 1.0f;
+        steps[i] = 0.013f * static_cast<float>(i + 1);
+      }
+      kernels().pq4_fast_scan_queries(codes.data(), blocks, pairs, queries, lut_pointers, offsets,
+                                      steps, out_pointers);
+      for (int i = 0; i < queries; ++i) {
+        std::vector<float> alone(static_cast<size_t>(blocks) * 32);
+        kernels().pq4_fast_scan(codes.data(), blocks, pairs, luts[i].data(), offsets[i], steps[i],
+                                alone.data());
+        EXPECT_EQ(outs[i], alone) << pairs << " pairs, query " << i << " of " << queries;
       }
     }
   }

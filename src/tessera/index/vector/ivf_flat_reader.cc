@@ -131,9 +131,12 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> IvfFlatReader::SearchBatch(
   return SearchPartitionTiles(
       queries, count, model_, *partitions_, int64_t{4} * dim(), /*row_block=*/1, meta_.index_name(),
       [&](int64_t, int64_t) -> TileScore {
-        return [&](int64_t q, int partition, int64_t first, int64_t rows, float* out) {
-          DistancesTo(model_.metric(), queries[q].vector,
-                      partitions_->vectors(partition) + first * dim(), rows, dim(), out);
+        return [&](const int64_t* group, int count, int partition, int64_t first, int64_t rows,
+                   float* const* out) {
+          for (int i = 0; i < count; ++i) {
+            DistancesTo(model_.metric(), queries[group[i]].vector,
+                        partitions_->vectors(partition) + first * dim(), rows, dim(), out[i]);
+          }
         };
       });
 }

@@ -121,11 +121,19 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> IvfQuantizedReader::SearchBat
         // The block's scorers, each prepared at its query's first partition.
         auto scorers = std::make_shared<std::vector<std::unique_ptr<QueryScorer>>>(
             static_cast<size_t>(end - begin));
-        return [&, begin, scorers](int64_t q, int partition, int64_t first, int64_t rows,
-                                   float* out) {
-          auto& scorer = (*scorers)[static_cast<size_t>(q - begin)];
-          if (scorer == nullptr) scorer = model_.quantizer->Prepare(model_.ivf, searched[q].vector);
-          scorer->Score(partition, partitions_->codes(partition) + first * code_size, rows, out);
+        return [&, begin, scorers](const int64_t* group, int count, int partition, int64_t first,
+                                   int64_t rows, float* const* out) {
+          QueryScorer* members[kTileQueries];
+          for (int i = 0; i < count; ++i) {
+            auto& scorer = (*scorers)[static_cast<size_t>(group[i] - begin)];
+            if (scorer == nullptr) {
+              scorer = model_.quantizer->Prepare(model_.ivf, searched[group[i]].vector);
+            }
+            members[i] = scorer.get();
+          }
+          model_.quantizer->ScoreQueries(members, count, partition,
+                                         partitions_->codes(partition) + first * code_size, rows,
+                                         out);
         };
       });
 }

@@ -167,18 +167,26 @@ arrow::Result<std::vector<std::vector<ScoredRow>>> SearchPartitionTiles(
         }
         const TileScore score = make_score(begin, end);
         std::vector<float> distances;
+        float* outs[kTileQueries];
         for (int partition = 0; partition < num_partitions; ++partition) {
           const auto& probing = members[static_cast<size_t>(partition)];
           if (probing.empty()) continue;
           ARROW_RETURN_NOT_OK(partitions.Verify(partition));
           const int64_t size = partitions.size(partition);
           const uint64_t* addresses = partitions.row_addresses(partition);
-          distances.resize(static_cast<size_t>(std::min(size, tile_rows)));
+          const int64_t widest = std::min(size, tile_rows);
+          distances.resize(static_cast<size_t>(widest) * kTileQueries);
+          for (int i = 0; i < kTileQueries; ++i) outs[i] = distances.data() + i * widest;
           for (int64_t first = 0; first < size; first += tile_rows) {
             const int64_t rows = std::min(tile_rows, size - first);
-            for (int64_t q : probing) {
-              score(q, partition, first, rows, distances.data());
-              tops[static_cast<size_t>(q - begin)].Offer(addresses + first, distances.data(), rows);
+            for (size_t at = 0; at < probing.size(); at += kTileQueries) {
+              const int group =
+                  static_cast<int>(std::min<size_t>(kTileQueries, probing.size() - at));
+              score(probing.data() + at, group, partition, first, rows, outs);
+              for (int i = 0; i < group; ++i) {
+                tops[static_cast<size_t>(probing[at + i] - begin)].Offer(addresses + first, outs[i],
+                                                                         rows);
+              }
             }
           }
         }

@@ -76,9 +76,12 @@ class TopRows {
   BestRows best_;
 };
 
-// Writes the distances of rows [first, first + rows) of `partition` for query `query` to out.
-using TileScore =
-    std::function<void(int64_t query, int partition, int64_t first, int64_t rows, float* out)>;
+// Writes the distances of rows [first, first + rows) of `partition` for queries[i] to out[i],
+// for i < count (at most kTileQueries): the queries of a block that probe the partition, a few at
+// a time, so that a scan may load the rows once for all of them.
+inline constexpr int kTileQueries = 4;
+using TileScore = std::function<void(const int64_t* queries, int count, int partition,
+                                     int64_t first, int64_t rows, float* const* out)>;
 
 // The answers of `count` queries over an IVF segment (its model and partitions), each equal to
 // the query's search of its own partitions, bit for bit:

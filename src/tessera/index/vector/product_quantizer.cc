@@ -90,7 +90,11 @@ class ProductQueryScorer final : public QueryScorer {
   void Score(int partition, const uint8_t* codes, int64_t count, float* out) override {
     const float bias = PrepareTable(partition);
     if (pq_.bits() == 4) {
-      FastScan(codes, count, bias, out);
+      const float offset = bias + lut_base_;
+      const int64_t blocks = count / kPq4BlockRows;
+      simd::ActiveKernels().pq4_fast_scan(codes, blocks, pq_.code_size(), luts_.data(), offset,
+                                          lut_step_, out);
+      ScanPartialBlock(codes, count, offset, out);
       return;
     }
     simd::ActiveKernels().pq_adc_batch(codes, count, pq_.num_sub_vectors(), table_.data(), out);
@@ -138,19 +142,24 @@ class ProductQueryScorer final : public QueryScorer {
                                 : simd::ActiveKernels().l2_squared(query_.data(), centroid, dim);
   }
 
-  // 4 bits: bias plus the sums of the byte tables, scaled back (product_quantizer.h).
-  void FastScan(const uint8_t* codes, int64_t count, float bias, float* out) {
-    const simd::Kernels& kernels = simd::ActiveKernels();
-    const int code_size = pq_.code_size();
-    const float offset = bias + lut_base_;
+ public:
+  // 4 bits: what ProductQuantizer::ScoreQueries needs of this query at `partition`: its byte
+  // tables, and the offset and step that scale their sums back (product_quantizer.h).
+  const uint8_t* FastScanTables(int partition, float* offset, float* step) {
+    *offset = PrepareTable(partition) + lut_base_;
+    *step = lut_step_;
+    return luts_.data();
+  }
+
+  // 4 bits: the rows after the last whole block of `count`, if any. The partial block is widened
+  // to 32 rows and scored like the others. Its bytes are copied with room behind them, so that
+  // each pair's `tail` bytes move as one fixed 32-byte copy (inlined; a call per pair cost 6 % of
+  // a batch search): rows from `tail` on hold whatever followed and are not reported.
+  void ScanPartialBlock(const uint8_t* codes, int64_t count, float offset, float* out) {
     const int64_t blocks = count / kPq4BlockRows;
-    kernels.pq4_fast_scan(codes, blocks, code_size, luts_.data(), offset, lut_step_, out);
     const int tail = static_cast<int>(count - blocks * kPq4BlockRows);
     if (tail == 0) return;
-    // The partial block, widened to 32 rows and scored like the others. Its bytes are copied
-    // with room behind them, so that each pair's `tail` bytes move as one fixed 32-byte copy
-    // (inlined; a call per pair cost 6 % of a batch search): rows from `tail` on hold whatever
-    // followed and are not reported.
+    const int code_size = pq_.code_size();
     const uint8_t* partial = codes + blocks * kPq4BlockRows * code_size;
     const size_t partial_bytes = static_cast<size_t>(tail) * code_size;
     widened_.resize(partial_bytes + kPq4BlockRows);
@@ -160,10 +169,12 @@ class ProductQueryScorer final : public QueryScorer {
       std::memcpy(padded_.data() + p * kPq4BlockRows, widened_.data() + p * tail, kPq4BlockRows);
     }
     float scores[kPq4BlockRows];
-    kernels.pq4_fast_scan(padded_.data(), 1, code_size, luts_.data(), offset, lut_step_, scores);
+    simd::ActiveKernels().pq4_fast_scan(padded_.data(), 1, code_size, luts_.data(), offset,
+                                        lut_step_, scores);
     std::memcpy(out + blocks * kPq4BlockRows, scores, sizeof(float) * tail);
   }
 
+ private:
   // 4 bits: table_ in bytes.
   void QuantizeTable() {
     const int m = pq_.num_sub_vectors();
@@ -418,6 +429,32 @@ void ProductQuantizer::LoadCodes(const uint8_t* stored, int64_t count, uint8_t* 
   for (int64_t first = 0; first < count; first += kPq4BlockRows) {
     const int block = static_cast<int>(std::min<int64_t>(kPq4BlockRows, count - first));
     TransposeBytes(stored + first * code_bytes, code_bytes, block, rows + first * code_bytes);
+  }
+}
+
+void ProductQuantizer::ScoreQueries(QueryScorer* const* scorers, int num, int partition,
+                                    const uint8_t* codes, int64_t count, float* const* out) const {
+  if (bits_ != 4) {
+    Quantizer::ScoreQueries(scorers, num, partition, codes, count, out);
+    return;
+  }
+  const simd::Kernels& kernels = simd::ActiveKernels();
+  const int64_t blocks = count / kPq4BlockRows;
+  for (int first = 0; first < num; first += simd::kPq4MaxQueries) {
+    const int group = std::min(num - first, simd::kPq4MaxQueries);
+    const uint8_t* luts[simd::kPq4MaxQueries];
+    float offsets[simd::kPq4MaxQueries];
+    float steps[simd::kPq4MaxQueries];
+    for (int i = 0; i < group; ++i) {
+      luts[i] = static_cast<ProductQueryScorer*>(scorers[first + i])
+                    ->FastScanTables(partition, &offsets[i], &steps[i]);
+    }
+    kernels.pq4_fast_scan_queries(codes, blocks, code_size(), group, luts, offsets, steps,
+                                  out + first);
+    for (int i = 0; i < group; ++i) {
+      static_cast<ProductQueryScorer*>(scorers[first + i])
+          ->ScanPartialBlock(codes, count, offsets[i], out[first + i]);
+    }
   }
 }
 

@@ -88,6 +88,10 @@ class ProductQuantizer final : public Quantizer {
                        float* out) const override;
   void PrepareSearch(const IvfModel& ivf) override;
   std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const override;
+  // 4 bits: up to simd::kPq4MaxQueries queries' whole blocks in one scan
+  // (simd::Kernels::pq4_fast_scan_queries).
+  void ScoreQueries(QueryScorer* const* scorers, int num, int partition, const uint8_t* codes,
+                    int64_t count, float* const* out) const override;
 
   int num_sub_vectors() const { return num_sub_vectors_; }
   int sub_dim() const { return sub_dim_; }

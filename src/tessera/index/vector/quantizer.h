@@ -88,6 +88,14 @@ class Quantizer {
 
   // The scorer of `query` (dim floats, unit length for cosine).
   virtual std::unique_ptr<QueryScorer> Prepare(const IvfModel& ivf, const float* query) const = 0;
+
+  // Scores the same `count` codes of partition `partition` for `num` queries: out[i] for
+  // scorers[i] (made by this quantizer's Prepare), as scorers[i]->Score would write it. A
+  // quantizer whose scan can share code loads between queries overrides it.
+  virtual void ScoreQueries(QueryScorer* const* scorers, int num, int partition,
+                            const uint8_t* codes, int64_t count, float* const* out) const {
+    for (int i = 0; i < num; ++i) scorers[i]->Score(partition, codes, count, out[i]);
+  }
 };
 
 inline void Quantizer::StoreCodes(const uint8_t* rows, int64_t count, uint8_t* stored) const {

@@ -32,6 +32,16 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
 void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out);
+// Kernels::pq4_fast_scan_queries of a level that scores one query at a time: `single` (that
+// level's pq4_fast_scan) once per query.
+template <auto single>
+void Pq4FastScanEachQuery(const uint8_t* blocks, int64_t num_blocks, int pairs, int num_queries,
+                          const uint8_t* const* luts, const float* offsets, const float* steps,
+                          float* const* outs) {
+  for (int i = 0; i < num_queries; ++i) {
+    single(blocks, num_blocks, pairs, luts[i], offsets[i], steps[i], outs[i]);
+  }
+}
 #if defined(TESSERA_SIMD_X86)
 void PopcntBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                             const uint8_t* query, int query_planes, int plane_bytes, uint64_t* out);

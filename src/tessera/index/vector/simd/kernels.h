@@ -44,6 +44,8 @@ Level ChooseLevel(Level detected, const char* requested);
 // The most pairs of 4-bit sub-quantizer codes a pq4_fast_scan row may have: 256 sums of bytes
 // stay below 2^16.
 inline constexpr int kPq4MaxPairs = 128;
+// The most queries one pq4_fast_scan_queries call scores.
+inline constexpr int kPq4MaxQueries = 4;
 
 struct Kernels {
   Level level = Level::kScalar;
@@ -111,6 +113,13 @@ struct Kernels {
   // ≤ kPq4MaxPairs): out[b·32 + i] = fma(step, S, offset), one rounding.
   void (*pq4_fast_scan)(const uint8_t* blocks, int64_t num_blocks, int pairs, const uint8_t* luts,
                         float offset, float step, float* out) = nullptr;
+  // pq4_fast_scan for 1 to kPq4MaxQueries queries over the same blocks: query i's tables at
+  // luts[i], its offset and step at offsets[i] and steps[i], its output at outs[i], each
+  // bit-equal to pq4_fast_scan's for that query alone. Levels that can load and split a code
+  // byte once for all the queries do.
+  void (*pq4_fast_scan_queries)(const uint8_t* blocks, int64_t num_blocks, int pairs,
+                                int num_queries, const uint8_t* const* luts, const float* offsets,
+                                const float* steps, float* const* outs) = nullptr;
   // The byte tables of pq4_fast_scan from m float tables of 16 entries (sub-quantizer j at
   // table + j·16): lowest[j] = the smallest entry of table j, W = the widest range of any table
   // (largest − smallest entry), and luts[j·16 + c] = min(round((table − lowest[j]) · (255 / W)),

@@ -6,6 +6,7 @@
 // dependency chains) and read tails with masked loads, so a batch row goes through exactly the
 // instructions of the single-pair kernel: the batch kernels call the same inline routines.
 #include "tessera/index/vector/simd/bit_plane_dot.h"
+#include "tessera/index/vector/simd/fast_scan_pair.h"
 #include "tessera/index/vector/simd/kernel_tables.h"
 
 #if defined(TESSERA_SIMD_X86)
@@ -449,33 +450,17 @@ TESSERA_AVX2 int64_t IndexesAtMost(const float* values, int64_t count, float bou
   return found;
 }
 
-// Kernels::pq4_fast_scan. Per pair of sub-quantizers, one load of the block's 32 code bytes and
-// two byte shuffles look up 32 rows each. The looked-up bytes are summed in 16-bit lanes
-// without unpacking: `total` adds each 16-bit lane as it is (odd row · 256 + even row, modulo
-// 2^16) and `odd` adds its high byte, so the even rows' sum is total − 256 · odd, exact because
-// it is below 2^16.
+// Kernels::pq4_fast_scan: per pair of sub-quantizers, one load of the block's 32 code bytes and
+// two byte shuffles look up 32 rows each (fast_scan_pair.h).
 TESSERA_AVX2 void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pairs,
                               const uint8_t* luts, float offset, float step, float* out) {
-  const __m256i nibble = _mm256_set1_epi8(0x0f);
   const __m256 offsets = _mm256_set1_ps(offset);
   const __m256 steps = _mm256_set1_ps(step);
   for (int64_t b = 0; b < num_blocks; ++b) {
     const uint8_t* block = blocks + b * 32 * pairs;
     __m256i total = _mm256_setzero_si256();
     __m256i odd = _mm256_setzero_si256();
-    for (int p = 0; p < pairs; ++p) {
-      const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + p * 32));
-      const __m256i low_table = _mm256_broadcastsi128_si256(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(luts + 32 * p)));
-      const __m256i high_table = _mm256_broadcastsi128_si256(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(luts + 32 * p + 16)));
-      const __m256i low = _mm256_shuffle_epi8(low_table, _mm256_and_si256(codes, nibble));
-      const __m256i high =
-          _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(codes, 4), nibble));
-      total = _mm256_add_epi16(total, _mm256_add_epi16(low, high));
-      odd = _mm256_add_epi16(
-          odd, _mm256_add_epi16(_mm256_srli_epi16(low, 8), _mm256_srli_epi16(high, 8)));
-    }
+    for (int p = 0; p < pairs; ++p) AddFastScanPair(block + p * 32, luts + 32 * p, total, odd);
     const __m256i even = _mm256_sub_epi16(total, _mm256_slli_epi16(odd, 8));
     // 16-bit lane k holds rows 2k (even) and 2k + 1 (odd); interleaving puts rows 0–7 and 16–23
     // in `first`, 8–15 and 24–31 in `second`.
@@ -567,6 +552,7 @@ const Kernels& Avx2Kernels() {
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
     table.pq4_fast_scan = Pq4FastScan;
+    table.pq4_fast_scan_queries = Pq4FastScanEachQuery<Pq4FastScan>;
     table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
     return table;

@@ -27,6 +27,9 @@
 #include <algorithm>
 #include <cmath>
 
+// After <immintrin.h> and its pragmas above (it includes it too).
+#include "tessera/index/vector/simd/fast_scan_pair.h"
+
 #define TESSERA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
 #define TESSERA_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
@@ -542,63 +545,90 @@ TESSERA_AVX512 inline __m256i TableLanes(const uint8_t* luts, int j) {
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(luts + 16 * j)));
 }
 
-// Kernels::pq4_fast_scan: the AVX2 kernel's sums (kernels_avx2.cc), two pairs of sub-quantizers
-// per instruction. A block's pairs 2q and 2q + 1 are 64 consecutive bytes, so one load takes
-// both; their tables are laid side by side once per call (the low nibbles' tables of
-// sub-quantizers 4q and 4q + 2, each in two 128-bit lanes, and the high nibbles' of 4q + 1 and
-// 4q + 3), and the two 256-bit halves of the sums are added at the end of the block.
-TESSERA_AVX512 void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pairs,
-                                const uint8_t* luts, float offset, float step, float* out) {
+// Kernels::pq4_fast_scan(_queries): the AVX2 kernel's sums (fast_scan_pair.h), two pairs of
+// sub-quantizers per instruction, for kQueries queries at once. A block's pairs 2q and 2q + 1 are
+// 64 consecutive bytes, so one load takes both, split into nibbles once for all the queries; each
+// query's tables are laid side by side once per call (the low nibbles' tables of sub-quantizers
+// 4q and 4q + 2, each in two 128-bit lanes, and the high nibbles' of 4q + 1 and 4q + 3), and the
+// two 256-bit halves of its sums are added at the end of the block. A query's instructions do not
+// depend on the others: its output is the same in a group as alone.
+template <int kQueries>
+TESSERA_AVX512 inline void Pq4FastScanGroup(const uint8_t* blocks, int64_t num_blocks, int pairs,
+                                            const uint8_t* const* luts, const float* offsets,
+                                            const float* steps, float* const* outs) {
   const int quads = pairs / 2;
-  __m512i tables[kPq4MaxPairs];  // low and high tables of each quad
-  for (int q = 0; q < quads; ++q) {
-    tables[2 * q] = _mm512_inserti64x4(_mm512_castsi256_si512(TableLanes(luts, 4 * q)),
-                                       TableLanes(luts, 4 * q + 2), 1);
-    tables[2 * q + 1] = _mm512_inserti64x4(_mm512_castsi256_si512(TableLanes(luts, 4 * q + 1)),
-                                           TableLanes(luts, 4 * q + 3), 1);
+  __m512i tables[kQueries][kPq4MaxPairs];  // low and high tables of each quad
+  for (int i = 0; i < kQueries; ++i) {
+    for (int q = 0; q < quads; ++q) {
+      tables[i][2 * q] = _mm512_inserti64x4(_mm512_castsi256_si512(TableLanes(luts[i], 4 * q)),
+                                            TableLanes(luts[i], 4 * q + 2), 1);
+      tables[i][2 * q + 1] =
+          _mm512_inserti64x4(_mm512_castsi256_si512(TableLanes(luts[i], 4 * q + 1)),
+                             TableLanes(luts[i], 4 * q + 3), 1);
+    }
   }
   const __m512i nibble = _mm512_set1_epi8(0x0f);
-  const __m256i nibble_256 = _mm256_set1_epi8(0x0f);
-  const __m512 offsets = _mm512_set1_ps(offset);
-  const __m512 steps = _mm512_set1_ps(step);
   for (int64_t b = 0; b < num_blocks; ++b) {
     const uint8_t* block = blocks + b * 32 * pairs;
-    __m512i total = _mm512_setzero_si512();
-    __m512i odd = _mm512_setzero_si512();
+    __m512i total[kQueries];
+    __m512i odd[kQueries];
+    for (int i = 0; i < kQueries; ++i) total[i] = odd[i] = _mm512_setzero_si512();
     for (int q = 0; q < quads; ++q) {
       const __m512i codes = _mm512_loadu_si512(block + q * 64);
-      const __m512i low = _mm512_shuffle_epi8(tables[2 * q], _mm512_and_si512(codes, nibble));
-      const __m512i high = _mm512_shuffle_epi8(
-          tables[2 * q + 1], _mm512_and_si512(_mm512_srli_epi16(codes, 4), nibble));
-      total = _mm512_add_epi16(total, _mm512_add_epi16(low, high));
-      odd = _mm512_add_epi16(
-          odd, _mm512_add_epi16(_mm512_srli_epi16(low, 8), _mm512_srli_epi16(high, 8)));
+      const __m512i low_nibbles = _mm512_and_si512(codes, nibble);
+      const __m512i high_nibbles = _mm512_and_si512(_mm512_srli_epi16(codes, 4), nibble);
+      for (int i = 0; i < kQueries; ++i) {
+        const __m512i low = _mm512_shuffle_epi8(tables[i][2 * q], low_nibbles);
+        const __m512i high = _mm512_shuffle_epi8(tables[i][2 * q + 1], high_nibbles);
+        total[i] = _mm512_add_epi16(total[i], _mm512_add_epi16(low, high));
+        odd[i] = _mm512_add_epi16(
+            odd[i], _mm512_add_epi16(_mm512_srli_epi16(low, 8), _mm512_srli_epi16(high, 8)));
+      }
     }
-    __m256i total_256 =
-        _mm256_add_epi16(_mm512_castsi512_si256(total), _mm512_extracti64x4_epi64(total, 1));
-    __m256i odd_256 =
-        _mm256_add_epi16(_mm512_castsi512_si256(odd), _mm512_extracti64x4_epi64(odd, 1));
-    if (pairs % 2 != 0) {
-      const int p = pairs - 1;
-      const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + p * 32));
-      const __m256i low =
-          _mm256_shuffle_epi8(TableLanes(luts, 2 * p), _mm256_and_si256(codes, nibble_256));
-      const __m256i high = _mm256_shuffle_epi8(
-          TableLanes(luts, 2 * p + 1), _mm256_and_si256(_mm256_srli_epi16(codes, 4), nibble_256));
-      total_256 = _mm256_add_epi16(total_256, _mm256_add_epi16(low, high));
-      odd_256 = _mm256_add_epi16(
-          odd_256, _mm256_add_epi16(_mm256_srli_epi16(low, 8), _mm256_srli_epi16(high, 8)));
+    for (int i = 0; i < kQueries; ++i) {
+      __m256i total_256 = _mm256_add_epi16(_mm512_castsi512_si256(total[i]),
+                                           _mm512_extracti64x4_epi64(total[i], 1));
+      __m256i odd_256 =
+          _mm256_add_epi16(_mm512_castsi512_si256(odd[i]), _mm512_extracti64x4_epi64(odd[i], 1));
+      if (pairs % 2 != 0) {
+        AddFastScanPair(block + (pairs - 1) * 32, luts[i] + 32 * (pairs - 1), total_256, odd_256);
+      }
+      const __m256i even = _mm256_sub_epi16(total_256, _mm256_slli_epi16(odd_256, 8));
+      // Rows back in order as in the AVX2 kernel: 0–15, then 16–31.
+      const __m256i first = _mm256_unpacklo_epi16(even, odd_256);
+      const __m256i second = _mm256_unpackhi_epi16(even, odd_256);
+      const __m256i rows[2] = {_mm256_permute2x128_si256(first, second, 0x20),
+                               _mm256_permute2x128_si256(first, second, 0x31)};
+      for (int half = 0; half < 2; ++half) {
+        const __m512 values = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(rows[half]));
+        _mm512_storeu_ps(
+            outs[i] + b * 32 + half * 16,
+            _mm512_fmadd_ps(_mm512_set1_ps(steps[i]), values, _mm512_set1_ps(offsets[i])));
+      }
     }
-    const __m256i even = _mm256_sub_epi16(total_256, _mm256_slli_epi16(odd_256, 8));
-    // Rows back in order as in the AVX2 kernel: 0–15, then 16–31.
-    const __m256i first = _mm256_unpacklo_epi16(even, odd_256);
-    const __m256i second = _mm256_unpackhi_epi16(even, odd_256);
-    const __m256i rows[2] = {_mm256_permute2x128_si256(first, second, 0x20),
-                             _mm256_permute2x128_si256(first, second, 0x31)};
-    for (int half = 0; half < 2; ++half) {
-      const __m512 values = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(rows[half]));
-      _mm512_storeu_ps(out + b * 32 + half * 16, _mm512_fmadd_ps(steps, values, offsets));
-    }
+  }
+}
+
+TESSERA_AVX512 void Pq4FastScan(const uint8_t* blocks, int64_t num_blocks, int pairs,
+                                const uint8_t* luts, float offset, float step, float* out) {
+  Pq4FastScanGroup<1>(blocks, num_blocks, pairs, &luts, &offset, &step, &out);
+}
+
+TESSERA_AVX512 void Pq4FastScanQueries(const uint8_t* blocks, int64_t num_blocks, int pairs,
+                                       int num_queries, const uint8_t* const* luts,
+                                       const float* offsets, const float* steps,
+                                       float* const* outs) {
+  switch (num_queries) {
+    case 1:
+      return Pq4FastScanGroup<1>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
+    case 2:
+      return Pq4FastScanGroup<2>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
+    case 3:
+      return Pq4FastScanGroup<3>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
+    case 4:
+      return Pq4FastScanGroup<4>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
+    default:
+      return;
   }
 }
 
@@ -640,6 +670,7 @@ Kernels MakeAvx512Table(Level level) {
   table.dot_u8_s8_batch = DotU8S8Batch;
   table.pq_adc_batch = PortablePqAdcBatch;
   table.pq4_fast_scan = Pq4FastScan;
+  table.pq4_fast_scan_queries = Pq4FastScanQueries;
   table.pq4_quantize_tables = Pq4QuantizeTables;
   table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
   return table;

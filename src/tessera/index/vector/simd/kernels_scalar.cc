@@ -300,6 +300,7 @@ const Kernels& ScalarKernels() {
     table.dot_u8_s8_batch = DotU8S8Batch;
     table.pq_adc_batch = PortablePqAdcBatch;
     table.pq4_fast_scan = Pq4FastScan;
+    table.pq4_fast_scan_queries = Pq4FastScanEachQuery<Pq4FastScan>;
     table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PortableBitPlaneDotBatch;
     return table;
