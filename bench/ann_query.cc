@@ -30,6 +30,7 @@
 
 #include "tessera/dataset/dataset.h"
 #include "tessera/dataset/options.h"
+#include "tessera/index/vector/openblas.h"
 #include "tessera/query/nearest.h"
 #include "tessera/query/prepared_nearest.h"
 
@@ -257,6 +258,7 @@ void WriteIds(const std::string& path,
 }  // namespace
 
 int main(int argc, char** argv) {
+  tessera::index::vector::NameOpenBlasCoreType();  // as the CLI does (openblas.h)
   const Args args = ParseArgs(argc, argv);
   std::filesystem::create_directories(args.out_dir);
 

@@ -12,6 +12,7 @@
 #include "command.h"
 #include "dataset_commands.h"
 #include "gen_command.h"
+#include "tessera/index/vector/openblas.h"
 #include "tessera/server/mutation_worker.h"
 #include "tessera/status.h"
 #include "tessera/util/exception_guard.h"
@@ -49,6 +50,8 @@ int Finish(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread starts (it sets an environment variable).
+  tessera::index::vector::NameOpenBlasCoreType();
   // The server's mutation worker (tessera/server/mutation_worker.h): not a user command.
   if (argc == 2 && std::string_view(argv[1]) == "__mutation-worker") {
     return Finish(tessera::server::RunMutationWorker());

@@ -420,6 +420,14 @@ TEST(IvfQuantizedFamilies, ParametersAreCheckedAndNormalized) {
   const auto wide = arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 3072));
   ASSERT_OK_AND_ASSIGN(normalized, pq->Validate(*wide, {{"num_bits", "4"}}));
   EXPECT_EQ(normalized.at("num_sub_vectors"), "192");
+  // A dimension no even count of sub-vectors divides: an error, not a default of 0.
+  for (int dim : {6, 7}) {
+    auto none = pq->Validate(*arrow::field("v", arrow::fixed_size_list(arrow::float32(), dim)),
+                             {{"num_bits", "4"}});
+    ASSERT_FALSE(none.ok()) << dim;
+    EXPECT_NE(none.status().message().find("cannot take 4-bit"), std::string::npos)
+        << none.status().message();
+  }
   const auto narrow = arrow::field("vector", arrow::fixed_size_list(arrow::float32(), 24));
   ASSERT_OK_AND_ASSIGN(normalized, pq->Validate(*narrow, {{"num_bits", "4"}}));
   EXPECT_EQ(normalized.at("num_sub_vectors"), "6");

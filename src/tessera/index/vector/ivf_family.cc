@@ -779,6 +779,11 @@ arrow::Result<IvfOptions> ParseIvfOptions(std::string_view family, const Params&
     const int suggested = DefaultSubVectors(dim, bits);
     ARROW_ASSIGN_OR_RAISE(int64_t sub_vectors, IntegerParam(params, family, kNumSubVectorsKey,
                                                             suggested, 1, std::max(dim, 1)));
+    if (sub_vectors == 0) {  // the default, where no count suits 4-bit codes
+      return InvalidArgument("vectors of dimension ", dim, " cannot take 4-bit ", family,
+                             " codes: no even count of at most ", kPq4MaxSubVectors,
+                             " sub-vectors divides it; use num_bits 8");
+    }
     if (dim % sub_vectors != 0) {
       return InvalidArgument("index parameter 'num_sub_vectors' of ", family, " must divide the ",
                              "vector dimension ", dim, ", got ", sub_vectors,

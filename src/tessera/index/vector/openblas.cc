@@ -12,15 +12,11 @@
 
 namespace tessera::index::vector {
 
-namespace {
-
 // OpenBLAS picks its kernels by the CPU's model (DYNAMIC_ARCH builds, as Debian's), and falls
 // back to the oldest x86-64 ones when it does not know the model: on a virtual machine that
 // reports a generic "Intel Xeon Processor" it ran SSE3 kernels, and a 4-bit IVF_PQ build of
-// 117,659 × 256 took 11.1 s instead of 3.4 s (docs/design.md, "OpenBLAS"). Unless the user
-// chose a core type, the one matching the instructions tessera's own kernels found is named
-// before the library loads (it reads OPENBLAS_CORETYPE then, once).
-void ChooseCoreType() {
+// 117,659 × 256 took 11.1 s instead of 3.3 s (docs/design.md, "OpenBLAS's kernels").
+void NameOpenBlasCoreType() {
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
   const simd::Level level = simd::DetectedLevel();
   if (level >= simd::Level::kAvx512) {
@@ -30,8 +26,9 @@ void ChooseCoreType() {
   }
 }
 
+namespace {
+
 arrow::Result<OpenBlas> Open() {
-  ChooseCoreType();
   ARROW_ASSIGN_OR_RAISE(
       auto library,
       util::SharedLibrary::Open({TESSERA_OPENBLAS_LIBRARY, "libopenblas.so.0"},

@@ -146,7 +146,8 @@ class ProductQueryScorer final : public QueryScorer {
   // 4 bits: what ProductQuantizer::ScoreQueries needs of this query at `partition`: its byte
   // tables, and the offset and step that scale their sums back (product_quantizer.h).
   const uint8_t* FastScanTables(int partition, float* offset, float* step) {
-    *offset = PrepareTable(partition) + lut_base_;
+    const float bias = PrepareTable(partition);  // may quantize anew: lut_base_ after it
+    *offset = bias + lut_base_;
     *step = lut_step_;
     return luts_.data();
   }
@@ -186,8 +187,8 @@ class ProductQueryScorer final : public QueryScorer {
     for (float low : lowest_) lut_base_ += low;
     lut_step_ = widest > 0.0f ? widest / 255.0f : 0.0f;
     if (!std::isfinite(widest) || !std::isfinite(lut_base_)) {
-      // A table past float's range (a query of huge values): every row is infinitely far, as
-      // the 8-bit sums say, rather than NaN (which no search keeps).
+      // A table past float's range (a query of huge values): every row is infinitely far
+      // rather than NaN (which no search keeps); the 8-bit sums would give ±∞ or NaN.
       lut_base_ = INFINITY;
       lut_step_ = 0.0f;
     }

@@ -618,17 +618,13 @@ TESSERA_AVX512 void Pq4FastScanQueries(const uint8_t* blocks, int64_t num_blocks
                                        int num_queries, const uint8_t* const* luts,
                                        const float* offsets, const float* steps,
                                        float* const* outs) {
-  switch (num_queries) {
-    case 1:
-      return Pq4FastScanGroup<1>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
-    case 2:
-      return Pq4FastScanGroup<2>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
-    case 3:
-      return Pq4FastScanGroup<3>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
-    case 4:
-      return Pq4FastScanGroup<4>(blocks, num_blocks, pairs, luts, offsets, steps, outs);
-    default:
-      return;
+  for (int first = 0; first < num_queries; first += kPq4MaxQueries) {
+    const int group = std::min(num_queries - first, kPq4MaxQueries);
+    const auto scan = group == 4   ? Pq4FastScanGroup<4>
+                      : group == 3 ? Pq4FastScanGroup<3>
+                      : group == 2 ? Pq4FastScanGroup<2>
+                                   : Pq4FastScanGroup<1>;
+    scan(blocks, num_blocks, pairs, luts + first, offsets + first, steps + first, outs + first);
   }
 }
 
