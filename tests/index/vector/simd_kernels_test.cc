@@ -627,7 +627,8 @@ TEST_P(SimdKernelsTest, EmptyBatchesWriteNothing) {
   kernels().bit_plane_dot_batch(codes.data(), 16, 0, 1, codes.data(), 4, 2, bit_dots.data());
   for (uint64_t value : bit_dots) EXPECT_EQ(value, 5u);
   std::vector<float> sums(4, 9.0f);
-  kernels().pq4_fast_scan(codes.data(), 0, 8, codes.data(), 0.0f, 1.0f, sums.data());
+  const std::vector<uint8_t> tables(8 * 32, 1);  // 8 pairs' tables
+  kernels().pq4_fast_scan(codes.data(), 0, 8, tables.data(), 0.0f, 1.0f, sums.data());
   for (float value : sums) EXPECT_EQ(value, 9.0f);
   EXPECT_EQ(kernels().l2_squared_transposed(floats.data(), floats.data(), 16, 0, 1, out.data()),
             INFINITY);

@@ -110,7 +110,8 @@ struct Kernels {
   // 2p + 1 in its high nibble. luts holds 2 × pairs tables of 16 unsigned bytes (sub-quantizer j
   // at luts + j·16), so a table fits one 128-bit register and a byte shuffle looks up 16 or 32
   // rows at once. With S = Σ_j luts[j·16 + code j of row i of block b], exact in uint16 (pairs
-  // ≤ kPq4MaxPairs): out[b·32 + i] = fma(step, S, offset), one rounding.
+  // ≤ kPq4MaxPairs): out[b·32 + i] = fma(step, S, offset), one rounding. With no block it reads
+  // nothing.
   void (*pq4_fast_scan)(const uint8_t* blocks, int64_t num_blocks, int pairs, const uint8_t* luts,
                         float offset, float step, float* out) = nullptr;
   // pq4_fast_scan for 1 to kPq4MaxQueries queries over the same blocks: query i's tables at

@@ -556,6 +556,7 @@ template <int kQueries>
 TESSERA_AVX512 inline void Pq4FastScanGroup(const uint8_t* blocks, int64_t num_blocks, int pairs,
                                             const uint8_t* const* luts, const float* offsets,
                                             const float* steps, float* const* outs) {
+  if (num_blocks <= 0) return;  // reads nothing, tables included
   const int quads = pairs / 2;
   __m512i tables[kQueries][kPq4MaxPairs];  // low and high tables of each quad
   for (int i = 0; i < kQueries; ++i) {
