@@ -88,15 +88,13 @@ class ProductQueryScorer final : public QueryScorer {
   }
 
   void Score(int partition, const uint8_t* codes, int64_t count, float* out) override {
-    const float bias = PrepareTable(partition);
     if (pq_.bits() == 4) {
-      const float offset = bias + lut_base_;
-      const int64_t blocks = count / kPq4BlockRows;
-      simd::ActiveKernels().pq4_fast_scan(codes, blocks, pq_.code_size(), luts_.data(), offset,
-                                          lut_step_, out);
-      ScanPartialBlock(codes, count, offset, out);
+      // One query's scan is a group of one (ProductQuantizer::ScoreQueries).
+      QueryScorer* self = this;
+      pq_.ScoreQueries(&self, 1, partition, codes, count, &out);
       return;
     }
+    const float bias = PrepareTable(partition);
     simd::ActiveKernels().pq_adc_batch(codes, count, pq_.num_sub_vectors(), table_.data(), out);
     if (bias != 0) {
       for (int64_t i = 0; i < count; ++i) out[i] += bias;
