@@ -55,12 +55,20 @@ arrow::Status Refinement::Rescore(const float* const* queries,
       static_cast<int64_t>(pairs.size()),
       [&](int64_t begin, int64_t end) -> arrow::Status {
         std::vector<float> scratch(static_cast<size_t>(dim_));
-        // Rows are far apart in memory: the row a few pairs ahead is requested early.
+        // Rows are far apart in memory, most on pages of their own. The first line of each row
+        // is requested well ahead, so that the address translations (page walks, dear in a
+        // virtual machine) of many rows overlap; the rest of a row a few rows ahead. Measured
+        // on 1M × 128 with refine factor 10: 8 % of a search, against whole rows 4 ahead only.
+        constexpr int64_t kTranslateAhead = 64;
         constexpr int64_t kAhead = 4;
+        int64_t started = begin;  // rows [begin, started) have had their first line requested
         for (int64_t i = begin; i < std::min(end, begin + kAhead); ++i) {
           raw_.Prefetch(pairs[static_cast<size_t>(i)].address);
         }
         for (int64_t i = begin; i < end; ++i) {
+          for (; started < std::min(end, i + kTranslateAhead); ++started) {
+            raw_.PrefetchFirstLine(pairs[static_cast<size_t>(started)].address);
+          }
           if (i + kAhead < end) raw_.Prefetch(pairs[static_cast<size_t>(i + kAhead)].address);
           const Pair& pair = pairs[static_cast<size_t>(i)];
           ARROW_ASSIGN_OR_RAISE(const float* vector,

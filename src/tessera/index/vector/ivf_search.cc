@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "tessera/index/vector/openblas.h"
 #include "tessera/index/vector/simd/kernels.h"
@@ -33,20 +34,74 @@ arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::str
   return arrow::Status::OK();
 }
 
-void BestRows::Add(const ScoredRow& row) {
-  if (!Improves(row)) return;
-  if (full()) {
-    std::pop_heap(heap_.begin(), heap_.end(), NearerFirst());
-    heap_.back() = row;
+void BestRows::AddToHeap(const ScoredRow& row) {
+  if (rows_.size() == capacity_) {
+    std::pop_heap(rows_.begin(), rows_.end(), NearerFirst());
+    rows_.back() = row;
   } else {
-    heap_.push_back(row);
+    rows_.push_back(row);
   }
-  std::push_heap(heap_.begin(), heap_.end(), NearerFirst());
+  std::push_heap(rows_.begin(), rows_.end(), NearerFirst());
+  if (rows_.size() == capacity_) {
+    bound_ = rows_.front();
+    bounded_ = true;
+  }
+}
+
+void BestRows::Select() {
+  if (rows_.size() <= capacity_) return;
+  // At least a quarter of the slack freed, so that selections stay rare.
+  if (SelectByHistogram(capacity_ + (limit_ - capacity_) * 3 / 4)) return;
+  const auto worst_kept = rows_.begin() + static_cast<std::ptrdiff_t>(capacity_ - 1);
+  std::nth_element(rows_.begin(), worst_kept, rows_.end(), NearerFirst());
+  bound_ = *worst_kept;
+  bounded_ = true;
+  rows_.resize(capacity_);
+  highest_ = bound_.distance;
+}
+
+bool BestRows::SelectByHistogram(size_t most) {
+  if (!std::isfinite(lowest_) || !std::isfinite(highest_)) return false;
+  constexpr int kBins = 64;
+  const float scale = static_cast<float>(kBins) / (highest_ - lowest_);
+  if (!std::isfinite(scale)) return false;  // all equal, or too close
+  // Non-decreasing in the distance (each step rounds monotonically), so every row of a later
+  // bin is farther than every row of an earlier one.
+  size_t counts[kBins] = {};
+  bins_.resize(rows_.size());
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    const int bin = std::min(static_cast<int>((rows_[i].distance - lowest_) * scale), kBins - 1);
+    bins_[i] = static_cast<uint8_t>(bin);
+    ++counts[bin];
+  }
+  int last_bin = 0;  // the bin holding the capacity_-th row
+  size_t kept = counts[0];
+  while (kept < capacity_) kept += counts[++last_bin];
+  if (kept > most) return false;
+  float farthest = -INFINITY;
+  size_t out = 0;
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (bins_[i] > last_bin) continue;
+    farthest = std::max(farthest, rows_[i].distance);
+    rows_[out++] = rows_[i];
+  }
+  rows_.resize(out);
+  highest_ = farthest;
+  // At least capacity_ rows are at most `farthest` away: a row farther cannot enter.
+  bound_ = {std::numeric_limits<uint64_t>::max(), farthest};
+  bounded_ = true;
+  return true;
 }
 
 std::vector<ScoredRow> BestRows::Take() && {
-  std::sort_heap(heap_.begin(), heap_.end(), NearerFirst());
-  return std::move(heap_);
+  if (rows_.size() > capacity_) {
+    SelectByHistogram(rows_.size());
+    const auto end = rows_.begin() + static_cast<std::ptrdiff_t>(capacity_);
+    std::nth_element(rows_.begin(), end, rows_.end(), NearerFirst());
+    rows_.resize(capacity_);
+  }
+  std::sort(rows_.begin(), rows_.end(), NearerFirst());
+  return std::move(rows_);
 }
 
 TopRows::TopRows(const VectorQuery& query)
@@ -57,11 +112,11 @@ TopRows::TopRows(const VectorQuery& query)
 
 void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64_t count) {
   if (query_.k <= 0) return;
-  // Rows farther than the worst kept row (and NaN) fail one comparison: the common case. The
-  // comparison runs in SIMD over chunks against the bound at the chunk's start (it only
+  // Rows farther than the bound (BestRows::bound) and NaN fail one comparison: the common case.
+  // The comparison runs in SIMD over chunks against the bound at the chunk's start (it only
   // shrinks), and the rows it lets through are checked one by one against the current bound:
   // the rows kept are those of a row-by-row loop.
-  float bound = best_.full() ? best_.worst().distance : INFINITY;
+  float bound = best_.bound();
   constexpr int64_t kChunk = 256;
   int32_t nearer[kChunk];
   const simd::Kernels& kernels = simd::ActiveKernels();
@@ -74,7 +129,7 @@ void TopRows::Offer(const uint64_t* row_addresses, const float* distances, int64
       const ScoredRow candidate{row_addresses[i], distances[i]};
       if (!best_.Improves(candidate) || !Qualifies(candidate)) continue;
       best_.Add(candidate);
-      if (best_.full()) bound = best_.worst().distance;
+      bound = best_.bound();
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <arrow/status.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,28 +35,73 @@ struct NearerFirst {
 
 // The `capacity` best rows added, by NearerFirst. Memory grows with the rows kept, not with the
 // capacity: a huge capacity (k = 2^31 - 1 over a small segment) costs only what is added.
+//
+// Up to kHeapMost rows (the usual k) are kept in a heap whose worst row bounds the rows added.
+// More (a refined search keeps refine_factor × k candidates) are kept in a reservoir: rows that
+// may belong to the best are appended, and when twice the capacity have gathered, a selection
+// drops those that cannot be among the best and bounds later rows by the worst row kept. An
+// added row then costs O(1) amortized instead of two sifts of log(capacity) unpredictable
+// branches each, where a heap spent most of a refined search's collection time; a small heap is
+// faster than selections (measured on 1M × 128, k 10 and 100). The selection is a histogram of
+// the distances (SelectByHistogram, a few branch-free passes), keeping the rows of the bins up
+// to the one that holds the capacity-th: it keeps a few rows more than the capacity, which
+// costs nothing, where an exact selection (nth_element) cost three times as much. Either way
+// the rows Take returns are those of sorting every row added (NearerFirst is a total order on
+// distinct rows). Rows with a NaN distance are never kept.
 class BestRows {
  public:
-  explicit BestRows(size_t capacity) : capacity_(capacity) {
-    heap_.reserve(std::min(capacity, kInitialReserve));
+  explicit BestRows(size_t capacity)
+      : capacity_(capacity), limit_(capacity + std::max(capacity, kMinSlack)) {
+    if (limit_ < capacity_) limit_ = SIZE_MAX;  // capacity near the type's limit: never selects
+    rows_.reserve(std::min(limit_, kInitialReserve));
   }
 
-  bool full() const { return heap_.size() == capacity_; }
-  // The worst row kept; only when full() and capacity > 0.
-  const ScoredRow& worst() const { return heap_.front(); }
-  // Whether Add(row) would keep `row`.
+  // Whether Add(row) would keep `row` for now (a reservoir may drop it at a later selection).
   bool Improves(const ScoredRow& row) const {
-    return capacity_ > 0 && (!full() || NearerFirst()(row, worst()));
+    return capacity_ > 0 &&
+           (!bounded_ || row.distance < bound_.distance ||
+            (row.distance == bound_.distance && row.row_address <= bound_.row_address));
   }
-  void Add(const ScoredRow& row);
+  // Every row kept from now on has a distance at most this (+infinity until the heap fills or
+  // the first selection): a cheap first test for rows about to be added.
+  float bound() const { return bounded_ ? bound_.distance : INFINITY; }
+  void Add(const ScoredRow& row) {
+    if (row.distance != row.distance || !Improves(row)) return;  // NaN, or cannot enter
+    if (capacity_ <= kHeapMost) {
+      AddToHeap(row);
+      return;
+    }
+    rows_.push_back(row);
+    lowest_ = std::min(lowest_, row.distance);
+    highest_ = std::max(highest_, row.distance);
+    if (rows_.size() == limit_) Select();
+  }
   // The rows kept, best first.
   std::vector<ScoredRow> Take() &&;
 
  private:
+  static constexpr size_t kHeapMost = 32;
   // Enough for the usual k without a reallocation.
   static constexpr size_t kInitialReserve = 1024;
+  // A reservoir gathers at least this many rows between selections.
+  static constexpr size_t kMinSlack = 32;
+  void AddToHeap(const ScoredRow& row);
+  // Drops rows of a reservoir that cannot be among the best capacity_ and bounds later rows.
+  void Select();
+  // The histogram selection; false, changing nothing, where it would keep more than `most`
+  // rows (distances all equal, crowded into one bin, or not finite).
+  bool SelectByHistogram(size_t most);
+
   size_t capacity_;
-  std::vector<ScoredRow> heap_;  // a max-heap under NearerFirst: the worst kept row on top
+  size_t limit_;  // rows a reservoir gathers before a selection
+  // A max-heap under NearerFirst (capacity_ <= kHeapMost), or a reservoir.
+  std::vector<ScoredRow> rows_;
+  float lowest_ = INFINITY;    // of a reservoir's rows
+  float highest_ = -INFINITY;  // of a reservoir's rows (kept rows only after a selection)
+  std::vector<uint8_t> bins_;  // SelectByHistogram's scratch: the bin of each row
+  // With bounded_: a row is kept only if it is NearerFirst than bound_, or equal to it.
+  bool bounded_ = false;
+  ScoredRow bound_{};
 };
 
 // The query.k best rows offered, by NearerFirst, with the query's range and accept rules.

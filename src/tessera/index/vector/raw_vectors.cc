@@ -87,6 +87,12 @@ void RawVectors::Prefetch(uint64_t address) const {
   for (const char* line = begin; line < end; line += kCacheLine) __builtin_prefetch(line);
 }
 
+void RawVectors::PrefetchFirstLine(uint64_t address) const {
+  int64_t row = 0;
+  const Batch* batch = Locate(address, &row);
+  if (batch != nullptr && batch->f32 != nullptr) __builtin_prefetch(batch->f32 + row * dim_);
+}
+
 const float* RawVectors::Fetched::Find(uint64_t address) const {
   auto found = offsets_.find(address);
   if (found == offsets_.end() || found->second < 0) return nullptr;

@@ -71,6 +71,8 @@ class RawVectors {
   // Asks the CPU to start loading the row at `address` (float32 columns), so that a Find a few
   // rows later does not wait for memory: refinement reads rows in random order.
   void Prefetch(uint64_t address) const;
+  // Asks for the first cache line of the row only: enough to start translating its address.
+  void PrefetchFirstLine(uint64_t address) const;
 
   int dim() const { return dim_; }
 
