@@ -1,5 +1,6 @@
 // util::RadixSort sorts exactly as std::sort does: short and long inputs, duplicates, bytes
-// every value shares (skipped passes) and values spanning all 64 bits.
+// every value shares (skipped passes) and values spanning all 64 bits; util::RadixSortBy sorts
+// items by a key exactly as std::stable_sort does.
 #include "tessera/util/radix_sort.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,28 @@ TEST(RadixSort, SortsLikeStdSort) {
     for (auto& value : low) value = 0xabcd000000000000ull | (random() % 256);
     ExpectSortedLikeStdSort(low);
     ExpectSortedLikeStdSort(std::vector<uint64_t>(size, 42));
+  }
+}
+
+// Items of equal keys keep their order, short inputs (a comparison sort) and long ones alike.
+TEST(RadixSortBy, IsStable) {
+  struct Item {
+    uint64_t key;
+    size_t position;
+  };
+  std::mt19937_64 random(11);
+  for (size_t size : {0, 3, 512, 513, 20000}) {
+    std::vector<Item> items;
+    for (size_t i = 0; i < size; ++i) items.push_back({(random() % 2) << 40 | random() % 300, i});
+    std::vector<Item> expected = items;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const Item& a, const Item& b) { return a.key < b.key; });
+    RadixSortBy(&items, [](const Item& item) { return item.key; });
+    ASSERT_EQ(items.size(), expected.size());
+    for (size_t i = 0; i < size; ++i) {
+      ASSERT_EQ(items[i].key, expected[i].key) << i;
+      ASSERT_EQ(items[i].position, expected[i].position) << i;
+    }
   }
 }
 

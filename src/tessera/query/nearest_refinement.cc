@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "tessera/status.h"
+#include "tessera/util/radix_sort.h"
 #include "tessera/util/thread_pool.h"
 
 namespace tessera::query {
@@ -39,9 +40,8 @@ arrow::Status Refinement::Rescore(const float* const* queries,
     }
   }
   if (pairs.empty()) return arrow::Status::OK();
-  std::sort(pairs.begin(), pairs.end(), [](const Pair& a, const Pair& b) {
-    return a.address < b.address || (a.address == b.address && a.list < b.list);
-  });
+  // By address, then by list (pairs were listed by list, and the sort is stable).
+  util::RadixSortBy(&pairs, [](const Pair& pair) { return pair.address; });
   // Rows read on demand (external files, object storage) are read first, all at once: one read
   // per batch.
   index::vector::RawVectors::Fetched fetched;

@@ -42,6 +42,13 @@ class RawVectors {
                                         const std::vector<format::Fragment>& fragments,
                                         bool verify_all = false);
 
+  RawVectors() = default;
+  // Movable, not copyable: fragments_by_id_ points into fragments_.
+  RawVectors(RawVectors&&) = default;
+  RawVectors& operator=(RawVectors&&) = default;
+  RawVectors(const RawVectors&) = delete;
+  RawVectors& operator=(const RawVectors&) = delete;
+
   // The vectors of the rows of external fragments among some addresses, read together.
   class Fetched {
    public:
@@ -91,13 +98,28 @@ class RawVectors {
     bool on_demand = false;
   };
 
-  // The batch holding `address` and the row's index in it; null when there is none.
+  // The opened fragment of id `id`; null when there is none.
+  const Fragment* FindFragment(uint32_t id) const {
+    if (!fragments_by_id_.empty() || fragments_.empty()) {
+      return id < fragments_by_id_.size() ? fragments_by_id_[id] : nullptr;
+    }
+    auto found = fragments_.find(id);
+    return found == fragments_.end() ? nullptr : &found->second;
+  }
+  // The batch of `fragment` holding the row at `offset` and the row's index in it; null when
+  // there is none.
+  static const Batch* Locate(const Fragment& fragment, uint32_t offset, int64_t* row);
+  // Locate in the fragment of `address`.
   const Batch* Locate(uint64_t address, int64_t* row) const;
 
   int dim_ = 0;
   bool reads_on_demand_ = false;
   bool remote_ = false;  // some fragment read on demand is on object storage
   std::unordered_map<uint32_t, Fragment> fragments_;
+  // fragments_ by id (null where none), where ids are small: refinement finds a fragment three
+  // times a row, and a hash lookup each time cost as much as the row's distance. Points into
+  // fragments_, whose elements never move.
+  std::vector<const Fragment*> fragments_by_id_;
 };
 
 }  // namespace tessera::index::vector
