@@ -34,6 +34,21 @@ arrow::Status CheckVectorQuery(const VectorQuery& query, int dim, const std::str
   return arrow::Status::OK();
 }
 
+namespace {
+
+// The factor that maps distances in [lowest, highest] to bins [0, bins] (the last bin taking
+// `highest`), or 0 where no histogram can split them: equal or non-finite bounds, or a spread
+// too large (dot distances near the float limits: their difference overflows) or too small to
+// scale (a product would not be finite, and a float-to-int cast of it undefined).
+float HistogramScale(float lowest, float highest, int bins) {
+  const float spread = highest - lowest;
+  if (!(spread > 0) || !std::isfinite(spread)) return 0;
+  const float scale = static_cast<float>(bins) / spread;
+  return std::isfinite(scale) ? scale : 0;
+}
+
+}  // namespace
+
 void BestRows::AddToHeap(const ScoredRow& row) {
   if (rows_.size() == capacity_) {
     std::pop_heap(rows_.begin(), rows_.end(), NearerFirst());
@@ -54,17 +69,17 @@ void BestRows::Select() {
   if (SelectByHistogram(capacity_ + (limit_ - capacity_) * 3 / 4)) return;
   const auto worst_kept = rows_.begin() + static_cast<std::ptrdiff_t>(capacity_ - 1);
   std::nth_element(rows_.begin(), worst_kept, rows_.end(), NearerFirst());
-  bound_ = *worst_kept;
+  // Never looser than a bound set before (BoundBy): the bound only shrinks.
+  if (!bounded_ || NearerFirst()(*worst_kept, bound_)) bound_ = *worst_kept;
   bounded_ = true;
   rows_.resize(capacity_);
-  highest_ = bound_.distance;
+  highest_ = worst_kept->distance;
 }
 
 bool BestRows::SelectByHistogram(size_t most) {
-  if (!std::isfinite(lowest_) || !std::isfinite(highest_)) return false;
   constexpr int kBins = 64;
-  const float scale = static_cast<float>(kBins) / (highest_ - lowest_);
-  if (!std::isfinite(scale)) return false;  // all equal, or too close
+  const float scale = HistogramScale(lowest_, highest_, kBins);
+  if (scale == 0) return false;
   // Non-decreasing in the distance (each step rounds monotonically), so every row of a later
   // bin is farther than every row of an earlier one.
   size_t counts[kBins] = {};
@@ -88,8 +103,7 @@ bool BestRows::SelectByHistogram(size_t most) {
   rows_.resize(out);
   highest_ = farthest;
   // At least capacity_ rows are at most `farthest` away: a row farther cannot enter.
-  bound_ = {std::numeric_limits<uint64_t>::max(), farthest};
-  bounded_ = true;
+  BoundBy(farthest);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,12 +38,12 @@ struct NearerFirst {
 // capacity: a huge capacity (k = 2^31 - 1 over a small segment) costs only what is added.
 //
 // Up to kHeapMost rows (the usual k) are kept in a heap whose worst row bounds the rows added.
-// More (a refined search keeps refine_factor × k candidates) are kept in a reservoir: rows that
-// may belong to the best are appended, and when twice the capacity have gathered, a selection
-// drops those that cannot be among the best and bounds later rows by the worst row kept. An
-// added row then costs O(1) amortized instead of two sifts of log(capacity) unpredictable
-// branches each, where a heap spent most of a refined search's collection time; a small heap is
-// faster than selections (measured on 1M × 128, k 10 and 100). The selection is a histogram of
+// More (a refined search keeps refine_factor × k candidates; a large k) are kept in a
+// reservoir: rows that may belong to the best are appended, and when twice the capacity have
+// gathered, a selection drops those that cannot be among the best and bounds later rows by the
+// worst row kept. An added row then costs O(1) amortized instead of two sifts of log(capacity)
+// unpredictable branches each, where a heap spent most of a refined search's collection time
+// (1M × 128, 100 rows kept); for 10 rows the heap is quicker than selections. The selection is a histogram of
 // the distances (SelectByHistogram, a few branch-free passes), keeping the rows of the bins up
 // to the one that holds the capacity-th: it keeps a few rows more than the capacity, which
 // costs nothing, where an exact selection (nth_element) cost three times as much. Either way
@@ -56,14 +57,15 @@ class BestRows {
     rows_.reserve(std::min(limit_, kInitialReserve));
   }
 
-  // Whether Add(row) would keep `row` for now (a reservoir may drop it at a later selection).
+  // Whether Add(row) would keep `row` for now (a reservoir may drop it at a later selection),
+  // NaN aside (never kept).
   bool Improves(const ScoredRow& row) const {
     return capacity_ > 0 &&
            (!bounded_ || row.distance < bound_.distance ||
             (row.distance == bound_.distance && row.row_address <= bound_.row_address));
   }
   // Every row kept from now on has a distance at most this (+infinity until the heap fills or
-  // the first selection): a cheap first test for rows about to be added.
+  // the first selection); it only shrinks: a cheap first test for rows about to be added.
   float bound() const { return bounded_ ? bound_.distance : INFINITY; }
   void Add(const ScoredRow& row) {
     if (row.distance != row.distance || !Improves(row)) return;  // NaN, or cannot enter
@@ -86,6 +88,13 @@ class BestRows {
   // A reservoir gathers at least this many rows between selections.
   static constexpr size_t kMinSlack = 32;
   void AddToHeap(const ScoredRow& row);
+  // Bounds later rows by `distance`, where at least capacity_ rows added are at most that far;
+  // never loosens the bound.
+  void BoundBy(float distance) {
+    const ScoredRow bound{std::numeric_limits<uint64_t>::max(), distance};
+    if (!bounded_ || NearerFirst()(bound, bound_)) bound_ = bound;
+    bounded_ = true;
+  }
   // Drops rows of a reservoir that cannot be among the best capacity_ and bounds later rows.
   void Select();
   // The histogram selection; false, changing nothing, where it would keep more than `most`
