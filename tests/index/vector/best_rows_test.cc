@@ -55,7 +55,7 @@ TEST(BestRows, KeepsWhatSortingKeeps) {
       for (size_t i = 0; i < count; ++i) {
         // Few distinct distances: many ties, broken by address.
         float distance = random() % 50 == 0 ? NAN : static_cast<float>(random() % 300);
-        if (trial % 5 == 1) distance = 7.0f;              // all equal: selections by nth_element
+        if (trial % 5 == 1) distance = 7.0f;  // all equal: selections by nth_element
         // Negative, and spread past the float limit (the spread overflows).
         if (trial % 5 == 2) distance = (distance - 150.0f) * 2e36f;
         if (trial % 5 == 3 && random() % 20 == 0) distance = random() % 2 ? INFINITY : -INFINITY;

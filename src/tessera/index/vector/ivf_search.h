@@ -43,12 +43,12 @@ struct NearerFirst {
 // gathered, a selection drops those that cannot be among the best and bounds later rows by the
 // worst row kept. An added row then costs O(1) amortized instead of two sifts of log(capacity)
 // unpredictable branches each, where a heap spent most of a refined search's collection time
-// (1M × 128, 100 rows kept); for 10 rows the heap is quicker than selections. The selection is a histogram of
-// the distances (SelectByHistogram, a few branch-free passes), keeping the rows of the bins up
-// to the one that holds the capacity-th: it keeps a few rows more than the capacity, which
-// costs nothing, where an exact selection (nth_element) cost three times as much. Either way
-// the rows Take returns are those of sorting every row added (NearerFirst is a total order on
-// distinct rows). Rows with a NaN distance are never kept.
+// (1M × 128, 100 rows kept); for 10 rows the heap is quicker than selections. The selection is
+// a histogram of the distances (SelectByHistogram: two passes, no comparison of rows), keeping
+// the rows of the bins up to the one that holds the capacity-th, so a few rows more than the
+// capacity; it measured a little quicker than nth_element, which remains the fallback. Either
+// way the rows Take returns are those of sorting every row added (NearerFirst is a total order
+// on distinct rows). Rows with a NaN distance are never kept.
 class BestRows {
  public:
   explicit BestRows(size_t capacity)
