@@ -13,7 +13,10 @@ namespace tessera::index::vector {
 namespace {
 
 constexpr char kQuantizedMagic[8] = {'T', 'S', 'I', 'V', 'F', 'Q', 'N', 'T'};
-constexpr uint32_t kQuantizedFormatVersion = 1;
+// The newest format version this build reads and writes (a model is written with the oldest
+// version that holds it: Quantizer::format_version). Version 2 added IVF_RQ's structured rotation;
+// 4-bit and non-residual IVF_PQ models, once written as version 1, are written as 2 since.
+constexpr uint32_t kQuantizedFormatVersion = 2;
 
 void AppendQuantizedU32(std::string& out, uint32_t value) {
   out.append(reinterpret_cast<const char*>(&value), sizeof(value));
@@ -40,7 +43,7 @@ bool ReadSection(std::string_view bytes, size_t* at, std::string_view* section) 
 
 std::string IvfQuantizedModel::Serialize() const {
   std::string bytes(kQuantizedMagic, sizeof(kQuantizedMagic));
-  AppendQuantizedU32(bytes, kQuantizedFormatVersion);
+  AppendQuantizedU32(bytes, quantizer->format_version());
   AppendQuantizedU32(bytes, static_cast<uint32_t>(kind));
   const std::string ivf_bytes = ivf.Serialize();
   AppendQuantizedU32(bytes, static_cast<uint32_t>(ivf_bytes.size()));
@@ -90,10 +93,12 @@ arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view
       at != content.size()) {
     return Corrupt(what, " has sections that do not add up to its ", bytes.size(), " bytes");
   }
-  if (version != kQuantizedFormatVersion) {
-    return Corrupt(what, " has quantized IVF model format version ", version,
-                   "; this build reads version ", kQuantizedFormatVersion);
+  if (version > kQuantizedFormatVersion) {
+    return Unsupported(what, " has quantized IVF model format version ", version,
+                       ", newer than this build reads (", kQuantizedFormatVersion,
+                       "): open it with the tessera that wrote it or a newer one");
   }
+  if (version == 0) return Corrupt(what, " has quantized IVF model format version 0");
   if (stored_kind != static_cast<uint32_t>(kind)) {
     return Corrupt(what, " holds quantizer kind ", stored_kind, "; expected ",
                    static_cast<uint32_t>(kind));

@@ -3,7 +3,8 @@
 //
 // Serialized form (little-endian):
 //   8 bytes   magic "TSIVFQNT"
-//   uint32    format version (1)
+//   uint32    format version: the oldest that reads the model (Quantizer::format_version); a
+//             version newer than this build reads is Unsupported
 //   uint32    quantizer kind: 1 SQ8 (scalar_quantizer.h), 2 PQ8 (product_quantizer.h),
 //             3 RaBitQ (rabit_quantizer.h)
 //   uint32    n, then n bytes: the IvfModel (ivf_model.h)
@@ -36,7 +37,8 @@ struct IvfQuantizedModel {
   std::shared_ptr<Quantizer> quantizer;
 
   std::string Serialize() const;
-  // Corrupt (naming `what`) for bytes that are not such a model, or of another kind.
+  // Corrupt (naming `what`) for bytes that are not such a model, or of another kind;
+  // Unsupported for a format version newer than this build reads.
   static arrow::Result<IvfQuantizedModel> Deserialize(std::string_view bytes, QuantizerKind kind,
                                                       std::string_view what);
 };

@@ -70,6 +70,10 @@ class Quantizer {
   virtual void LoadCodes(const uint8_t* stored, int64_t count, uint8_t* rows) const;
   // The quantizer's parameters, to be stored in the model (see ivf_quantized_model.h).
   virtual std::string Serialize() const = 0;
+  // The oldest quantized-model format version whose readers understand Serialize()'s bytes: 1,
+  // or 2 for a form added since (a reader of version 1 then refuses the model by its version
+  // instead of calling its bytes damaged).
+  virtual uint32_t format_version() const { return 1; }
 
   // Encodes `count` vectors (row-major, dim floats each), vector i stored in partition
   // partitions[i] of `ivf`, into count × code_size() bytes.

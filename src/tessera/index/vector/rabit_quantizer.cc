@@ -16,6 +16,8 @@ namespace tessera::index::vector {
 namespace {
 
 constexpr size_t kRabitHeaderWords = 3;
+// In the header's bits word: the rotation is structured (random_rotation.h), not a dense matrix.
+constexpr uint32_t kStructuredRotationFlag = 1u << 16;
 // Rows scored per kernel call (their integer dot products kept for the factors).
 constexpr int64_t kScoreChunk = 256;
 // A query is rounded to 3 bits more than the codes have: its rounding error then stays below
@@ -210,8 +212,7 @@ class RabitQueryScorer final : public QueryScorer {
 arrow::Status CheckRabitDimension(int dim) {
   if (dim >= 1 && dim <= kMaxRabitDimension) return arrow::Status::OK();
   return InvalidArgument("IVF_RQ takes vectors of at least 1 and at most ", kMaxRabitDimension,
-                         " dimensions (its random rotation is dim x dim), got ", dim,
-                         "; use IVF_PQ or IVF_SQ for longer vectors");
+                         " dimensions, got ", dim, "; use IVF_PQ or IVF_SQ for longer vectors");
 }
 
 arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t seed) {
@@ -224,8 +225,7 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Make(int dim, int bits, uint64_t s
   rq.dim_ = dim;
   rq.padded_dim_ = PaddedDimension(dim);
   rq.bits_ = bits;
-  rq.rotation_ = RandomOrthonormalColumns(rq.padded_dim_, dim, seed);
-  rq.TransposeRotation();
+  rq.structured_ = StructuredRotation::Draw(rq.padded_dim_, seed);
   return rq;
 }
 
@@ -234,40 +234,51 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Deserialize(std::string_view bytes
   uint32_t header[kRabitHeaderWords] = {0, 0, 0};
   if (bytes.size() >= sizeof(header)) std::memcpy(header, bytes.data(), sizeof(header));
   const size_t padded = static_cast<size_t>(PaddedDimension(dim));
+  const uint32_t bits = header[2] & ~kStructuredRotationFlag;
+  const bool structured = (header[2] & kStructuredRotationFlag) != 0;
+  const size_t rotation_bytes = structured
+                                    ? StructuredRotation::SerializedBytes(static_cast<int>(padded))
+                                    : sizeof(float) * padded * static_cast<size_t>(dim);
   if (dim < 1 || dim > kMaxRabitDimension || bytes.size() < sizeof(header) ||
-      header[0] != static_cast<uint32_t>(dim) || header[1] != padded || header[2] < kMinRabitBits ||
-      header[2] > kMaxRabitBits ||
-      bytes.size() != sizeof(header) + sizeof(float) * padded * static_cast<size_t>(dim)) {
+      header[0] != static_cast<uint32_t>(dim) || header[1] != padded || bits < kMinRabitBits ||
+      bits > kMaxRabitBits || bytes.size() != sizeof(header) + rotation_bytes) {
     return Corrupt(what, " does not hold a RaBitQ quantizer of dimension ", dim, " (", bytes.size(),
-                   " bytes, dimension ", header[0], ", padded to ", header[1], ", ", header[2],
-                   " bits)");
+                   " bytes, dimension ", header[0], ", padded to ", header[1], ", ", bits,
+                   " bits, flags ", header[2] & ~0xffffu, ")");
   }
   RabitQuantizer rq;
   rq.dim_ = dim;
   rq.padded_dim_ = static_cast<int>(padded);
-  rq.bits_ = static_cast<int>(header[2]);
-  rq.rotation_.resize(padded * static_cast<size_t>(dim));
-  std::memcpy(rq.rotation_.data(), bytes.data() + sizeof(header),
-              sizeof(float) * rq.rotation_.size());
-  for (float value : rq.rotation_) {
+  rq.bits_ = static_cast<int>(bits);
+  const std::string_view rotation = bytes.substr(sizeof(header));
+  if (structured) {
+    rq.structured_ = StructuredRotation::Deserialize(rq.padded_dim_, rotation);
+    if (!rq.structured_) return Corrupt(what, " holds a non-finite rotation entry");
+    return rq;
+  }
+  std::vector<float> rows(padded * static_cast<size_t>(dim));
+  std::memcpy(rows.data(), rotation.data(), rotation.size());
+  for (float value : rows) {
     if (!std::isfinite(value)) return Corrupt(what, " holds a non-finite rotation entry");
   }
-  rq.TransposeRotation();
+  rq.dense_rotation_columns_.resize(rows.size());
+  TransposeRows(rows.data(), rq.padded_dim_, dim, rq.dense_rotation_columns_.data());
   return rq;
 }
 
 std::string RabitQuantizer::Serialize() const {
-  const uint32_t header[kRabitHeaderWords] = {static_cast<uint32_t>(dim_),
-                                              static_cast<uint32_t>(padded_dim_),
-                                              static_cast<uint32_t>(bits_)};
+  const uint32_t header[kRabitHeaderWords] = {
+      static_cast<uint32_t>(dim_), static_cast<uint32_t>(padded_dim_),
+      static_cast<uint32_t>(bits_) | (structured_ ? kStructuredRotationFlag : 0u)};
   std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
-  bytes.append(reinterpret_cast<const char*>(rotation_.data()), rotation_.size() * sizeof(float));
+  if (structured_) {
+    bytes += structured_->Serialize();
+    return bytes;
+  }
+  std::vector<float> rows(dense_rotation_columns_.size());
+  TransposeRows(dense_rotation_columns_.data(), dim_, padded_dim_, rows.data());
+  bytes.append(reinterpret_cast<const char*>(rows.data()), rows.size() * sizeof(float));
   return bytes;
-}
-
-void RabitQuantizer::TransposeRotation() {
-  rotation_columns_.resize(rotation_.size());
-  TransposeRows(rotation_.data(), padded_dim_, dim_, rotation_columns_.data());
 }
 
 bool RabitQuantizer::RotateFinite(const float* vector, float* rotated) const {
@@ -279,8 +290,12 @@ bool RabitQuantizer::RotateFinite(const float* vector, float* rotated) const {
 }
 
 void RabitQuantizer::Rotate(const float* vector, float* rotated) const {
-  simd::ActiveKernels().inner_product_transposed(vector, rotation_columns_.data(), padded_dim_,
-                                                 padded_dim_, dim_, rotated);
+  if (structured_) {
+    structured_->Apply(vector, dim_, rotated);
+    return;
+  }
+  simd::ActiveKernels().inner_product_transposed(vector, dense_rotation_columns_.data(),
+                                                 padded_dim_, padded_dim_, dim_, rotated);
 }
 
 arrow::Status RabitQuantizer::Encode(const IvfModel& ivf, const float* vectors,
