@@ -23,6 +23,7 @@ CpuFeatures Query() {
   features.avx512vl = __builtin_cpu_supports("avx512vl");
   features.avx512dq = __builtin_cpu_supports("avx512dq");
   features.avx512vnni = __builtin_cpu_supports("avx512vnni");
+  features.avx512vpopcntdq = __builtin_cpu_supports("avx512vpopcntdq");
 #endif
   return features;
 }

@@ -20,6 +20,8 @@ struct CpuFeatures {
   bool avx512vl = false;
   bool avx512dq = false;
   bool avx512vnni = false;
+  // Not part of any level: the AVX-512 levels count bit planes with VPOPCNTQ where it is there.
+  bool avx512vpopcntdq = false;
 };
 
 // The features of this CPU, queried once and cached.

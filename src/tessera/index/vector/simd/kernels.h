@@ -7,7 +7,8 @@
 //
 // Exactness contract (tests/index/vector/simd_kernels_test.cc checks every available level
 // against the scalar one on random inputs, odd dimensions included):
-//  - integer kernels (dot_u8_s8*, bit_plane_dot_batch) are exact at every level: bit-equal;
+//  - integer kernels (dot_u8_s8*, bit_plane_dot_batch) are exact at every level: bit-equal (the
+//    AVX-512 levels count bit planes with VPOPCNTQ on CPUs that have AVX512_VPOPCNTDQ);
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
 //  - pq4_fast_scan sums bytes exactly in uint16 and scales the sum by one fused multiply-add,
 //    pq4_quantize_tables only compares, subtracts, multiplies and rounds: bit-equal;
