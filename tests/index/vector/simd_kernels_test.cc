@@ -107,6 +107,7 @@ TEST_P(SimdKernelsTest, TableIsCompleteAndOfItsLevel) {
   EXPECT_NE(table.smallest, nullptr);
   EXPECT_NE(table.indexes_at_most, nullptr);
   EXPECT_NE(table.bit_plane_dot_batch, nullptr);
+  EXPECT_NE(table.quantize_bit_planes, nullptr);
   EXPECT_NE(table.pq4_fast_scan, nullptr);
   EXPECT_NE(table.pq4_quantize_tables, nullptr);
   EXPECT_NE(table.pq4_fast_scan_queries, nullptr);
@@ -482,6 +483,48 @@ TEST_P(SimdKernelsTest, BitPlaneDotsCountEveryPairOfPlanesExactly) {
               << plane_bytes << " bytes, " << code_planes << " x " << query_planes << " planes";
         }
         EXPECT_EQ(out[count], 7u);  // nothing written past count
+      }
+    }
+  }
+}
+
+// Kernels::quantize_bit_planes against its definition: levels rounded half to even (exact ties
+// included) and clamped to top, each plane's bits, and the levels' sum.
+TEST_P(SimdKernelsTest, QuantizeBitPlanesRoundsEveryValueLikeTheDefinition) {
+  std::mt19937_64 random(89);
+  std::uniform_real_distribution<float> uniform(-3.0f, 5.0f);
+  for (int count : {64, 128, 768, 4096}) {
+    for (int planes : {4, 5, 8, 9, 11}) {
+      const int top = (1 << planes) - 1;
+      for (bool ties : {false, true}) {
+        std::vector<float> values(static_cast<size_t>(count));
+        float low = 0.0f;
+        float scale = 1.0f;
+        if (ties) {
+          // (value − 0) · 1 = k + ½ for every k, and values past top: clamped.
+          for (int d = 0; d < count; ++d) values[d] = static_cast<float>(d % (top + 3)) + 0.5f;
+        } else {
+          for (float& value : values) value = uniform(random);
+          low = *std::min_element(values.begin(), values.end());
+          const float high = *std::max_element(values.begin(), values.end());
+          scale = static_cast<float>(top) / (high - low);
+        }
+        std::vector<uint8_t> out(static_cast<size_t>(planes) * count / 8 + 1, 0xa5);
+        const int64_t sum = kernels().quantize_bit_planes(values.data(), count, low, scale, top,
+                                                          planes, out.data());
+        int64_t expected_sum = 0;
+        for (int d = 0; d < count; ++d) {
+          const float scaled = (values[d] - low) * scale;
+          const int level = std::min(static_cast<int>(std::nearbyint(scaled)), top);
+          expected_sum += level;
+          for (int j = 0; j < planes; ++j) {
+            const int bit = (out[static_cast<size_t>(j) * count / 8 + d / 8] >> (d % 8)) & 1;
+            ASSERT_EQ(bit, (level >> j) & 1)
+                << count << " values, " << planes << " planes, value " << d << " plane " << j;
+          }
+        }
+        EXPECT_EQ(sum, expected_sum);
+        EXPECT_EQ(out.back(), 0xa5);  // nothing written past the planes
       }
     }
   }

@@ -155,39 +155,39 @@ class RabitQueryScorer final : public QueryScorer {
 
  private:
   // Rounds w (padded_dim floats) to query_bits_ bits per coordinate between its smallest and
-  // largest value, as bit planes, and keeps the sum of the rounded values.
+  // largest value, as bit planes (simd::Kernels::quantize_bit_planes), and keeps the sum of the
+  // rounded values. Runs once per query and probed partition (l2): the extremes are found with
+  // independent accumulators, so that the loop vectorizes.
   void QuantizeQuery(const float* w) {
     const int padded = rq_.padded_dim();
     const int plane_bytes = rq_.plane_bytes();
     query_bits_ = std::min(rq_.bits() + kQueryBitsAboveCode, kMaxQueryBits);
     const int top = (1 << query_bits_) - 1;
-    double low = w[0];
-    double high = w[0];
-    query_finite_ = true;
-    for (int d = 0; d < padded; ++d) {
-      query_finite_ = query_finite_ && std::isfinite(w[d]);
-      low = std::min(low, double{w[d]});
-      high = std::max(high, double{w[d]});
+    // padded is a multiple of 64, so 8 lanes divide it.
+    constexpr int kLanes = 8;
+    float lows[kLanes];
+    float highs[kLanes];
+    std::fill(lows, lows + kLanes, w[0]);
+    std::fill(highs, highs + kLanes, w[0]);
+    int not_finite = 0;
+    for (int d = 0; d < padded; d += kLanes) {
+      for (int i = 0; i < kLanes; ++i) {
+        const float value = w[d + i];
+        lows[i] = std::min(lows[i], value);
+        highs[i] = std::max(highs[i], value);
+        not_finite |= !(std::fabs(value) <= std::numeric_limits<float>::max());
+      }
     }
+    query_finite_ = not_finite == 0;
     if (!query_finite_) return;
+    const float low = *std::min_element(lows, lows + kLanes);
+    const float high = *std::max_element(highs, highs + kLanes);
     query_low_ = low;
-    query_step_ = high > low ? (high - low) / top : 0.0;
-    int64_t level_sum = 0;
-    const double scale = query_step_ > 0 ? 1.0 / query_step_ : 0.0;
+    query_step_ = high > low ? (double{high} - low) / top : 0.0;
+    const float scale = query_step_ > 0 ? static_cast<float>(1.0 / query_step_) : 0.0f;
     query_planes_.resize(static_cast<size_t>(query_bits_) * plane_bytes);
-    for (int g = 0; g < plane_bytes; ++g) {
-      int levels[8];
-      for (int i = 0; i < 8; ++i) {
-        // Nearest level: (w − low) · scale is in [0, top] up to rounding, so + ½ and truncate.
-        levels[i] = std::min(static_cast<int>((w[8 * g + i] - low) * scale + 0.5), top);
-        level_sum += levels[i];
-      }
-      for (int j = 0; j < query_bits_; ++j) {
-        int byte = 0;
-        for (int i = 0; i < 8; ++i) byte |= ((levels[i] >> j) & 1) << i;
-        query_planes_[static_cast<size_t>(j) * plane_bytes + g] = static_cast<uint8_t>(byte);
-      }
-    }
+    const int64_t level_sum = simd::ActiveKernels().quantize_bit_planes(
+        w, padded, low, scale, top, query_bits_, query_planes_.data());
     query_sum_ = padded * query_low_ + query_step_ * static_cast<double>(level_sum);
   }
 

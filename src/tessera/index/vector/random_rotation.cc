@@ -19,20 +19,31 @@ double Gaussian(Random& random) {
   return std::sqrt(-2.0 * std::log(u)) * std::cos(kTwoPi * v);
 }
 
+// One butterfly stage of distance kDistance over a block of 64 coordinates. The distance is a
+// constant, so the compiler unrolls the loops and pairs contiguous coordinates in vector
+// registers.
+template <int kDistance>
+inline void ButterflyStage(float* x) {
+  for (int i = 0; i < StructuredRotation::kBlock; i += 2 * kDistance) {
+    for (int j = i; j < i + kDistance; ++j) {
+      const float a = x[j];
+      const float b = x[j + kDistance];
+      x[j] = a + b;
+      x[j + kDistance] = a - b;
+    }
+  }
+}
+
 // The normalized Walsh–Hadamard transform of one block of 64 coordinates: butterflies of
 // distance 1, 2, 4, …, 32, then × 1/8 (exact). Each output is a fixed sequence of adds and
 // subtracts of its inputs, the same at any vectorization.
 void WalshHadamard64(float* x) {
-  for (int h = 1; h < StructuredRotation::kBlock; h *= 2) {
-    for (int i = 0; i < StructuredRotation::kBlock; i += 2 * h) {
-      for (int j = i; j < i + h; ++j) {
-        const float a = x[j];
-        const float b = x[j + h];
-        x[j] = a + b;
-        x[j + h] = a - b;
-      }
-    }
-  }
+  ButterflyStage<1>(x);
+  ButterflyStage<2>(x);
+  ButterflyStage<4>(x);
+  ButterflyStage<8>(x);
+  ButterflyStage<16>(x);
+  ButterflyStage<32>(x);
   for (int j = 0; j < StructuredRotation::kBlock; ++j) x[j] *= 0.125f;
 }
 

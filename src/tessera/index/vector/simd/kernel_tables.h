@@ -32,6 +32,9 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
 void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out);
+// Kernels::quantize_bit_planes in portable code: the scalar and AVX2 levels'.
+int64_t PortableQuantizeBitPlanes(const float* values, int count, float low, float scale, int top,
+                                  int planes, uint8_t* out);
 // Kernels::pq4_fast_scan_queries of a level that scores one query at a time: `single` (that
 // level's pq4_fast_scan) once per query.
 template <auto single>

@@ -11,7 +11,8 @@
 //    AVX-512 levels count bit planes with VPOPCNTQ on CPUs that have AVX512_VPOPCNTDQ);
 //  - pq_adc_batch adds the m table entries of a row in order j = 0..m-1 at every level: bit-equal;
 //  - pq4_fast_scan sums bytes exactly in uint16 and scales the sum by one fused multiply-add,
-//    pq4_quantize_tables only compares, subtracts, multiplies and rounds: bit-equal;
+//    pq4_quantize_tables and quantize_bit_planes only compare, subtract, multiply and round:
+//    bit-equal;
 //  - l2_squared_transposed and inner_product_transposed sum in order of d with one fused
 //    multiply-add per term at every level: bit-equal;
 //  - smallest and indexes_at_most compare only: exact at every level;
@@ -136,6 +137,13 @@ struct Kernels {
   void (*bit_plane_dot_batch)(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out) = nullptr;
+  // RaBitQ's query rounding: the levels v_d = min(round((values[d] − low) · scale), top) of
+  // `count` values (a multiple of 64; (values − low) · scale in [0, 2^22), top < 2^16), rounded
+  // half to even, written as `planes` bit planes of count / 8 bytes (plane j at out + j·count/8,
+  // bit j of v_d in bit d mod 8 of byte d / 8 of it); returns Σ_d v_d. Exact at every level:
+  // the same IEEE subtraction, product and rounding per value.
+  int64_t (*quantize_bit_planes)(const float* values, int count, float low, float scale, int top,
+                                 int planes, uint8_t* out) = nullptr;
 };
 
 // The kernels of `level`, which must not exceed DetectedLevel() (it is clamped to it).

@@ -555,6 +555,7 @@ const Kernels& Avx2Kernels() {
     table.pq4_fast_scan_queries = Pq4FastScanEachQuery<Pq4FastScan>;
     table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PopcntBitPlaneDotBatch;
+    table.quantize_bit_planes = PortableQuantizeBitPlanes;
     return table;
   }();
   return kernels;

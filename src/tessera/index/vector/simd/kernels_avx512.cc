@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 // After <immintrin.h> and its pragmas above (it includes it too).
 #include "tessera/index/vector/simd/fast_scan_pair.h"
@@ -726,6 +727,51 @@ TESSERA_AVX512_VPOPCNT void VpopcntBitPlaneDotBatch(const uint8_t* codes, int64_
   }
 }
 
+// Byte d of the result: bits [shift, shift + 8) of 32-bit level d of four registers (d < 64).
+TESSERA_AVX512 inline __m512i LevelBytes(const __m512i* levels, unsigned shift) {
+  __m512i bytes = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(_mm512_srli_epi32(levels[0], shift)));
+  for (int q = 1; q < 4; ++q) {
+    bytes = _mm512_inserti32x4(bytes, _mm512_cvtepi32_epi8(_mm512_srli_epi32(levels[q], shift)), q);
+  }
+  return bytes;
+}
+
+// Query rounding (RaBitQ): 64 values per pass. Levels by subtract, multiply and the
+// round-half-even conversion (never fused), their low bytes in one register, and each plane's 64
+// bits read off by one byte test (bit d of the mask is coordinate d: the plane layout).
+TESSERA_AVX512 int64_t QuantizeBitPlanes(const float* values, int count, float low, float scale,
+                                         int top, int planes, uint8_t* out) {
+  const int plane_bytes = count / 8;
+  const __m512 lowest = _mm512_set1_ps(low);
+  const __m512 factor = _mm512_set1_ps(scale);
+  const __m512i most = _mm512_set1_epi32(top);
+  __m512i sums = _mm512_setzero_si512();
+  for (int d = 0; d < count; d += 64) {
+    __m512i levels[4];
+    for (int q = 0; q < 4; ++q) {
+      const __m512 scaled =
+          _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(values + d + 16 * q), lowest), factor);
+      levels[q] = _mm512_min_epi32(_mm512_cvtps_epi32(scaled), most);
+      sums = _mm512_add_epi32(sums, levels[q]);
+    }
+    const __m512i low_bytes = LevelBytes(levels, 0);
+    for (int j = 0; j < planes && j < 8; ++j) {
+      const uint64_t bits =
+          _mm512_test_epi8_mask(low_bytes, _mm512_set1_epi8(static_cast<char>(1 << j)));
+      std::memcpy(out + static_cast<size_t>(j) * plane_bytes + d / 8, &bits, sizeof(bits));
+    }
+    if (planes > 8) {
+      const __m512i high_bytes = LevelBytes(levels, 8);
+      for (int j = 8; j < planes; ++j) {
+        const uint64_t bits =
+            _mm512_test_epi8_mask(high_bytes, _mm512_set1_epi8(static_cast<char>(1 << (j - 8))));
+        std::memcpy(out + static_cast<size_t>(j) * plane_bytes + d / 8, &bits, sizeof(bits));
+      }
+    }
+  }
+  return _mm512_reduce_add_epi32(sums);
+}
+
 Kernels MakeAvx512Table(Level level) {
   Kernels table;
   table.level = level;
@@ -749,6 +795,7 @@ Kernels MakeAvx512Table(Level level) {
   table.pq4_quantize_tables = Pq4QuantizeTables;
   table.bit_plane_dot_batch =
       DetectCpuFeatures().avx512vpopcntdq ? VpopcntBitPlaneDotBatch : PopcntBitPlaneDotBatch;
+  table.quantize_bit_planes = QuantizeBitPlanes;
   return table;
 }
 

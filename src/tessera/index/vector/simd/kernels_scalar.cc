@@ -232,6 +232,37 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
   for (; i < count; ++i) out[i] = PqAdcRow(codes + i * m, m, table);
 }
 
+int64_t PortableQuantizeBitPlanes(const float* values, int count, float low, float scale, int top,
+                                  int planes, uint8_t* out) {
+  // Adding and subtracting 1.5 · 2^23 rounds a value in [0, 2^22) to an integer, half to even
+  // (the SIMD levels' conversion); the baseline ISA has no FMA to fuse the product into it.
+  constexpr float kRound = 12582912.0f;
+  const float most = static_cast<float>(top);
+  const int plane_bytes = count / 8;
+  int64_t sum = 0;
+  for (int g = 0; g < plane_bytes; ++g) {
+    // The levels' low and high bytes of coordinates 8g … 8g + 7, one per byte of a word.
+    uint64_t low_bytes = 0;
+    uint64_t high_bytes = 0;
+    for (int i = 0; i < 8; ++i) {
+      const float scaled = (values[8 * g + i] - low) * scale;
+      const float rounded = (scaled + kRound) - kRound;
+      const auto level = static_cast<uint32_t>(rounded < most ? rounded : most);
+      sum += level;
+      low_bytes |= static_cast<uint64_t>(level & 0xff) << (8 * i);
+      high_bytes |= static_cast<uint64_t>(level >> 8) << (8 * i);
+    }
+    // (word >> j) puts bit j of byte i at bit 8i; the multiply moves bit 8i to bit 56 + i (the
+    // products land on distinct bits, so nothing carries).
+    for (int j = 0; j < planes; ++j) {
+      const uint64_t source = j < 8 ? low_bytes >> j : high_bytes >> (j - 8);
+      out[static_cast<size_t>(j) * plane_bytes + g] =
+          static_cast<uint8_t>(((source & 0x0101010101010101ULL) * 0x0102040810204080ULL) >> 56);
+    }
+  }
+  return sum;
+}
+
 void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out) {
@@ -303,6 +334,7 @@ const Kernels& ScalarKernels() {
     table.pq4_fast_scan_queries = Pq4FastScanEachQuery<Pq4FastScan>;
     table.pq4_quantize_tables = Pq4QuantizeTables;
     table.bit_plane_dot_batch = PortableBitPlaneDotBatch;
+    table.quantize_bit_planes = PortableQuantizeBitPlanes;
     return table;
   }();
   return kernels;
