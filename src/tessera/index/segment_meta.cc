@@ -68,7 +68,10 @@ arrow::Status SegmentFileError(const arrow::Status& status, const format::Segmen
   if (!file.empty()) {
     context += ", file " + SegmentPath(format::Printable(segment.uuid())) + "/" + std::string(file);
   }
-  if (IsStorageOrProcessFailure(status)) return WithContext(status, context);
+  // A file written by a newer tessera is not damage: it stays Unsupported.
+  if (IsStorageOrProcessFailure(status) || KindOf(status) == ErrorKind::kUnsupported) {
+    return WithContext(status, context);
+  }
   return Corrupt(context, " cannot be read: ", status.message());
 }
 

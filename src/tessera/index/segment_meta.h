@@ -43,8 +43,8 @@ arrow::Status FillCommonMeta(const BuildInput& input, std::string_view family,
 
 // `status`, met reading `file` of existing segment `segment` (to merge it, to load its model),
 // as Corrupt naming the segment, its index and the file (when not empty): a segment whose files
-// cannot be read is damaged. Failures of the storage itself (IOError, ResourceExhausted) keep
-// their kind.
+// cannot be read is damaged. Failures of the storage itself (IOError, ResourceExhausted) and
+// Unsupported (a file a newer tessera wrote) keep their kind.
 arrow::Status SegmentFileError(const arrow::Status& status, const format::SegmentMeta& segment,
                                std::string_view file);
 

@@ -530,6 +530,34 @@ TEST_P(SimdKernelsTest, QuantizeBitPlanesRoundsEveryValueLikeTheDefinition) {
   }
 }
 
+// Products that overflow to infinity, ∞ · 0 (NaN) and finite ones far above top all give top, at
+// every level; values at low give 0.
+TEST_P(SimdKernelsTest, QuantizeBitPlanesClampsInfiniteNaNAndHugeProductsToTop) {
+  constexpr int kPlanes = 4;
+  constexpr int kTop = 15;
+  const float low = -3e38f;
+  std::vector<float> values(64);
+  for (int d = 0; d < 64; ++d) {
+    values[d] = d % 3 == 0 ? 3e38f : d % 3 == 1 ? low : 1e30f;  // − low: ∞, 0, about 3e38
+  }
+  for (float scale : {1.0f, 0.0f, 1e-30f}) {
+    std::vector<uint8_t> out(kPlanes * 8);
+    const int64_t sum =
+        kernels().quantize_bit_planes(values.data(), 64, low, scale, kTop, kPlanes, out.data());
+    int64_t expected_sum = 0;
+    for (int d = 0; d < 64; ++d) {
+      // ∞ · s is ∞ (s > 0) or NaN (s = 0): top; 0 · s is 0; 3e38 · s is huge or 0 or 3e8.
+      const int level = d % 3 == 1 ? 0 : (d % 3 == 2 && scale == 0.0f) ? 0 : kTop;
+      expected_sum += level;
+      for (int j = 0; j < kPlanes; ++j) {
+        ASSERT_EQ((out[j * 8 + d / 8] >> (d % 8)) & 1, (level >> j) & 1)
+            << "scale " << scale << ", value " << d << ", plane " << j;
+      }
+    }
+    EXPECT_EQ(sum, expected_sum) << "scale " << scale;
+  }
+}
+
 // Kernels::pq4_fast_scan's sums, computed from the definition: row i of block b has code j in
 // the low (j even) or high (j odd) nibble of byte j / 2 of pair-major row i. With step 1 and
 // offset 0 the output is the sum itself; with others, one fused multiply-add of it.

@@ -14,8 +14,8 @@ namespace {
 
 constexpr char kQuantizedMagic[8] = {'T', 'S', 'I', 'V', 'F', 'Q', 'N', 'T'};
 // The newest format version this build reads and writes (a model is written with the oldest
-// version that holds it: Quantizer::format_version). Version 2 added IVF_RQ's structured rotation;
-// 4-bit and non-residual IVF_PQ models, once written as version 1, are written as 2 since.
+// version that holds it: Quantizer::format_version). Version 2 added IVF_RQ's structured rotation.
+// (4-bit and non-residual IVF_PQ models are version 1: the build before it read them.)
 constexpr uint32_t kQuantizedFormatVersion = 2;
 
 void AppendQuantizedU32(std::string& out, uint32_t value) {
@@ -85,20 +85,21 @@ arrow::Result<IvfQuantizedModel> IvfQuantizedModel::Deserialize(std::string_view
   const std::string_view content = bytes.substr(0, body);
   size_t at = sizeof(kQuantizedMagic);
   uint32_t version = 0;
-  uint32_t stored_kind = 0;
-  std::string_view ivf_bytes;
-  std::string_view quantizer_bytes;
-  if (!ReadQuantizedU32(content, &at, &version) || !ReadQuantizedU32(content, &at, &stored_kind) ||
-      !ReadSection(content, &at, &ivf_bytes) || !ReadSection(content, &at, &quantizer_bytes) ||
-      at != content.size()) {
-    return Corrupt(what, " has sections that do not add up to its ", bytes.size(), " bytes");
-  }
+  // The version first: a newer one may lay out what follows differently.
+  ReadQuantizedU32(content, &at, &version);  // the size check above leaves room for it
   if (version > kQuantizedFormatVersion) {
     return Unsupported(what, " has quantized IVF model format version ", version,
                        ", newer than this build reads (", kQuantizedFormatVersion,
                        "): open it with the tessera that wrote it or a newer one");
   }
   if (version == 0) return Corrupt(what, " has quantized IVF model format version 0");
+  uint32_t stored_kind = 0;
+  std::string_view ivf_bytes;
+  std::string_view quantizer_bytes;
+  if (!ReadQuantizedU32(content, &at, &stored_kind) || !ReadSection(content, &at, &ivf_bytes) ||
+      !ReadSection(content, &at, &quantizer_bytes) || at != content.size()) {
+    return Corrupt(what, " has sections that do not add up to its ", bytes.size(), " bytes");
+  }
   if (stored_kind != static_cast<uint32_t>(kind)) {
     return Corrupt(what, " holds quantizer kind ", stored_kind, "; expected ",
                    static_cast<uint32_t>(kind));

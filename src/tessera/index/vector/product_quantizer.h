@@ -81,8 +81,6 @@ class ProductQuantizer final : public Quantizer {
   void StoreCodes(const uint8_t* rows, int64_t count, uint8_t* stored) const override;
   void LoadCodes(const uint8_t* stored, int64_t count, uint8_t* rows) const override;
   std::string Serialize() const override;
-  // 2 for 4-bit codes or codes of the vectors themselves (forms added after version 1), else 1.
-  uint32_t format_version() const override { return bits_ == 4 || !residual_ ? 2 : 1; }
   arrow::Status Encode(const IvfModel& ivf, const float* vectors, const int32_t* partitions,
                        int64_t count, uint8_t* codes) const override;
   // x̂ = c_p (residual codes only) + the codebook entries the code names.

@@ -71,8 +71,8 @@ class Quantizer {
   // The quantizer's parameters, to be stored in the model (see ivf_quantized_model.h).
   virtual std::string Serialize() const = 0;
   // The oldest quantized-model format version whose readers understand Serialize()'s bytes: 1,
-  // or 2 for a form added since (a reader of version 1 then refuses the model by its version
-  // instead of calling its bytes damaged).
+  // or 2 for a form readers of version 1 cannot read (they refuse the model, naming its
+  // version, instead of misreading it).
   virtual uint32_t format_version() const { return 1; }
 
   // Encodes `count` vectors (row-major, dim floats each), vector i stored in partition

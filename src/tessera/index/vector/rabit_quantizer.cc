@@ -183,8 +183,14 @@ class RabitQueryScorer final : public QueryScorer {
     const float low = *std::min_element(lows, lows + kLanes);
     const float high = *std::max_element(highs, highs + kLanes);
     query_low_ = low;
-    query_step_ = high > low ? (double{high} - low) / top : 0.0;
-    const float scale = query_step_ > 0 ? static_cast<float>(1.0 / query_step_) : 0.0f;
+    // The grid's step, and its inverse as the kernel's float scale, kept finite (a spread below
+    // about 1e-35 would overflow it): the scores then use the step the levels were made with.
+    const double spread = double{high} - low;
+    const float scale =
+        spread > 0
+            ? static_cast<float>(std::min(top / spread, double{std::numeric_limits<float>::max()}))
+            : 0.0f;
+    query_step_ = scale > 0 ? 1.0 / scale : 0.0;
     query_planes_.resize(static_cast<size_t>(query_bits_) * plane_bytes);
     const int64_t level_sum = simd::ActiveKernels().quantize_bit_planes(
         w, padded, low, scale, top, query_bits_, query_planes_.data());
@@ -243,8 +249,8 @@ arrow::Result<RabitQuantizer> RabitQuantizer::Deserialize(std::string_view bytes
       header[0] != static_cast<uint32_t>(dim) || header[1] != padded || bits < kMinRabitBits ||
       bits > kMaxRabitBits || bytes.size() != sizeof(header) + rotation_bytes) {
     return Corrupt(what, " does not hold a RaBitQ quantizer of dimension ", dim, " (", bytes.size(),
-                   " bytes, dimension ", header[0], ", padded to ", header[1], ", ", bits,
-                   " bits, flags ", header[2] & ~0xffffu, ")");
+                   " bytes, dimension ", header[0], ", padded to ", header[1], ", ",
+                   header[2] & 0xffffu, " bits, flags ", header[2] & ~0xffffu, ")");
   }
   RabitQuantizer rq;
   rq.dim_ = dim;

@@ -32,6 +32,15 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
 void PortableBitPlaneDotBatch(const uint8_t* codes, int64_t stride, int64_t count, int code_planes,
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out);
+// `value` rounded to an integer, half to even (the SIMD levels' conversion), for values in
+// [0, 2^22): adding and subtracting 1.5 · 2^23 leaves the integer. Two statements, so that no
+// multiply before it fuses into the addition: the library builds with -ffp-contract=off, and a
+// contraction across statements is not allowed anyway.
+inline float RoundHalfEven(float value) {
+  constexpr float kRound = 12582912.0f;
+  const float shifted = value + kRound;
+  return shifted - kRound;
+}
 // Kernels::quantize_bit_planes in portable code: the scalar and AVX2 levels'.
 int64_t PortableQuantizeBitPlanes(const float* values, int count, float low, float scale, int top,
                                   int planes, uint8_t* out);

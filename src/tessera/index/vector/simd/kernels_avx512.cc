@@ -659,6 +659,30 @@ TESSERA_AVX512 float Pq4QuantizeTables(const float* table, int m, uint8_t* luts,
 
 // One-bit codes against 4 query planes, kChunks chunks of 64 bytes per plane (the last one
 // `tail` bytes masked): the query held in registers across rows.
+// One row's weighted counts, in 8 lanes whose sum is the row's dot product: one-bit code,
+// 4 query planes held in registers, kChunks chunks of 64 bytes (the last `tail` bytes masked).
+template <int kChunks>
+TESSERA_AVX512_VPOPCNT inline __m512i OneBitFourPlaneLanes(const uint8_t* code,
+                                                           const __m512i (&planes)[4][kChunks],
+                                                           __mmask64 tail) {
+  __m512i counts[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                       _mm512_setzero_si512()};
+  for (int c = 0; c < kChunks; ++c) {
+    const __m512i word =
+        _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0}, code + c * 64);
+    for (int j = 0; j < 4; ++j) {
+      counts[j] =
+          _mm512_add_epi64(counts[j], _mm512_popcnt_epi64(_mm512_and_si512(word, planes[j][c])));
+    }
+  }
+  return _mm512_add_epi64(
+      _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
+      _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+}
+
+// One-bit codes against 4 query planes, kChunks chunks of 64 bytes per plane: the query held in
+// registers across rows. (Summing 8 rows' lanes by a transposing tree instead of a horizontal
+// sum per row measured no faster: the ANDs, counts and shifts fill both 512-bit ports.)
 template <int kChunks>
 TESSERA_AVX512_VPOPCNT void OneBitFourPlaneVpopcnt(const uint8_t* codes, int64_t stride,
                                                    int64_t count, const uint8_t* query,
@@ -671,21 +695,8 @@ TESSERA_AVX512_VPOPCNT void OneBitFourPlaneVpopcnt(const uint8_t* codes, int64_t
     }
   }
   for (int64_t i = 0; i < count; ++i) {
-    const uint8_t* code = codes + i * stride;
-    __m512i counts[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                         _mm512_setzero_si512()};
-    for (int c = 0; c < kChunks; ++c) {
-      const __m512i word =
-          _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0}, code + c * 64);
-      for (int j = 0; j < 4; ++j) {
-        counts[j] =
-            _mm512_add_epi64(counts[j], _mm512_popcnt_epi64(_mm512_and_si512(word, planes[j][c])));
-      }
-    }
-    const __m512i weighted = _mm512_add_epi64(
-        _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
-        _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
-    out[i] = static_cast<uint64_t>(_mm512_reduce_add_epi64(weighted));
+    out[i] = static_cast<uint64_t>(
+        _mm512_reduce_add_epi64(OneBitFourPlaneLanes(codes + i * stride, planes, tail)));
   }
 }
 
@@ -693,6 +704,12 @@ TESSERA_AVX512_VPOPCNT void VpopcntBitPlaneDotBatch(const uint8_t* codes, int64_
                                                     int64_t count, int code_planes,
                                                     const uint8_t* query, int query_planes,
                                                     int plane_bytes, uint64_t* out) {
+  // Planes of up to 32 bytes (256 dimensions) fill at most half a register: POPCNT on their
+  // words is faster (2.7 against 6.0 ns per row at 128 dimensions).
+  if (plane_bytes <= 32) {
+    return PopcntBitPlaneDotBatch(codes, stride, count, code_planes, query, query_planes,
+                                  plane_bytes, out);
+  }
   const int chunks = (plane_bytes + 63) / 64;
   const __mmask64 tail = plane_bytes % 64 == 0 ? ~__mmask64{0} : FirstLanes64(plane_bytes % 64);
   if (code_planes == 1 && query_planes == 4) {
@@ -744,14 +761,16 @@ TESSERA_AVX512 int64_t QuantizeBitPlanes(const float* values, int count, float l
   const int plane_bytes = count / 8;
   const __m512 lowest = _mm512_set1_ps(low);
   const __m512 factor = _mm512_set1_ps(scale);
-  const __m512i most = _mm512_set1_epi32(top);
+  const __m512 most = _mm512_set1_ps(static_cast<float>(top));
   __m512i sums = _mm512_setzero_si512();
   for (int d = 0; d < count; d += 64) {
     __m512i levels[4];
     for (int q = 0; q < 4; ++q) {
       const __m512 scaled =
           _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(values + d + 16 * q), lowest), factor);
-      levels[q] = _mm512_min_epi32(_mm512_cvtps_epi32(scaled), most);
+      // Clamped before the conversion: MINPS returns `most` for NaN, as the portable code does,
+      // and nothing converts out of range.
+      levels[q] = _mm512_cvtps_epi32(_mm512_min_ps(scaled, most));
       sums = _mm512_add_epi32(sums, levels[q]);
     }
     const __m512i low_bytes = LevelBytes(levels, 0);

@@ -179,13 +179,10 @@ float Pq4QuantizeTables(const float* table, int m, uint8_t* luts, float* lowest)
     widest = std::max(widest, high - low);
   }
   const float scale = widest > 0.0f ? 255.0f / widest : 0.0f;
-  // Adding and subtracting 1.5 · 2^23 rounds a value in [0, 2^22) to an integer, half to even
-  // (the SIMD levels' conversion); the baseline ISA has no FMA to fuse the product into it.
-  constexpr float kRound = 12582912.0f;
   for (int j = 0; j < m; ++j) {
     for (int c = 0; c < 16; ++c) {
       const float scaled = (table[j * 16 + c] - lowest[j]) * scale;
-      const float level = std::min((scaled + kRound) - kRound, 255.0f);
+      const float level = std::min(RoundHalfEven(scaled), 255.0f);
       // NaN (an infinite table: ∞ · 0) becomes 0, as the SIMD conversions make it.
       luts[j * 16 + c] = level >= 0.0f ? static_cast<uint8_t>(level) : 0;
     }
@@ -234,9 +231,6 @@ void PortablePqAdcBatch(const uint8_t* codes, int64_t count, int m, const float*
 
 int64_t PortableQuantizeBitPlanes(const float* values, int count, float low, float scale, int top,
                                   int planes, uint8_t* out) {
-  // Adding and subtracting 1.5 · 2^23 rounds a value in [0, 2^22) to an integer, half to even
-  // (the SIMD levels' conversion); the baseline ISA has no FMA to fuse the product into it.
-  constexpr float kRound = 12582912.0f;
   const float most = static_cast<float>(top);
   const int plane_bytes = count / 8;
   int64_t sum = 0;
@@ -245,9 +239,10 @@ int64_t PortableQuantizeBitPlanes(const float* values, int count, float low, flo
     uint64_t low_bytes = 0;
     uint64_t high_bytes = 0;
     for (int i = 0; i < 8; ++i) {
+      // Clamped before rounding, as the SIMD levels do: NaN and anything above top give top
+      // (and RoundHalfEven only ever sees [0, top]).
       const float scaled = (values[8 * g + i] - low) * scale;
-      const float rounded = (scaled + kRound) - kRound;
-      const auto level = static_cast<uint32_t>(rounded < most ? rounded : most);
+      const auto level = static_cast<uint32_t>(RoundHalfEven(scaled < most ? scaled : most));
       sum += level;
       low_bytes |= static_cast<uint64_t>(level & 0xff) << (8 * i);
       high_bytes |= static_cast<uint64_t>(level >> 8) << (8 * i);
