@@ -1,7 +1,8 @@
 // Untrusted segment metadata (docs/indexes.md "What commit checks"): hostile uuids never become
 // paths, manifests naming files outside their directories are Corrupt, model fingerprints and
 // families are checked against the files, a segment of another dataset is refused, and damaged
-// segments met while merging are Corrupt naming the segment.
+// segments met while merging are Corrupt naming the segment (files a newer tessera wrote stay
+// Unsupported).
 #include <arrow/io/file.h>
 #include <arrow/ipc/reader.h>
 #include <arrow/ipc/writer.h>
@@ -393,6 +394,24 @@ TEST(SegmentMetadata, EmptyOrMalformedFragmentBitmapsSayWhatIsWrong) {
   segment.set_fragment_bitmap(bytes);
   ASSERT_OK_AND_ASSIGN(auto decoded, DecodeFragmentBitmap(segment));
   EXPECT_EQ(decoded, fragments);
+}
+
+// What reading a segment's file fails with becomes Corrupt naming the segment and the file,
+// except failures of the storage and files a newer tessera wrote (a model format version this
+// build does not read), which keep their kind: upgrading fixes those, not repair.
+TEST(SegmentMetadata, SegmentFileErrorKeepsUnsupportedAndStorageFailures) {
+  format::SegmentMeta segment;
+  segment.set_uuid("0f4b9a4e-5f3c-4c1e-9a57-1d2e3f405162");
+  segment.set_index_name("vec_idx");
+  const auto damaged = SegmentFileError(arrow::Status::Invalid("bad bytes"), segment, "model.bin");
+  EXPECT_EQ(KindOf(damaged), ErrorKind::kCorrupt);
+  EXPECT_NE(damaged.message().find("model.bin"), std::string::npos) << damaged.ToString();
+  EXPECT_NE(damaged.message().find("vec_idx"), std::string::npos) << damaged.ToString();
+  const auto newer = SegmentFileError(Unsupported("format version 3"), segment, "model.bin");
+  EXPECT_EQ(KindOf(newer), ErrorKind::kUnsupported) << newer.ToString();
+  EXPECT_NE(newer.message().find("format version 3"), std::string::npos);
+  const auto storage = SegmentFileError(Error(ErrorKind::kIOError, "disk"), segment, "model.bin");
+  EXPECT_EQ(KindOf(storage), ErrorKind::kIOError);
 }
 
 }  // namespace
