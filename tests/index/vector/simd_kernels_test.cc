@@ -463,8 +463,9 @@ TEST_P(SimdKernelsTest, BitPlaneDotsCountEveryPairOfPlanesExactly) {
   std::mt19937_64 random(71);
   // Whole words and tails, one to eight code planes, the query plane counts RaBitQ uses and
   // others (the general path), codes with a stride beyond their planes.
-  // 1 to 4 chunks of 64 bytes for the AVX-512 kernel, whole and masked.
-  for (int plane_bytes : {1, 6, 8, 13, 32, 64, 96, 136, 192, 200}) {
+  // 1 to 4 chunks of 64 bytes for the AVX-512 kernel, whole and masked, and the 16- and 32-byte
+  // planes it packs four or two rows to a register (nine rows: a tail too).
+  for (int plane_bytes : {1, 6, 8, 13, 16, 32, 64, 96, 136, 192, 200}) {
     for (int code_planes : {1, 2, 5, 8}) {
       for (int query_planes : {1, 4, 7, 11, 16}) {
         const int64_t stride = int64_t{code_planes} * plane_bytes + 12;

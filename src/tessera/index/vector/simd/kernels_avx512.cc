@@ -700,12 +700,85 @@ TESSERA_AVX512_VPOPCNT void OneBitFourPlaneVpopcnt(const uint8_t* codes, int64_t
   }
 }
 
+// One-bit codes of planes of 16 bytes (128 dimensions) against 4 query planes: four rows share a
+// register, one 128-bit lane each, so every AND and count works on four rows; each lane's two
+// words are added and the four sums gathered by one compress.
+TESSERA_AVX512_VPOPCNT void OneBitFourPlaneQuarterVpopcnt(const uint8_t* codes, int64_t stride,
+                                                          int64_t count, const uint8_t* query,
+                                                          uint64_t* out) {
+  __m512i planes[4];
+  for (int j = 0; j < 4; ++j) {
+    planes[j] =
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(query + 16 * j)));
+  }
+  const auto row = [&](int64_t i) TESSERA_AVX512_VPOPCNT {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i * stride));
+  };
+  int64_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    __m512i words = _mm512_castsi128_si512(row(i));
+    words = _mm512_inserti32x4(words, row(i + 1), 1);
+    words = _mm512_inserti32x4(words, row(i + 2), 2);
+    words = _mm512_inserti32x4(words, row(i + 3), 3);
+    __m512i counts[4];
+    for (int j = 0; j < 4; ++j) counts[j] = _mm512_popcnt_epi64(_mm512_and_si512(words, planes[j]));
+    const __m512i weighted = _mm512_add_epi64(
+        _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
+        _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+    // Lane 2k: words 2k and 2k + 1 of the row in 128-bit lane k.
+    const __m512i sums = _mm512_add_epi64(weighted, _mm512_shuffle_epi32(weighted, _MM_PERM_BADC));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm512_castsi512_si256(_mm512_maskz_compress_epi64(0x55, sums)));
+  }
+  if (i < count) {
+    PopcntBitPlaneDotBatch(codes + i * stride, stride, count - i, 1, query, 4, 16, out + i);
+  }
+}
+
+// The same for planes of 32 bytes (256 dimensions): two rows per register, one 256-bit half each.
+TESSERA_AVX512_VPOPCNT void OneBitFourPlaneHalfVpopcnt(const uint8_t* codes, int64_t stride,
+                                                       int64_t count, const uint8_t* query,
+                                                       uint64_t* out) {
+  __m512i planes[4];
+  for (int j = 0; j < 4; ++j) {
+    planes[j] = _mm512_broadcast_i64x4(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(query + 32 * j)));
+  }
+  const auto row = [&](int64_t i) TESSERA_AVX512_VPOPCNT {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + i * stride));
+  };
+  int64_t i = 0;
+  for (; i + 2 <= count; i += 2) {
+    const __m512i words = _mm512_inserti64x4(_mm512_castsi256_si512(row(i)), row(i + 1), 1);
+    __m512i counts[4];
+    for (int j = 0; j < 4; ++j) counts[j] = _mm512_popcnt_epi64(_mm512_and_si512(words, planes[j]));
+    const __m512i weighted = _mm512_add_epi64(
+        _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
+        _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+    // Pairs of words within 128-bit lanes, then the two lanes of each half: lanes 0 and 4.
+    const __m512i pairs = _mm512_add_epi64(weighted, _mm512_shuffle_epi32(weighted, _MM_PERM_BADC));
+    const __m512i sums =
+        _mm512_add_epi64(pairs, _mm512_shuffle_i64x2(pairs, pairs, _MM_SHUFFLE(2, 3, 0, 1)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm512_castsi512_si128(_mm512_maskz_compress_epi64(0x11, sums)));
+  }
+  if (i < count) {
+    PopcntBitPlaneDotBatch(codes + i * stride, stride, count - i, 1, query, 4, 32, out + i);
+  }
+}
+
 TESSERA_AVX512_VPOPCNT void VpopcntBitPlaneDotBatch(const uint8_t* codes, int64_t stride,
                                                     int64_t count, int code_planes,
                                                     const uint8_t* query, int query_planes,
                                                     int plane_bytes, uint64_t* out) {
-  // Planes of up to 32 bytes (256 dimensions) fill at most half a register: POPCNT on their
-  // words is faster (2.7 against 6.0 ns per row at 128 dimensions).
+  if (plane_bytes == 16 && code_planes == 1 && query_planes == 4) {
+    return OneBitFourPlaneQuarterVpopcnt(codes, stride, count, query, out);
+  }
+  if (plane_bytes == 32 && code_planes == 1 && query_planes == 4) {
+    return OneBitFourPlaneHalfVpopcnt(codes, stride, count, query, out);
+  }
+  // Other planes of up to 32 bytes (256 dimensions) fill at most half a register: POPCNT on
+  // their words is faster (2.7 against 6.0 ns per row at 128 dimensions, one row per register).
   if (plane_bytes <= 32) {
     return PopcntBitPlaneDotBatch(codes, stride, count, code_planes, query, query_planes,
                                   plane_bytes, out);
