@@ -657,27 +657,30 @@ TESSERA_AVX512 float Pq4QuantizeTables(const float* table, int m, uint8_t* luts,
 // (VPOPCNTQ), shift by the planes' weight and add; one horizontal sum per row. Integer sums:
 // equal to every other level's.
 
-// One-bit codes against 4 query planes, kChunks chunks of 64 bytes per plane (the last one
-// `tail` bytes masked): the query held in registers across rows.
-// One row's weighted counts, in 8 lanes whose sum is the row's dot product: one-bit code,
-// 4 query planes held in registers, kChunks chunks of 64 bytes (the last `tail` bytes masked).
-template <int kChunks>
-TESSERA_AVX512_VPOPCNT inline __m512i OneBitFourPlaneLanes(const uint8_t* code,
-                                                           const __m512i (&planes)[4][kChunks],
-                                                           __mmask64 tail) {
-  __m512i counts[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                       _mm512_setzero_si512()};
-  for (int c = 0; c < kChunks; ++c) {
-    const __m512i word =
-        _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0}, code + c * 64);
-    for (int j = 0; j < 4; ++j) {
-      counts[j] =
-          _mm512_add_epi64(counts[j], _mm512_popcnt_epi64(_mm512_and_si512(word, planes[j][c])));
-    }
-  }
+// Σ_j 2^j · popcount(words AND planes[j]) per 64-bit word: one-bit codes against 4 query planes.
+TESSERA_AVX512_VPOPCNT inline __m512i WeightedFourPlaneCounts(__m512i words,
+                                                              const __m512i* planes) {
+  __m512i counts[4];
+  for (int j = 0; j < 4; ++j) counts[j] = _mm512_popcnt_epi64(_mm512_and_si512(words, planes[j]));
   return _mm512_add_epi64(
       _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
       _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+}
+
+// One row's weighted counts, in 8 lanes whose sum is the row's dot product: one-bit code,
+// 4 query planes held in registers (chunk c of plane j at planes[c][j]), kChunks chunks of 64
+// bytes (the last `tail` bytes masked).
+template <int kChunks>
+TESSERA_AVX512_VPOPCNT inline __m512i OneBitFourPlaneLanes(const uint8_t* code,
+                                                           const __m512i (&planes)[kChunks][4],
+                                                           __mmask64 tail) {
+  __m512i total = _mm512_setzero_si512();
+  for (int c = 0; c < kChunks; ++c) {
+    const __m512i word =
+        _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0}, code + c * 64);
+    total = _mm512_add_epi64(total, WeightedFourPlaneCounts(word, planes[c]));
+  }
+  return total;
 }
 
 // One-bit codes against 4 query planes, kChunks chunks of 64 bytes per plane: the query held in
@@ -687,10 +690,10 @@ template <int kChunks>
 TESSERA_AVX512_VPOPCNT void OneBitFourPlaneVpopcnt(const uint8_t* codes, int64_t stride,
                                                    int64_t count, const uint8_t* query,
                                                    int plane_bytes, __mmask64 tail, uint64_t* out) {
-  __m512i planes[4][kChunks];
+  __m512i planes[kChunks][4];
   for (int j = 0; j < 4; ++j) {
     for (int c = 0; c < kChunks; ++c) {
-      planes[j][c] = _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0},
+      planes[c][j] = _mm512_maskz_loadu_epi8(c + 1 == kChunks ? tail : ~__mmask64{0},
                                              query + j * plane_bytes + c * 64);
     }
   }
@@ -720,11 +723,7 @@ TESSERA_AVX512_VPOPCNT void OneBitFourPlaneQuarterVpopcnt(const uint8_t* codes, 
     words = _mm512_inserti32x4(words, row(i + 1), 1);
     words = _mm512_inserti32x4(words, row(i + 2), 2);
     words = _mm512_inserti32x4(words, row(i + 3), 3);
-    __m512i counts[4];
-    for (int j = 0; j < 4; ++j) counts[j] = _mm512_popcnt_epi64(_mm512_and_si512(words, planes[j]));
-    const __m512i weighted = _mm512_add_epi64(
-        _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
-        _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+    const __m512i weighted = WeightedFourPlaneCounts(words, planes);
     // Lane 2k: words 2k and 2k + 1 of the row in 128-bit lane k.
     const __m512i sums = _mm512_add_epi64(weighted, _mm512_shuffle_epi32(weighted, _MM_PERM_BADC));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
@@ -750,11 +749,7 @@ TESSERA_AVX512_VPOPCNT void OneBitFourPlaneHalfVpopcnt(const uint8_t* codes, int
   int64_t i = 0;
   for (; i + 2 <= count; i += 2) {
     const __m512i words = _mm512_inserti64x4(_mm512_castsi256_si512(row(i)), row(i + 1), 1);
-    __m512i counts[4];
-    for (int j = 0; j < 4; ++j) counts[j] = _mm512_popcnt_epi64(_mm512_and_si512(words, planes[j]));
-    const __m512i weighted = _mm512_add_epi64(
-        _mm512_add_epi64(counts[0], _mm512_slli_epi64(counts[1], 1)),
-        _mm512_add_epi64(_mm512_slli_epi64(counts[2], 2), _mm512_slli_epi64(counts[3], 3)));
+    const __m512i weighted = WeightedFourPlaneCounts(words, planes);
     // Pairs of words within 128-bit lanes, then the two lanes of each half: lanes 0 and 4.
     const __m512i pairs = _mm512_add_epi64(weighted, _mm512_shuffle_epi32(weighted, _MM_PERM_BADC));
     const __m512i sums =
