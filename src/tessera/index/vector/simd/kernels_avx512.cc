@@ -814,11 +814,16 @@ TESSERA_AVX512_VPOPCNT void VpopcntBitPlaneDotBatch(const uint8_t* codes, int64_
 
 // Byte d of the result: bits [shift, shift + 8) of 32-bit level d of four registers (d < 64).
 TESSERA_AVX512 inline __m512i LevelBytes(const __m512i* levels, unsigned shift) {
-  __m512i bytes = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(_mm512_srli_epi32(levels[0], shift)));
-  for (int q = 1; q < 4; ++q) {
-    bytes = _mm512_inserti32x4(bytes, _mm512_cvtepi32_epi8(_mm512_srli_epi32(levels[q], shift)), q);
-  }
-  return bytes;
+  // A variable count (VPSRLD by register) and literal lane numbers: the immediates must be
+  // constants at every optimization level (the sanitizer build compiles at -O1).
+  const __m128i count = _mm_cvtsi32_si128(static_cast<int>(shift));
+  const auto narrow = [&](int q) TESSERA_AVX512 {
+    return _mm512_cvtepi32_epi8(_mm512_srl_epi32(levels[q], count));
+  };
+  __m512i bytes = _mm512_castsi128_si512(narrow(0));
+  bytes = _mm512_inserti32x4(bytes, narrow(1), 1);
+  bytes = _mm512_inserti32x4(bytes, narrow(2), 2);
+  return _mm512_inserti32x4(bytes, narrow(3), 3);
 }
 
 // Query rounding (RaBitQ): 64 values per pass. Levels by subtract, multiply and the
