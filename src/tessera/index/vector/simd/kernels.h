@@ -138,11 +138,11 @@ struct Kernels {
                               const uint8_t* query, int query_planes, int plane_bytes,
                               uint64_t* out) = nullptr;
   // RaBitQ's query rounding: the levels v_d = min(round((values[d] − low) · scale), top) of
-  // `count` values (a multiple of 64; values ≥ low, scale ≥ 0, 1 ≤ planes ≤ 16, top = 2^planes −
-  // 1), rounded half to even; a product above top, infinite or NaN (∞ · 0) gives top. Written as
-  // `planes` bit planes of count / 8 bytes (plane j at out + j·count/8, bit j of v_d in bit
-  // d mod 8 of byte d / 8 of it); returns Σ_d v_d. Exact at every level: the same IEEE
-  // subtraction, product, comparison and rounding per value.
+  // `count` values (a multiple of 64, count · top < 2^31; values ≥ low, scale ≥ 0, 1 ≤ planes ≤
+  // 16, top = 2^planes − 1), rounded half to even; a product above top, infinite or NaN (∞ · 0)
+  // gives top. Written as `planes` bit planes of count / 8 bytes (plane j at out + j·count/8, bit j
+  // of v_d in bit d mod 8 of byte d / 8 of it); returns Σ_d v_d. Exact at every level: the same
+  // IEEE subtraction, product, comparison and rounding per value.
   int64_t (*quantize_bit_planes)(const float* values, int count, float low, float scale, int top,
                                  int planes, uint8_t* out) = nullptr;
 };

@@ -654,8 +654,9 @@ TESSERA_AVX512 float Pq4QuantizeTables(const float* table, int m, uint8_t* luts,
 
 // --- bit planes (RaBitQ) with VPOPCNTQ ---
 // Eight 64-bit words of a plane at a time: AND with the query plane, count each word's bits
-// (VPOPCNTQ), shift by the planes' weight and add; one horizontal sum per row. Integer sums:
-// equal to every other level's.
+// (VPOPCNTQ), shift by the planes' weight and add; then one horizontal sum per row, or (several
+// rows per register) a shuffle, an add and one compress. Integer sums: equal to every other
+// level's.
 
 // Σ_j 2^j · popcount(words AND planes[j]) per 64-bit word: one-bit codes against 4 query planes.
 TESSERA_AVX512_VPOPCNT inline __m512i WeightedFourPlaneCounts(__m512i words,
@@ -724,7 +725,7 @@ TESSERA_AVX512_VPOPCNT void OneBitFourPlaneQuarterVpopcnt(const uint8_t* codes, 
     words = _mm512_inserti32x4(words, row(i + 2), 2);
     words = _mm512_inserti32x4(words, row(i + 3), 3);
     const __m512i weighted = WeightedFourPlaneCounts(words, planes);
-    // Lane 2k: words 2k and 2k + 1 of the row in 128-bit lane k.
+    // 64-bit lane 2k: words 2k + (2k + 1), the total of row i + k (128-bit lane k).
     const __m512i sums = _mm512_add_epi64(weighted, _mm512_shuffle_epi32(weighted, _MM_PERM_BADC));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
                         _mm512_castsi512_si256(_mm512_maskz_compress_epi64(0x55, sums)));
